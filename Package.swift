@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "CatalogKit",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "CatalogModel", targets: ["CatalogModel"]),
+        .library(name: "CatalogImport", targets: ["CatalogImport"]),
+        .library(name: "CatalogStore", targets: ["CatalogStore"]),
+        .executable(name: "catalog", targets: ["catalog"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Pure value types: catalogues, sections, items. No GRDB, no I/O.
+        .target(name: "CatalogModel"),
+
+        // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
+        .target(name: "CatalogImport", dependencies: ["CatalogModel"]),
+
+        // SQLite persistence through GRDB; the schema comes from the top-level Migrations/ folder,
+        // embedded at build time by the EmbedMigrations plugin.
+        .target(
+            name: "CatalogStore",
+            dependencies: ["CatalogModel", .product(name: "GRDB", package: "GRDB.swift")],
+            plugins: ["EmbedMigrations"]
+        ),
+        .executableTarget(name: "EmbedMigrationsTool"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
+
+        // Benchmarks behind `catalog bench` (run them from a release build).
+        .target(
+            name: "CatalogBenchmarks",
+            dependencies: ["CatalogModel", "CatalogImport", "CatalogStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+
+        // The `catalog` command line: commands live in a library so tests can reach them.
+        .target(
+            name: "CatalogCLI",
+            dependencies: [
+                "CatalogModel", "CatalogImport", "CatalogStore", "CatalogBenchmarks",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "catalog", dependencies: ["CatalogCLI"]),
+
+        .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
+        .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport"]),
+        .testTarget(
+            name: "CatalogStoreTests",
+            dependencies: ["CatalogStore", "CatalogImport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

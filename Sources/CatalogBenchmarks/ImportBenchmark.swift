@@ -1,0 +1,143 @@
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+
+/// `catalog bench import`: reading, storing and loading a large native catalogue, each against
+/// the floor a hand-written GRDB program would reach on the same data in the same run.
+public struct ImportBenchmark {
+    public var items: Int
+    public var sections: Int
+    public var runs: Int
+
+    public init(items: Int = 100_000, sections: Int = 100, runs: Int = 5) {
+        self.items = items
+        self.sections = sections
+        self.runs = runs
+    }
+
+    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let catalog = Catalog.generated(name: "bench", items: items, sections: sections, kind: .videos)
+        let file = folder.appendingPathComponent("bench.json")
+        try CatalogExporter.write(catalog, to: file)
+        let data = try Data(contentsOf: file)
+        log("generated \(items) items in \(sections) sections: \(data.count / 1024) KiB of JSON")
+
+        var counter = 0
+        /// A new, migrated, empty database file for each timed run.
+        func freshDatabase() throws -> String {
+            counter += 1
+            let path = folder.appendingPathComponent("run\(counter).sqlite").path
+            _ = try CatalogStore(path: path)
+            return path
+        }
+
+        var results: [BenchmarkResult] = []
+
+        // Baseline for writes: the same rows through one cached GRDB statement, one transaction.
+        let insertBaseline = try Clock.median(runs: runs, setUp: { try DatabasePool(path: freshDatabase()) }) { pool in
+            try Self.insertWithPreparedStatements(catalog, into: pool)
+        }
+        log("baseline: GRDB prepared statements \(insertBaseline) ms")
+
+        let importMedian = try Clock.median(runs: runs, setUp: { try CatalogStore(path: freshDatabase()) }) { store in
+            let imported = try CatalogImporter.read(contentsOf: file)
+            try store.replace(imported.catalog)
+        }
+        results.append(BenchmarkResult(suite: "import", name: "import \(items.formatted) items (JSON file → SQLite)",
+                                       medianMS: importMedian, baseline: "GRDB prepared statements",
+                                       baselineMedianMS: insertBaseline, items: items))
+
+        let storeMedian = try Clock.median(runs: runs, setUp: { try CatalogStore(path: freshDatabase()) }) { store in
+            try store.replace(catalog)
+        }
+        results.append(BenchmarkResult(suite: "import", name: "store \(items.formatted) items (model → SQLite)",
+                                       medianMS: storeMedian, baseline: "GRDB prepared statements",
+                                       baselineMedianMS: insertBaseline, items: items))
+
+        let parseBaseline = try Clock.median(runs: runs, setUp: {}) {
+            _ = try JSONSerialization.jsonObject(with: Data(contentsOf: file))
+        }
+        let parseMedian = try Clock.median(runs: runs, setUp: {}) {
+            _ = try CatalogImporter.read(contentsOf: file)
+        }
+        results.append(BenchmarkResult(suite: "import", name: "read \(items.formatted) items (JSON file → model)",
+                                       medianMS: parseMedian, baseline: "JSONSerialization alone",
+                                       baselineMedianMS: parseBaseline, items: items))
+
+        let loadedPath = try freshDatabase()
+        try CatalogStore(path: loadedPath).replace(catalog)
+        let store = try CatalogStore(path: loadedPath)
+        let pool = try DatabasePool(path: loadedPath)
+        let scanBaseline = try Clock.median(runs: runs, setUp: {}) {
+            try Self.scanRows(in: pool)
+        }
+        let loadMedian = try Clock.median(runs: runs, setUp: {}) {
+            let loaded = try store.catalog(named: "bench")
+            precondition(loaded.itemCount == items)
+        }
+        results.append(BenchmarkResult(suite: "import", name: "load snapshot of \(items.formatted) items",
+                                       medianMS: loadMedian, baseline: "raw row scan (GRDB cursor)",
+                                       baselineMedianMS: scanBaseline, items: items))
+        return results
+    }
+
+    /// What a hand-written importer does: one transaction, one cached statement per table.
+    static func insertWithPreparedStatements(_ catalog: Catalog, into pool: DatabasePool) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT INTO catalog (name, revision) VALUES (?, 1)", arguments: [catalog.name])
+            let catalogPK = db.lastInsertedRowID
+            let insertSection = try db.cachedStatement(sql: """
+                INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            let insertItem = try db.cachedStatement(sql: """
+                INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count,
+                                  status, status_text, author, name, icon, width, height)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (s, section) in catalog.sections.enumerated() {
+                try insertSection.execute(arguments: [catalogPK, section.id, s, section.kind.rawValue, section.title, section.capacity])
+                let sectionPK = db.lastInsertedRowID
+                for (i, item) in section.items.enumerated() {
+                    guard case .video(let v) = item.content else { continue }
+                    try insertItem.execute(arguments: [catalogPK, sectionPK, item.id, i, "video", v.title, v.cover,
+                                                       v.playCount, v.likeCount, v.status.rawValue, v.statusText,
+                                                       nil, nil, nil, item.size?.width, item.size?.height])
+                }
+            }
+        }
+    }
+
+    /// The floor for loading: read the same columns in display order, build nothing.
+    static func scanRows(in pool: DatabasePool) throws {
+        try pool.read { db in
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT i.section_pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
+                       i.status_text, i.author, i.name, i.icon, i.width, i.height
+                FROM section s JOIN item i ON i.section_pk = s.pk ORDER BY s.position, i.position
+                """)
+            var checksum = 0
+            while let row = try rows.next() {
+                let id: String = row[1]
+                let title: String? = row[3]
+                let plays: Int? = row[5]
+                checksum &+= id.utf8.count &+ (title?.utf8.count ?? 0) &+ (plays ?? 0)
+            }
+            precondition(checksum != 0)
+        }
+    }
+}
+
+extension Int {
+    /// `100k`, `1M`, or the number itself.
+    var formatted: String {
+        if self >= 1_000_000 && self % 1_000_000 == 0 { return "\(self / 1_000_000)M" }
+        if self >= 1_000 && self % 1_000 == 0 { return "\(self / 1_000)k" }
+        return "\(self)"
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Foundation
+
+/// The `catalog` command line: import, inspect and benchmark catalogues in a local SQLite file.
+public struct CatalogCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "catalog",
+        abstract: "Import, inspect and benchmark CatalogKit catalogues in a local SQLite database.",
+        subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self,
+                      GenerateCommand.self, BenchCommand.self]
+    )
+
+    /// Accepted here too, so that `catalog --db x.sqlite show shelf` works as well as
+    /// `catalog show shelf --db x.sqlite`.
+    @OptionGroup public var global: GlobalOptions
+
+    public init() {}
+
+    /// Runs the command line and exits: 0 on success, 1 on any user error with one line on stderr.
+    public static func run(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            Foundation.exit(0)
+        } catch {
+            if error is CLIError || CLIError.isKnown(error) {
+                printError("\(error)")
+                Foundation.exit(1)
+            }
+            if exitCode(for: error) == .success {
+                print(fullMessage(for: error))  // --help, --version
+                Foundation.exit(0)
+            }
+            // A usage error: the parser's own message, with exit status 1 as SPEC §6 asks.
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(1)
+        }
+    }
+
+    static func printError(_ message: String) {
+        // One line: newlines inside a message would split it.
+        let line = message.replacingOccurrences(of: "\n", with: " ")
+        FileHandle.standardError.write(Data("error: \(line)\n".utf8))
+    }
+}
+
+/// Options every command accepts, before or after its name.
+public struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file (default: $CATALOG_DB, else ./catalog.sqlite).", valueName: "path"))
+    public var db: String?
+
+    public init() {}
+}
+
+extension GlobalOptions {
+    /// The database path: `--db`, else `$CATALOG_DB`, else `./catalog.sqlite`.
+    var path: String {
+        if let db, !db.isEmpty { return db }
+        if let env = ProcessInfo.processInfo.environment["CATALOG_DB"], !env.isEmpty { return env }
+        return "catalog.sqlite"
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Import every sample catalogue from SampleData/ into the database and show what loaded."
+    )
+
+    @Option(help: "The folder of sample catalogues (default: ./SampleData, else the package's own).")
+    var samples: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let folder = try sampleFolder()
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasSuffix(".json") || $0.hasSuffix(".plist") }
+            .sorted()
+        guard !files.isEmpty else { throw CLIError("no .json or .plist files in \(folder)") }
+
+        let imported = try files.map { file throws in
+            try CatalogImporter.read(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(file))
+        }
+        let store = try global.openStore()
+        let results = try store.replace(imported.map { ($0.catalog, ImportRecord($0.report)) })
+
+        print("Imported \(files.count) sample files from \(folder) into \(global.path):\n")
+        for (entry, result) in zip(imported, results) {
+            let r = entry.report
+            print("  \(r.file) → \"\(result.catalog)\" revision \(result.revision): \(r.sections) sections, \(r.items) items"
+                  + " (\(r.format.rawValue), \(r.shape.rawValue); \(r.derivedIDs) derived ids, \(r.duplicates) duplicate keys, \(r.ignoredKeyCount) ignored keys)")
+        }
+        let summaries = try store.summaries()
+        print("\nCatalogues now in the database:\n")
+        print(Output.table(["NAME", "REVISION", "SECTIONS", "ITEMS"],
+                           summaries.map { [$0.name, "\($0.revision)", "\($0.sections)", "\($0.items)"] },
+                           rightAligned: [1, 2, 3]))
+        for result in results {
+            print("")
+            print(ShowCommand.describe(try store.catalog(named: result.catalog), maxItemsPerSection: 4))
+        }
+        print("\nNext: `swift run catalog show bookshelf`, `swift run catalog list --json`, `swift run catalog import FILE`.")
+    }
+
+    private func sampleFolder() throws -> String {
+        if let samples { return samples }
+        let local = "SampleData"
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: local, isDirectory: &isDirectory), isDirectory.boolValue {
+            return local
+        }
+        // Run from elsewhere: the package's own SampleData, found from this source file's location.
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let bundled = packageRoot.appendingPathComponent("SampleData").path
+        if FileManager.default.fileExists(atPath: bundled) { return bundled }
+        throw CLIError("cannot find SampleData/; run from the package folder or pass --samples DIR")
+    }
+}

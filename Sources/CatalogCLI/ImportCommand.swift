@@ -1,0 +1,134 @@
+import ArgumentParser
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+
+extension CatalogFileFormat: ExpressibleByArgument {}
+
+/// What `--kind` accepts: a section kind for a loose file, or `native`.
+enum KindOption: String, ExpressibleByArgument, CaseIterable {
+    case native, videos, bookshelf, icons
+
+    var shape: CatalogShape {
+        switch self {
+        case .native: .native
+        case .videos: .videos
+        case .bookshelf: .bookshelf
+        case .icons: .icons
+        }
+    }
+}
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import catalogue files (JSON or plist, native or loose shapes) into the database.",
+        discussion: """
+            All files are read and checked before anything is written, then stored in one \
+            transaction: either every file lands or none does. Importing into an existing catalogue \
+            replaces its content and raises its revision by one.
+            """
+    )
+
+    @Argument(help: "Catalogue files: .json or .plist (XML or binary).")
+    var files: [String]
+
+    @Option(name: .customLong("catalog"), help: "The catalogue's name (one file only); default: the file's `catalog` key, else its base name.")
+    var catalogName: String?
+
+    @Option(help: "How the content is laid out: native, videos, bookshelf or icons (default: recognised).")
+    var kind: KindOption?
+
+    @Option(help: "The file syntax: json or plist (default: from the extension).")
+    var format: CatalogFileFormat?
+
+    @Option(help: "Capacity of the shelves of a loose nested-array file (default 4).")
+    var capacity: Int?
+
+    @Flag(help: "Read and check the files, print the report, write nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if catalogName != nil && files.count > 1 {
+            throw ValidationError("--catalog names one catalogue; give it with one file")
+        }
+        if let capacity, capacity <= 0 {
+            throw ValidationError("--capacity must be a positive integer")
+        }
+    }
+
+    func run() throws {
+        let options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity)
+        // Read everything first: a bad file stops the command before the database is even opened.
+        var imported: [ImportedCatalog] = []
+        for file in files {
+            imported.append(try CatalogImporter.read(contentsOf: URL(fileURLWithPath: file), options: options))
+        }
+        if dryRun {
+            for entry in imported { try entry.catalog.validate() }
+            report(imported, results: nil)
+            return
+        }
+        let store = try global.openStore()
+        let progress = ProgressBar(label: "Importing")
+        defer { progress.finish() }
+        let results = try store.replace(imported.map { ($0.catalog, ImportRecord($0.report)) }) { done, total in
+            progress.update(done: done, total: total)
+        }
+        progress.finish()
+        report(imported, results: results)
+    }
+
+    private func report(_ imported: [ImportedCatalog], results: [ReplaceResult]?) {
+        if json {
+            let objects: [OrderedJSON] = imported.enumerated().map { index, entry in
+                var members: [(String, OrderedJSON)] = [("catalog", .string(entry.catalog.name))]
+                if let result = results?[index] {
+                    members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision))]
+                } else {
+                    members.append(("dryRun", true))
+                }
+                members.append(("report", entry.report.jsonValue))
+                return .object(members)
+            }
+            Output.json(objects.count == 1 ? objects[0] : .array(objects))
+            return
+        }
+        for (index, entry) in imported.enumerated() {
+            let r = entry.report
+            let target = results.map { "catalogue \"\(entry.catalog.name)\" at revision \($0[index].revision)" }
+                ?? "catalogue \"\(entry.catalog.name)\" (dry run, nothing written)"
+            print("\(r.file) → \(target)")
+            print("  \(r.sections) section\(r.sections == 1 ? "" : "s"), \(r.items) item\(r.items == 1 ? "" : "s")"
+                  + " · \(r.format.rawValue), \(r.shape.rawValue) shape")
+            var notes = ["derived ids: \(r.derivedIDs)", "duplicate keys: \(r.duplicates)",
+                         "ignored keys: \(r.ignoredKeyCount)"]
+            if !r.ignoredKeys.isEmpty {
+                notes[2] += " (" + r.ignoredKeys.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
+            }
+            print("  " + notes.joined(separator: " · "))
+        }
+    }
+}
+
+extension ImportRecord {
+    init(_ report: ImportReport) {
+        self.init(source: report.file, format: report.format.rawValue, shape: report.shape.rawValue,
+                  derivedIDs: report.derivedIDs, duplicates: report.duplicates, ignoredKeys: report.ignoredKeyCount)
+    }
+}
+
+extension ImportReport {
+    var jsonValue: OrderedJSON {
+        .object([("file", .string(file)), ("format", .string(format.rawValue)), ("shape", .string(shape.rawValue)),
+                 ("sections", .integer(sections)), ("items", .integer(items)), ("derivedIds", .integer(derivedIDs)),
+                 ("duplicates", .integer(duplicates)),
+                 ("ignoredKeys", .object(ignoredKeys.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) }))])
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import CatalogImport
+import CatalogStore
+
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the catalogues in the database with their revisions and sizes."
+    )
+
+    @Flag(help: "Print JSON: [{\"name\", \"revision\", \"sections\", \"items\"}].")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let summaries = try global.openStore(mustExist: true).summaries()
+        if json {
+            Output.json(.array(summaries.map { .object([("name", .string($0.name)), ("revision", .integer($0.revision)), ("sections", .integer($0.sections)), ("items", .integer($0.items))]) }))
+        } else if summaries.isEmpty {
+            print("No catalogues in \(global.path).")
+        } else {
+            print(Output.table(["NAME", "REVISION", "SECTIONS", "ITEMS"],
+                               summaries.map { [$0.name, "\($0.revision)", "\($0.sections)", "\($0.items)"] },
+                               rightAligned: [1, 2, 3]))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import CatalogImport
+import CatalogModel
+import CatalogStore
+
+struct ShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Show one catalogue's sections and items.",
+        discussion: "With --json the output is the native catalogue format plus `revision`, so it imports again unchanged."
+    )
+
+    @Argument(help: "The catalogue's name.")
+    var catalog: String
+
+    @Flag(help: "Print the native JSON format (with `revision`).")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let catalog = try global.openStore(mustExist: true).catalog(named: catalog)
+        if json {
+            Output.data(CatalogExporter.json(catalog, includeRevision: true))
+        } else {
+            print(Self.describe(catalog))
+        }
+    }
+
+    /// The human view: a heading, then each section with its items in columns.
+    static func describe(_ catalog: Catalog, maxItemsPerSection: Int = .max) -> String {
+        var lines = ["Catalogue \"\(catalog.name)\" · revision \(catalog.revision) · "
+                     + "\(catalog.sections.count) section\(catalog.sections.count == 1 ? "" : "s") · "
+                     + "\(catalog.itemCount) item\(catalog.itemCount == 1 ? "" : "s")"]
+        for (s, section) in catalog.sections.enumerated() {
+            let fill = section.capacity.map { "\(section.items.count)/\($0)\(section.isFull ? " full" : "")" }
+                ?? "\(section.items.count) item\(section.items.count == 1 ? "" : "s")"
+            let title = section.title.map { " \"\($0)\"" } ?? ""
+            lines.append("")
+            lines.append("[\(s)] \(section.id) · \(section.kind.rawValue)\(title) · \(fill)")
+            let shown = section.items.prefix(maxItemsPerSection)
+            if !shown.isEmpty {
+                let rows = shown.enumerated().map { i, item in ["\(i)", item.id, item.content.displayText, details(item)] }
+                lines.append(Output.table(["#", "ID", "TITLE", "DETAILS"], rows, rightAligned: [0])
+                    .split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+            }
+            if section.items.count > shown.count {
+                lines.append("    … and \(section.items.count - shown.count) more")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func details(_ item: Item) -> String {
+        var parts: [String]
+        switch item.content {
+        case .video(let v):
+            parts = [v.status.rawValue + (v.statusText.map { " (\($0))" } ?? ""), "\(v.playCount) plays", "\(v.likeCount) likes"]
+        case .book(let b):
+            parts = ["cover \(b.cover)"] + (b.author.map { [$0] } ?? [])
+        case .icon(let i):
+            parts = ["icon \(i.icon)"]
+        }
+        if let size = item.size { parts.append("\(size.width.formatted)×\(size.height.formatted)") }
+        return parts.joined(separator: " · ")
+    }
+}
+
+extension Double {
+    /// `180` rather than `180.0`; fractions as they are.
+    var formatted: String {
+        self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self)
+    }
+}

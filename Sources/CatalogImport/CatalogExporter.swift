@@ -1,0 +1,76 @@
+import CatalogModel
+import Foundation
+
+/// Writes catalogues in the native file format of SPEC §2, so that what `catalog show --json`
+/// prints (or `catalog generate` writes) imports again unchanged.
+public enum CatalogExporter {
+    /// The native JSON of `catalog`: keys in the documented order, every item with `id` and `kind`.
+    /// - Parameter includeRevision: adds the top-level `revision` (as `show --json` does).
+    public static func json(_ catalog: Catalog, includeRevision: Bool = false, pretty: Bool = true) -> Data {
+        Data(jsonValue(catalog, includeRevision: includeRevision).serialized(pretty: pretty).utf8)
+    }
+
+    /// The native catalogue as an ordered JSON value, for callers that embed it in a larger document.
+    public static func jsonValue(_ catalog: Catalog, includeRevision: Bool = false) -> OrderedJSON {
+        var members: [(String, OrderedJSON)] = [("catalog", .string(catalog.name))]
+        if includeRevision { members.append(("revision", .integer(catalog.revision))) }
+        members.append(("sections", .array(catalog.sections.map(jsonValue(section:)))))
+        return .object(members)
+    }
+
+    private static func jsonValue(section: Section) -> OrderedJSON {
+        var members: [(String, OrderedJSON)] = [("id", .string(section.id)), ("kind", .string(section.kind.rawValue))]
+        if let title = section.title { members.append(("title", .string(title))) }
+        if let capacity = section.capacity { members.append(("capacity", .integer(capacity))) }
+        members.append(("items", .array(section.items.map(jsonValue(item:)))))
+        return .object(members)
+    }
+
+    private static func jsonValue(item: Item) -> OrderedJSON {
+        var members: [(String, OrderedJSON)] = [("id", .string(item.id)), ("kind", .string(item.kind.rawValue))]
+        switch item.content {
+        case .video(let video):
+            members += [("title", .string(video.title)), ("cover", .string(video.cover)),
+                        ("playCount", .integer(video.playCount)), ("likeCount", .integer(video.likeCount)),
+                        ("status", .string(video.status.rawValue))]
+            if let text = video.statusText { members.append(("statusText", .string(text))) }
+        case .book(let book):
+            members += [("title", .string(book.title)), ("cover", .string(book.cover))]
+            if let author = book.author { members.append(("author", .string(author))) }
+        case .icon(let icon):
+            members += [("name", .string(icon.name)), ("icon", .string(icon.icon))]
+        }
+        if let size = item.size { members.append(("size", [.double(size.width), .double(size.height)])) }
+        return .object(members)
+    }
+
+    /// The native catalogue as an XML or binary property list.
+    public static func propertyList(_ catalog: Catalog, format: PropertyListSerialization.PropertyListFormat = .xml) -> Data {
+        // Plain strings, numbers, arrays and dictionaries always serialise.
+        try! PropertyListSerialization.data(fromPropertyList: jsonValue(catalog).propertyListObject, format: format, options: 0)
+    }
+
+    /// Writes `catalog` to `url` as JSON or property list, by the file's extension (JSON otherwise).
+    public static func write(_ catalog: Catalog, to url: URL) throws {
+        let data = url.pathExtension.lowercased() == "plist" ? propertyList(catalog) : json(catalog)
+        try data.write(to: url, options: .atomic)
+    }
+}
+
+extension OrderedJSON {
+    /// The value as Foundation property-list objects (`null` members are left out: plists have no null).
+    var propertyListObject: Any {
+        switch self {
+        case .object(let members):
+            var dictionary: [String: Any] = [:]
+            for (key, value) in members where value != .null { dictionary[key] = value.propertyListObject }
+            return dictionary
+        case .array(let elements): return elements.filter { $0 != .null }.map(\.propertyListObject)
+        case .string(let string): return string
+        case .integer(let integer): return integer
+        case .double(let double): return double
+        case .bool(let bool): return bool
+        case .null: return ""
+        }
+    }
+}

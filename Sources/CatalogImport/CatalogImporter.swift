@@ -1,0 +1,99 @@
+import CatalogModel
+import Foundation
+
+/// Reads catalogue files — native JSON or property list, or the loose shapes apps ship — into the
+/// model. Reading is pure: nothing is stored here, so a bad file can never leave half a catalogue
+/// behind; the store writes the result in one transaction.
+public enum CatalogImporter {
+    /// Reads and decodes the file at `url`.
+    ///
+    /// - Throws: ``ImportError`` naming the file, the path inside it and what was expected.
+    public static func read(contentsOf url: URL, options: ImportOptions = ImportOptions()) throws(ImportError) -> ImportedCatalog {
+        let name = url.lastPathComponent
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            throw ImportError(file: url.path, reason: .unreadable("no such file"))
+        }
+        if isDirectory.boolValue {
+            throw ImportError(file: url.path, reason: .unreadable("it is a directory, expected a file"))
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ImportError(file: url.path, reason: .unreadable(error.localizedDescription))
+        }
+        return try decode(data, fileName: name, options: options)
+    }
+
+    /// Decodes a catalogue from bytes; `fileName` names it in errors and supplies the format
+    /// (by extension) and catalogue name (base name) when the options and the file give none.
+    public static func decode(_ data: Data, fileName: String, options: ImportOptions = ImportOptions()) throws(ImportError) -> ImportedCatalog {
+        if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
+        let format: CatalogFileFormat
+        if let chosen = options.format ?? CatalogFileFormat(fileName: fileName) {
+            format = chosen
+        } else {
+            format = try sniffFormat(data, fileName: fileName)
+        }
+        let root = try parse(data, format: format, fileName: fileName)
+        var decoder = CatalogDecoder(fileName: fileName, options: options)
+        return try decoder.decode(root, format: format)
+    }
+
+    /// Guesses the format from the first bytes when the extension says nothing.
+    private static func sniffFormat(_ data: Data, fileName: String) throws(ImportError) -> CatalogFileFormat {
+        let head = data.prefix(64)
+        if head.starts(with: Data("bplist".utf8)) { return .plist }
+        guard let first = head.first(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF) }) else {
+            throw ImportError(file: fileName, reason: .empty)
+        }
+        switch first {
+        case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
+        case UInt8(ascii: "<"): return .plist
+        default:
+            let ext = fileName.lastIndex(of: ".").map { String(fileName[$0...]) } ?? "(none)"
+            throw ImportError(file: fileName, reason: .unknownFormat(ext))
+        }
+    }
+
+    private static func parse(_ data: Data, format: CatalogFileFormat, fileName: String) throws(ImportError) -> PropertyValue {
+        let object: Any
+        do {
+            switch format {
+            case .json:
+                object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            case .plist:
+                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            }
+        } catch {
+            // Foundation's messages do not say that the text is not UTF-8; find the first bad byte.
+            let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
+            if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
+                throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
+            }
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+                ?? error.localizedDescription
+            throw ImportError(file: fileName, reason: .malformed(format: format, detail: detail))
+        }
+        return PropertyValue(foundation: object)
+    }
+
+    /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil`.
+    static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        if String(validating: data, as: UTF8.self) != nil { return nil }
+        var decoder = UTF8()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                offset += UTF8.width(scalar)
+            case .emptyInput:
+                return nil
+            case .error:
+                return offset
+            }
+        }
+    }
+}

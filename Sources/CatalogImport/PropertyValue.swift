@@ -1,0 +1,69 @@
+import Foundation
+
+/// A parsed JSON or property-list value, as a closed Swift enum instead of Foundation's `Any`.
+///
+/// Both file formats parse into this one tree, so the catalogue decoder walks one shape, knows the
+/// exact type of every value (a JSON `true` is not the integer 1) and can say what it found.
+enum PropertyValue {
+    case string(String)
+    case integer(Int)
+    case double(Double)
+    case bool(Bool)
+    case array([PropertyValue])
+    case dictionary([String: PropertyValue])
+    case data(Data)
+    case date(Date)
+    case null
+
+    /// Converts what `JSONSerialization` or `PropertyListSerialization` returned.
+    init(foundation value: Any) {
+        switch value {
+        case let string as String:
+            self = .string(string)
+        case let bool as Bool where type(of: value) == Bool.self:
+            self = .bool(bool)
+        case let number as NSNumber:
+            self = PropertyValue(number: number)
+        case let array as [Any]:
+            self = .array(array.map(PropertyValue.init(foundation:)))
+        case let dictionary as [String: Any]:
+            self = .dictionary(dictionary.mapValues(PropertyValue.init(foundation:)))
+        case let data as Data:
+            self = .data(data)
+        case let date as Date:
+            self = .date(date)
+        default:
+            self = .null
+        }
+    }
+
+    private init(number: NSNumber) {
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "c"), UInt8(ascii: "B"):
+            self = .bool(number.boolValue)
+        case UInt8(ascii: "d"), UInt8(ascii: "f"):
+            self = .double(number.doubleValue)
+        case UInt8(ascii: "Q"):
+            // Unsigned 64-bit values above Int.max do not fit an Int; keep them as doubles so that
+            // range checks report them instead of wrapping.
+            self = number.uint64Value > UInt64(Int.max) ? .double(number.doubleValue) : .integer(number.intValue)
+        default:
+            self = .integer(number.intValue)
+        }
+    }
+
+    /// What a person calls this kind of value, for error messages ("found a string").
+    var typeDescription: String {
+        switch self {
+        case .string(let s): "a string (\"\(s.count > 40 ? String(s.prefix(40)) + "…" : s)\")"
+        case .integer(let i): "the integer \(i)"
+        case .double(let d): "the number \(d)"
+        case .bool(let b): "the boolean \(b)"
+        case .array(let a): "an array of \(a.count) element\(a.count == 1 ? "" : "s")"
+        case .dictionary: "a dictionary"
+        case .data: "binary data"
+        case .date: "a date"
+        case .null: "null"
+        }
+    }
+}

@@ -1,0 +1,118 @@
+/// A rule of the model that a catalogue breaks, with where it breaks it.
+public enum ModelViolation: Sendable, Hashable, CustomStringConvertible {
+    case emptyCatalogName
+    case emptySectionID(section: Int)
+    case emptyItemID(section: Int, item: Int)
+    case duplicateSectionID(String, sections: [Int])
+    case duplicateItemID(String, paths: [[Int]])
+    case itemKindMismatch(section: Int, item: Int, itemKind: ItemKind, sectionKind: SectionKind)
+    case invalidCapacity(section: Int, capacity: Int)
+    case overCapacity(section: Int, sectionID: String, count: Int, capacity: Int)
+    case negativeCount(section: Int, item: Int, field: String, value: Int)
+    case invalidSize(section: Int, item: Int, Size)
+
+    public var description: String {
+        switch self {
+        case .emptyCatalogName:
+            "the catalogue name is empty"
+        case .emptySectionID(let s):
+            "sections[\(s)].id is empty"
+        case .emptyItemID(let s, let i):
+            "sections[\(s)].items[\(i)].id is empty"
+        case .duplicateSectionID(let id, let sections):
+            "section id \"\(id)\" is used by sections \(sections.map(String.init).joined(separator: ", "))"
+        case .duplicateItemID(let id, let paths):
+            "item id \"\(id)\" is used at \(paths.map { "[\($0[0]), \($0[1])]" }.joined(separator: ", "))"
+        case .itemKindMismatch(let s, let i, let itemKind, let sectionKind):
+            "sections[\(s)].items[\(i)] is a \(itemKind.rawValue) in a \(sectionKind.rawValue) section"
+        case .invalidCapacity(let s, let capacity):
+            "sections[\(s)].capacity is \(capacity), expected a positive integer"
+        case .overCapacity(let s, let id, let count, let capacity):
+            "section \"\(id)\" (sections[\(s)]) holds \(count) items, over its capacity of \(capacity)"
+        case .negativeCount(let s, let i, let field, let value):
+            "sections[\(s)].items[\(i)].\(field) is \(value), expected an integer ≥ 0"
+        case .invalidSize(let s, let i, let size):
+            "sections[\(s)].items[\(i)].size is [\(size.width), \(size.height)], expected two finite numbers ≥ 0"
+        }
+    }
+}
+
+/// Thrown by ``Catalog/validate()``: every rule the catalogue breaks.
+public struct CatalogValidationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var catalog: String
+    public var violations: [ModelViolation]
+
+    public var description: String {
+        "catalogue \"\(catalog)\" is invalid: " + violations.map(\.description).joined(separator: "; ")
+    }
+}
+
+extension Catalog {
+    /// Every rule of the model this catalogue breaks, in document order; empty when it is valid.
+    ///
+    /// The rules: a non-empty name; non-empty ids, unique per catalogue for sections and for items;
+    /// every item of the section's kind; positive capacities, respected; counters ≥ 0; sizes finite
+    /// and ≥ 0.
+    public func violations() -> [ModelViolation] {
+        var found: [ModelViolation] = []
+        if name.isEmpty { found.append(.emptyCatalogName) }
+
+        var sectionIndices: [String: [Int]] = [:]
+        var itemPaths: [String: [[Int]]] = [:]
+        itemPaths.reserveCapacity(itemCount)
+        for (s, section) in sections.enumerated() {
+            if section.id.isEmpty { found.append(.emptySectionID(section: s)) }
+            sectionIndices[section.id, default: []].append(s)
+            if let capacity = section.capacity {
+                if capacity <= 0 {
+                    found.append(.invalidCapacity(section: s, capacity: capacity))
+                } else if section.items.count > capacity {
+                    found.append(.overCapacity(section: s, sectionID: section.id,
+                                               count: section.items.count, capacity: capacity))
+                }
+            }
+            for (i, item) in section.items.enumerated() {
+                if item.id.isEmpty { found.append(.emptyItemID(section: s, item: i)) }
+                itemPaths[item.id, default: []].append([s, i])
+                if item.kind != section.kind.itemKind {
+                    found.append(.itemKindMismatch(section: s, item: i, itemKind: item.kind, sectionKind: section.kind))
+                }
+                if case .video(let video) = item.content {
+                    if video.playCount < 0 {
+                        found.append(.negativeCount(section: s, item: i, field: "playCount", value: video.playCount))
+                    }
+                    if video.likeCount < 0 {
+                        found.append(.negativeCount(section: s, item: i, field: "likeCount", value: video.likeCount))
+                    }
+                }
+                if let size = item.size,
+                   !(size.width.isFinite && size.height.isFinite && size.width >= 0 && size.height >= 0) {
+                    found.append(.invalidSize(section: s, item: i, size))
+                }
+            }
+        }
+        // Duplicates in order of their first use, so that the list is the same on every run.
+        for (id, indices) in sectionIndices.filter({ $0.value.count > 1 }).sorted(by: { $0.value[0] < $1.value[0] }) {
+            found.append(.duplicateSectionID(id, sections: indices))
+        }
+        for (id, paths) in itemPaths.filter({ $0.value.count > 1 }).sorted(by: { $0.value[0].lexicographicallyPrecedes($1.value[0]) }) {
+            found.append(.duplicateItemID(id, paths: paths))
+        }
+        return found
+    }
+
+    /// Throws ``CatalogValidationError`` listing every broken rule, or returns when the catalogue is valid.
+    public func validate() throws(CatalogValidationError) {
+        let found = violations()
+        if !found.isEmpty { throw CatalogValidationError(catalog: name, violations: found) }
+    }
+
+    /// Traps when the catalogue breaks a rule of the model. Tests and debug builds call it after
+    /// every mutation, as swift-collections does for its types; release builds skip it.
+    public func checkInvariants() {
+        #if DEBUG
+        let found = violations()
+        precondition(found.isEmpty, "Catalog invariants broken: \(found)")
+        #endif
+    }
+}

@@ -1,0 +1,26 @@
+import GRDB
+
+extension CatalogStore {
+    /// Applies the numbered SQL files of `Migrations/` in order, each in its own transaction,
+    /// recording which ran (GRDB's `grdb_migrations` table), so a database of any earlier version
+    /// opens at the latest one with its data intact.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        for migration in EmbeddedMigrations.all {
+            migrator.registerMigration(migration.id) { db in
+                try db.execute(sql: migration.sql)
+            }
+        }
+        return migrator
+    }()
+
+    /// The identifiers of every migration this build knows, oldest first (`0001_initial`, …).
+    public static var migrationIDs: [String] {
+        EmbeddedMigrations.all.map(\.id)
+    }
+
+    /// The migrations applied to this database, oldest first.
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        try read { db in try Self.migrator.appliedMigrations(db) }
+    }
+}

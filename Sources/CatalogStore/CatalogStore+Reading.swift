@@ -1,0 +1,107 @@
+import CatalogModel
+import GRDB
+
+/// A line of `catalog list`: a catalogue's name, revision and size.
+public struct CatalogSummary: Sendable, Hashable {
+    public var name: String
+    public var revision: Int
+    public var sections: Int
+    public var items: Int
+}
+
+extension CatalogStore {
+    /// Every catalogue, by name.
+    public func summaries() throws(StoreError) -> [CatalogSummary] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT name, revision,
+                       (SELECT count(*) FROM section WHERE catalog_pk = catalog.pk),
+                       (SELECT count(*) FROM item WHERE catalog_pk = catalog.pk)
+                FROM catalog ORDER BY name
+                """).map { row in
+                CatalogSummary(name: row[0], revision: row[1], sections: row[2], items: row[3])
+            }
+        }
+    }
+
+    /// The catalogue's current revision.
+    public func revision(of name: String) throws(StoreError) -> Int {
+        try read { db in
+            guard let revision = try Int.fetchOne(db, sql: "SELECT revision FROM catalog WHERE name = ?", arguments: [name]) else {
+                throw StoreError.unknownCatalog(name)
+            }
+            return revision
+        }
+    }
+
+    /// The catalogue's current snapshot: its sections and items in display order, with its revision.
+    public func catalog(named name: String) throws(StoreError) -> Catalog {
+        try read { db in try Self.loadCatalog(named: name, in: db) }
+    }
+
+    static func loadCatalog(named name: String, in db: Database) throws -> Catalog {
+        guard let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [name]) else {
+            throw StoreError.unknownCatalog(name)
+        }
+        let catalogPK: Int64 = header[0]
+        var sections: [Section] = []
+        var sectionIndex: [Int64: Int] = [:]
+        let sectionRows = try Row.fetchCursor(db, sql: """
+            SELECT pk, id, kind, title, capacity FROM section WHERE catalog_pk = ? ORDER BY position
+            """, arguments: [catalogPK])
+        while let row = try sectionRows.next() {
+            let kindName: String = row[2]
+            guard let kind = SectionKind(rawValue: kindName) else {
+                throw StoreError.database("section \(row[1] as String) has an unknown kind \(kindName)")
+            }
+            sectionIndex[row[0]] = sections.count
+            sections.append(Section(id: row[1], kind: kind, title: row[3], capacity: row[4]))
+        }
+        // Items come in display order: by their section's position, then their own; both walks use
+        // the UNIQUE (…, position) indexes, so SQLite sorts nothing.
+        let itemRows = try Row.fetchCursor(db, sql: """
+            SELECT i.section_pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
+                   i.status_text, i.author, i.name, i.icon, i.width, i.height
+            FROM section s JOIN item i ON i.section_pk = s.pk
+            WHERE s.catalog_pk = ? ORDER BY s.position, i.position
+            """, arguments: [catalogPK])
+        var currentPK: Int64 = -1
+        var current = -1
+        while let row = try itemRows.next() {
+            let sectionPK: Int64 = row[0]
+            if sectionPK != currentPK {
+                currentPK = sectionPK
+                current = sectionIndex[sectionPK]!
+            }
+            sections[current].items.append(try item(from: row))
+        }
+        let catalog = Catalog(name: name, revision: header[1], sections: sections)
+        #if DEBUG
+        catalog.checkInvariants()
+        #endif
+        return catalog
+    }
+
+    /// Builds an item from the columns selected by ``loadCatalog(named:in:)``, from index 1 on.
+    private static func item(from row: Row) throws -> Item {
+        let content: ItemContent
+        switch row[2] as String {
+        case "video":
+            let statusName: String = row[7]
+            guard let status = VideoStatus(rawValue: statusName) else {
+                throw StoreError.database("item \(row[1] as String) has an unknown status \(statusName)")
+            }
+            content = .video(Video(title: row[3], cover: row[4], playCount: row[5], likeCount: row[6],
+                                   status: status, statusText: row[8]))
+        case "book":
+            content = .book(Book(title: row[3], cover: row[4], author: row[9]))
+        default:
+            content = .icon(Icon(name: row[10], icon: row[11]))
+        }
+        var size: Size?
+        if let width = row[12] as Double?, let height = row[13] as Double? {
+            size = Size(width: width, height: height)
+        }
+        return Item(id: row[1], content: content, size: size)
+    }
+}

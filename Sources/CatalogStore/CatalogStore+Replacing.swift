@@ -1,0 +1,135 @@
+import CatalogModel
+import Foundation
+import GRDB
+
+/// The outcome of storing one catalogue.
+public struct ReplaceResult: Sendable, Hashable {
+    public var catalog: String
+    /// The revision before the write; 0 when the catalogue is new.
+    public var previousRevision: Int
+    /// The revision the write made: `previousRevision + 1`.
+    public var revision: Int
+}
+
+extension CatalogStore {
+    /// Stores `catalog`, replacing the content of any catalogue of the same name (or creating it),
+    /// in one transaction that raises its revision by one.
+    @discardableResult
+    public func replace(_ catalog: Catalog, record: ImportRecord? = nil) throws(StoreError) -> ReplaceResult {
+        try replace([(catalog, record)])[0]
+    }
+
+    /// Stores several catalogues in one transaction: all of them land, or none does.
+    ///
+    /// - Parameter progress: called now and then with (items written, items in all).
+    /// - Throws: ``StoreError/invalidCatalog(_:)`` before touching the database when a catalogue
+    ///   breaks a rule of the model; ``StoreError/database(_:)`` when SQLite refuses the write.
+    @discardableResult
+    public func replace(
+        _ catalogs: [(Catalog, ImportRecord?)],
+        progress: ((_ written: Int, _ total: Int) -> Void)? = nil
+    ) throws(StoreError) -> [ReplaceResult] {
+        for (catalog, _) in catalogs {
+            do throws(CatalogValidationError) {
+                try catalog.validate()
+            } catch {
+                throw .invalidCatalog(error)
+            }
+        }
+        let total = catalogs.reduce(0) { $0 + $1.0.itemCount }
+        return try write { db in
+            var writer = CatalogWriter(db: db, total: total, progress: progress)
+            return try catalogs.map { catalog, record in try writer.replace(catalog, record: record) }
+        }
+    }
+}
+
+/// Writes whole catalogues with prepared statements inside one transaction.
+struct CatalogWriter {
+    let db: Database
+    let total: Int
+    let progress: ((Int, Int) -> Void)?
+    private var written = 0
+
+    init(db: Database, total: Int, progress: ((Int, Int) -> Void)?) {
+        self.db = db
+        self.total = total
+        self.progress = progress
+    }
+
+    mutating func replace(_ catalog: Catalog, record: ImportRecord?) throws -> ReplaceResult {
+        try db.execute(sql: "INSERT INTO catalog (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [catalog.name])
+        let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [catalog.name])!
+        let catalogPK: Int64 = header[0]
+        let previousRevision: Int = header[1]
+
+        try db.execute(sql: "DELETE FROM item WHERE catalog_pk = ?", arguments: [catalogPK])
+        try db.execute(sql: "DELETE FROM section WHERE catalog_pk = ?", arguments: [catalogPK])
+
+        let insertSection = try db.cachedStatement(sql: """
+            INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        let insertItem = try db.cachedStatement(sql: Self.insertItemSQL)
+        for (position, section) in catalog.sections.enumerated() {
+            try insertSection.execute(arguments: [catalogPK, section.id, position, section.kind.rawValue, section.title, section.capacity])
+            let sectionPK = db.lastInsertedRowID
+            for (itemPosition, item) in section.items.enumerated() {
+                try insertItem.execute(arguments: Self.arguments(for: item, catalogPK: catalogPK, sectionPK: sectionPK, position: itemPosition))
+                written += 1
+                if written & 4095 == 0 { progress?(written, total) }
+            }
+        }
+
+        let revision = try Int.fetchOne(db, sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision", arguments: [catalogPK])!
+        if let record {
+            try db.execute(sql: """
+                INSERT INTO import (catalog_pk, revision, source, format, shape, sections, items, derived_ids, duplicates, ignored_keys, imported_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [catalogPK, revision, record.source, record.format, record.shape, catalog.sections.count,
+                                 catalog.itemCount, record.derivedIDs, record.duplicates, record.ignoredKeys,
+                                 ISO8601DateFormatter().string(from: Date())])
+        }
+        try Self.verifyContiguousPositions(catalogPK: catalogPK, catalog: catalog.name, in: db)
+        progress?(written, total)
+        return ReplaceResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision)
+    }
+
+    static let insertItemSQL = """
+        INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count,
+                          status, status_text, author, name, icon, width, height)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// The values of ``insertItemSQL`` for one item.
+    static func arguments(for item: Item, catalogPK: Int64, sectionPK: Int64, position: Int) -> StatementArguments {
+        let width = item.size?.width
+        let height = item.size?.height
+        switch item.content {
+        case .video(let v):
+            return [catalogPK, sectionPK, item.id, position, "video", v.title, v.cover, v.playCount, v.likeCount,
+                    v.status.rawValue, v.statusText, nil, nil, nil, width, height]
+        case .book(let b):
+            return [catalogPK, sectionPK, item.id, position, "book", b.title, b.cover, nil, nil,
+                    nil, nil, b.author, nil, nil, width, height]
+        case .icon(let i):
+            return [catalogPK, sectionPK, item.id, position, "icon", nil, nil, nil, nil,
+                    nil, nil, nil, i.name, i.icon, width, height]
+        }
+    }
+
+    /// Checks that sections are at positions 0..<n in the catalogue, and items at 0..<count in each
+    /// section. With the UNIQUE (…, position) indexes, min = 0 and max = count − 1 prove it.
+    static func verifyContiguousPositions(catalogPK: Int64, catalog: String, in db: Database) throws {
+        let sectionsOK = try Bool.fetchOne(db, sql: """
+            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
+            """, arguments: [catalogPK]) ?? true
+        if !sectionsOK { throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)") }
+        if let broken = try String.fetchOne(db, sql: """
+            SELECT s.id FROM section s JOIN item i ON i.section_pk = s.pk
+            WHERE s.catalog_pk = ? GROUP BY s.pk
+            HAVING min(i.position) <> 0 OR max(i.position) <> count(*) - 1 LIMIT 1
+            """, arguments: [catalogPK]) {
+            throw StoreError.positionsNotContiguous(catalog: catalog, section: broken)
+        }
+    }
+}

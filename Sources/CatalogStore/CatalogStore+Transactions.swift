@@ -1,0 +1,26 @@
+import GRDB
+
+extension CatalogStore {
+    /// Runs `body` in a read transaction, turning GRDB's errors into ``StoreError``.
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw Self.storeError(from: error)
+        }
+    }
+
+    /// Runs `body` in one write transaction: it commits whole, or a throw rolls everything back.
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw Self.storeError(from: error)
+        }
+    }
+
+    static func storeError(from error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return .database(describe(error))
+    }
+}

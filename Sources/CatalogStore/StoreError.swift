@@ -1,0 +1,30 @@
+import CatalogModel
+
+/// Why the store refused a request. Every write that throws one has changed nothing.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The database file could not be opened or migrated (not a database, no permission, …).
+    case cannotOpen(path: String, reason: String)
+    /// No catalogue has this name.
+    case unknownCatalog(String)
+    /// The catalogue breaks a rule of the model; nothing was written.
+    case invalidCatalog(CatalogValidationError)
+    /// SQLite refused the write (a constraint, a full disk, a lock held too long).
+    case database(String)
+    /// A write left a section's positions with a gap or a duplicate; it was rolled back.
+    case positionsNotContiguous(catalog: String, section: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason):
+            "cannot open the database \(path): \(reason)"
+        case .unknownCatalog(let name):
+            "no catalogue named \"\(name)\""
+        case .invalidCatalog(let error):
+            error.description
+        case .database(let message):
+            "the database refused the write: \(message)"
+        case .positionsNotContiguous(let catalog, let section):
+            "positions in section \"\(section)\" of catalogue \"\(catalog)\" are not contiguous; the write was rolled back"
+        }
+    }
+}

@@ -1,0 +1,3 @@
+import CatalogCLI
+
+CatalogCommand.run()
