@@ -70,8 +70,8 @@ struct ImportCommand: ParsableCommand {
         for file in files {
             imported.append(try CatalogImporter.read(contentsOf: URL(fileURLWithPath: file), options: options))
         }
+        for entry in imported { try entry.catalog.validate() }
         if dryRun {
-            for entry in imported { try entry.catalog.validate() }
             report(imported, results: nil)
             return
         }

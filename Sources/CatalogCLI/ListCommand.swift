@@ -14,7 +14,7 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let summaries = try global.openStore(mustExist: true).summaries()
+        let summaries = try global.openStoreForReading().summaries()
         if json {
             Output.json(.array(summaries.map { .object([("name", .string($0.name)), ("revision", .integer($0.revision)), ("sections", .integer($0.sections)), ("items", .integer($0.items))]) }))
         } else if summaries.isEmpty {

@@ -19,7 +19,7 @@ struct ShowCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let catalog = try global.openStore(mustExist: true).catalog(named: catalog)
+        let catalog = try global.openStoreForReading().catalog(named: catalog)
         if json {
             Output.data(CatalogExporter.json(catalog, includeRevision: true))
         } else {

@@ -3,13 +3,17 @@ import CatalogStore
 import Foundation
 
 extension GlobalOptions {
-    /// Opens the store. Reading commands pass `mustExist` so that a mistyped `--db` is reported
-    /// instead of silently creating an empty database.
-    func openStore(mustExist: Bool = false) throws -> CatalogStore {
-        if mustExist && !FileManager.default.fileExists(atPath: path) {
+    /// Opens the store for writing, creating the database if needed.
+    func openStore() throws -> CatalogStore {
+        try CatalogStore(path: path)
+    }
+
+    /// Opens an existing store for reading: a missing file is an error, and the file is not modified.
+    func openStoreForReading() throws -> CatalogStore {
+        guard FileManager.default.fileExists(atPath: path) else {
             throw CLIError("no database at \(path); run `catalog demo` or `catalog import FILE…` first, or pass --db")
         }
-        return try CatalogStore(path: path)
+        return try CatalogStore.openForReading(path: path)
     }
 }
 

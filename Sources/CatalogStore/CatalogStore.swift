@@ -25,6 +25,26 @@ public final class CatalogStore: Sendable {
         try self.init(writer: writer, path: path)
     }
 
+    /// Opens an existing database for reading only, so that `list` and `show` leave the file
+    /// byte-for-byte as it was. (Opening for writing lets GRDB touch the schema cookie while it
+    /// sets up WAL.) A database that needs migrating, or that SQLite cannot open read-only, is
+    /// opened normally instead.
+    public static func openForReading(path: String) throws(StoreError) -> CatalogStore {
+        var configuration = configuration()
+        configuration.readonly = true
+        if let pool = try? DatabasePool(path: path, configuration: configuration),
+           let applied = try? pool.read({ db in try migrator.appliedMigrations(db) }),
+           applied == migrationIDs {
+            return CatalogStore(readOnly: pool, path: path)
+        }
+        return try CatalogStore(path: path)
+    }
+
+    private init(readOnly writer: DatabasePool, path: String) {
+        self.writer = writer
+        self.path = path
+    }
+
     /// A store held in memory only: for tests, dry runs and benchmarks.
     public static func inMemory() throws(StoreError) -> CatalogStore {
         do {
@@ -56,11 +76,8 @@ public final class CatalogStore: Sendable {
         configuration.foreignKeysEnabled = true
         // Wait for a competing writer (another process) instead of failing at once.
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // In WAL mode NORMAL keeps every commit atomic and the database consistent after a
-            // crash; it only lets the last commits roll back after a power loss. ~8× faster commits.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
+        // GRDB sets `synchronous = NORMAL` with WAL: every commit stays atomic and the database
+        // consistent after a crash; only the last commits may roll back after a power loss.
         return configuration
     }
 

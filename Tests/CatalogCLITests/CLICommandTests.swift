@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@Suite("catalog commands")
+struct CLICommandTests {
+    @Test("demo imports every sample file and shows what it loaded")
+    func demo() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let output = try cli.succeed(["demo", "--db", cli.db])
+        #expect(output.contains("Imported 6 sample files"))
+        for name in ["bookshelf", "home", "icons", "icons-binary", "shelf-mock", "videos"] {
+            #expect(output.contains("\"\(name)\""), "demo output mentions \(name)")
+        }
+        let list = try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]])
+        #expect(list.map { $0["name"] as? String } == ["bookshelf", "home", "icons", "icons-binary", "shelf-mock", "videos"])
+        let shelfMock = try #require(list.first { $0["name"] as? String == "shelf-mock" })
+        #expect(shelfMock["sections"] as? Int == 7)
+        #expect(shelfMock["items"] as? Int == 21)
+        #expect(shelfMock["revision"] as? Int == 1)
+        // Running the demo again re-imports: every revision rises by one.
+        _ = try cli.succeed(["demo", "--db", cli.db])
+        let again = try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]])
+        #expect(again.allSatisfy { $0["revision"] as? Int == 2 })
+    }
+
+    @Test("show --json prints the native format plus revision, and imports again unchanged")
+    func showRoundTrip() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        _ = try cli.succeed(["demo", "--db", cli.db])
+        for name in ["bookshelf", "videos", "shelf-mock", "home"] {
+            let shown = try cli.succeed(["show", name, "--json", "--db", cli.db])
+            let object = try #require(try CLIRunner.json(shown) as? [String: Any])
+            #expect(object["catalog"] as? String == name)
+            #expect(object["revision"] as? Int == 1)
+            let sections = try #require(object["sections"] as? [[String: Any]])
+            for section in sections {
+                for item in section["items"] as? [[String: Any]] ?? [] {
+                    #expect(item["id"] is String && item["kind"] is String)
+                }
+            }
+            let file = try cli.file("\(name)-export.json", shown)
+            let report = try cli.succeed(["import", file, "--json", "--db", cli.db])
+            let imported = try #require(try CLIRunner.json(report) as? [String: Any])
+            #expect(imported["catalog"] as? String == name)
+            #expect(imported["revision"] as? Int == 2)
+            #expect(imported["previousRevision"] as? Int == 1)
+            let reimported = try cli.succeed(["show", name, "--json", "--db", cli.db])
+            #expect(reimported == shown.replacingOccurrences(of: "\"revision\": 1,", with: "\"revision\": 2,"))
+        }
+    }
+
+    @Test("--db works before and after the subcommand, and CATALOG_DB is the default")
+    func databaseLocation() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let icons = CLIRunner.packageRoot.appendingPathComponent("SampleData/icons.plist").path
+        _ = try cli.succeed(["--db", cli.db, "import", icons])
+        #expect(try cli.succeed(["list", "--db", cli.db]).contains("icons"))
+        #expect(try cli.succeed(["--db", cli.db, "show", "icons"]).contains("Camera"))
+        #expect(try cli.succeed(["show", "icons"], environment: ["CATALOG_DB": cli.db]).contains("Camera"))
+        // With no --db and no CATALOG_DB, ./catalog.sqlite in the working directory.
+        let elsewhere = try cli.run(["import", icons], in: cli.folder)
+        #expect(elsewhere.status == 0)
+        #expect(FileManager.default.fileExists(atPath: cli.db))
+    }
+
+    @Test("reading commands on a missing database, an unknown catalogue, a usage error: exit 1, one line")
+    func userErrors() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let missing = try cli.run(["list", "--db", cli.db])
+        #expect(missing.status == 1)
+        #expect(missing.stderrLines.count == 1 && missing.stderr.contains("no database at \(cli.db)"))
+        #expect(!FileManager.default.fileExists(atPath: cli.db), "a read must not create the database")
+
+        _ = try cli.succeed(["demo", "--db", cli.db])
+        let unknown = try cli.run(["show", "nope", "--db", cli.db])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderrLines == ["error: no catalogue named \"nope\""])
+
+        let usage = try cli.run(["import", "--kind", "podcasts", "x.json", "--db", cli.db])
+        #expect(usage.status == 1)
+        #expect(usage.stderr.contains("podcasts"))
+
+        let twoNames = try cli.run(["import", "a.json", "b.json", "--catalog", "x", "--db", cli.db])
+        #expect(twoNames.status == 1)
+    }
+
+    @Test("import --dry-run reads and reports but writes nothing")
+    func dryRun() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let output = try cli.succeed(["import", "SampleData/shelf-mock.json", "--dry-run", "--db", cli.db])
+        #expect(output.contains("dry run, nothing written"))
+        #expect(output.contains("7 sections, 21 items"))
+        #expect(!FileManager.default.fileExists(atPath: cli.db))
+    }
+
+    @Test("import --json reports derived ids, duplicates and ignored keys")
+    func importReport() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let report = try #require(try CLIRunner.json(cli.succeed(["import", "SampleData/videos.json", "--json", "--db", cli.db])) as? [String: Any])
+        let details = try #require(report["report"] as? [String: Any])
+        #expect(details["shape"] as? String == "videos")
+        #expect(details["items"] as? Int == 22)
+        #expect(details["derivedIds"] as? Int == 22)
+        #expect((details["ignoredKeys"] as? [String: Int]) == ["author_id": 4])
+        let human = try cli.succeed(["import", "SampleData/shelf-mock.json", "--catalog", "mock", "--db", cli.db])
+        #expect(human.contains("duplicate keys: 1"))
+        #expect(try cli.succeed(["show", "mock", "--db", cli.db]).contains("11~2"))
+    }
+
+    @Test("--kind and --format force the interpretation of a file")
+    func overrides() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let file = try cli.file("shelves.txt", #"[["a", "b"], ["c"]]"#)
+        _ = try cli.succeed(["import", file, "--format", "json", "--kind", "bookshelf", "--capacity", "2", "--catalog", "forced", "--db", cli.db])
+        let shown = try #require(try CLIRunner.json(cli.succeed(["show", "forced", "--json", "--db", cli.db])) as? [String: Any])
+        let sections = try #require(shown["sections"] as? [[String: Any]])
+        #expect(sections.map { $0["capacity"] as? Int } == [2, 2])
+    }
+
+    @Test("generate writes a deterministic catalogue that imports with the counts asked for")
+    func generate() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let a = cli.folder.appendingPathComponent("a.json").path
+        let b = cli.folder.appendingPathComponent("b.json").path
+        let plist = cli.folder.appendingPathComponent("c.plist").path
+        _ = try cli.succeed(["generate", "--items", "2500", "--sections", "25", "--kind", "bookshelf", "--name", "big", "--out", a])
+        _ = try cli.succeed(["generate", "--items", "2500", "--sections", "25", "--kind", "bookshelf", "--name", "big", "--out", b])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: a)) == Data(contentsOf: URL(fileURLWithPath: b)))
+        _ = try cli.succeed(["generate", "--items", "300", "--sections", "3", "--name", "plisted", "--out", plist])
+        _ = try cli.succeed(["import", a, plist, "--db", cli.db])
+        let list = try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]])
+        #expect(list.first { $0["name"] as? String == "big" }?["items"] as? Int == 2500)
+        #expect(list.first { $0["name"] as? String == "big" }?["sections"] as? Int == 25)
+        #expect(list.first { $0["name"] as? String == "plisted" }?["items"] as? Int == 300)
+    }
+}

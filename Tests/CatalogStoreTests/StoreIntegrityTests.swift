@@ -1,0 +1,131 @@
+import CatalogModel
+import Foundation
+import GRDB
+import Testing
+@testable import CatalogStore
+
+/// The database refuses invalid states by itself, and a failed write changes nothing.
+@Suite("Store integrity")
+struct StoreIntegrityTests {
+    private func seededStore() throws -> CatalogStore {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Catalog(name: "shelf", sections: [
+            Section(id: "a", kind: .bookshelf, capacity: 2, items: [
+                Item(id: "b1", content: .book(Book(title: "One", cover: "1"))),
+                Item(id: "b2", content: .book(Book(title: "Two", cover: "2"))),
+            ]),
+            Section(id: "v", kind: .videos, items: [
+                Item(id: "v1", content: .video(Video(title: "V", cover: "c"))),
+            ]),
+        ]))
+        return store
+    }
+
+    /// Runs raw SQL in a write transaction and returns SQLite's message when it is refused.
+    private func refusal(_ store: CatalogStore, _ sql: String) -> String? {
+        do {
+            try store.writer.write { db in try db.execute(sql: sql) }
+            return nil
+        } catch let error as DatabaseError {
+            return error.message ?? "\(error.resultCode)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    private let sectionA = "(SELECT pk FROM section WHERE id = 'a')"
+    private let sectionV = "(SELECT pk FROM section WHERE id = 'v')"
+
+    @Test("SQLite itself refuses a book past its shelf's capacity")
+    func capacityTrigger() throws {
+        let store = try seededStore()
+        let message = refusal(store, """
+            INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover)
+            VALUES (1, \(sectionA), 'b3', 2, 'book', 'Three', '3')
+            """)
+        #expect(message == "section is full")
+        #expect(refusal(store, "UPDATE item SET position = 5 WHERE id = 'b2'") == "section is full")
+        #expect(refusal(store, "UPDATE section SET capacity = 1 WHERE id = 'a'") == "section capacity is below its item count")
+    }
+
+    @Test("SQLite refuses an item of the wrong kind, a duplicate id, a duplicate position, a bad value")
+    func constraints() throws {
+        let store = try seededStore()
+        #expect(refusal(store, """
+            INSERT INTO item (catalog_pk, section_pk, id, position, kind, name, icon) VALUES (1, \(sectionV), 'i', 1, 'icon', 'n', 'i')
+            """) == "item kind does not match its section kind")
+        #expect(refusal(store, """
+            INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count, status)
+            VALUES (1, \(sectionV), 'b1', 1, 'video', 't', 'c', 0, 0, 'draft')
+            """)?.contains("UNIQUE") == true)
+        #expect(refusal(store, """
+            INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count, status)
+            VALUES (1, \(sectionV), 'v2', 0, 'video', 't', 'c', 0, 0, 'draft')
+            """)?.contains("UNIQUE") == true)
+        #expect(refusal(store, "UPDATE item SET play_count = -1 WHERE id = 'v1'")?.contains("CHECK") == true)
+        #expect(refusal(store, "UPDATE item SET status = 'live' WHERE id = 'v1'")?.contains("CHECK") == true)
+        #expect(refusal(store, "UPDATE item SET cover = NULL WHERE id = 'b1'")?.contains("CHECK") == true)
+        #expect(refusal(store, "UPDATE section SET kind = 'icons' WHERE id = 'a'") == "section kind cannot change while it holds items")
+        #expect(refusal(store, "INSERT INTO section (catalog_pk, id, position, kind) VALUES (1, 'z', 2, 'podcasts')")?.contains("CHECK") == true)
+        #expect(refusal(store, "UPDATE item SET catalog_pk = 99 WHERE id = 'b1'")?.contains("FOREIGN KEY") == true)
+        #expect(try store.catalog(named: "shelf").itemCount == 3)
+    }
+
+    @Test("a gap in positions is caught before commit and rolls the write back")
+    func contiguity() throws {
+        let store = try seededStore()
+        let before = try store.catalog(named: "shelf")
+        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "v")) {
+            try store.write { db in
+                try db.execute(sql: "UPDATE item SET position = 3 WHERE id = 'v1'")
+                try CatalogWriter.verifyContiguousPositions(catalogPK: 1, catalog: "shelf", in: db)
+            }
+        }
+        #expect(try store.catalog(named: "shelf") == before)
+    }
+
+    @Test("an invalid catalogue is refused before the database is touched, with every violation")
+    func invalidCatalogue() throws {
+        let store = try seededStore()
+        let before = try store.catalog(named: "shelf")
+        var bad = Catalog.generated(name: "shelf", items: 6, sections: 1, kind: .bookshelf)
+        bad.sections[0].capacity = 3
+        do {
+            try store.replace(bad)
+            Issue.record("expected an error")
+        } catch {
+            guard case .invalidCatalog(let validation) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(validation.violations == [.overCapacity(section: 0, sectionID: "s1", count: 6, capacity: 3)])
+        }
+        #expect(try store.catalog(named: "shelf") == before)
+    }
+
+    @Test("several catalogues land together or not at all")
+    func allOrNothing() throws {
+        let store = try seededStore()
+        let before = try store.summaries()
+        var broken = Catalog.generated(name: "second", items: 4, sections: 1, kind: .icons)
+        broken.sections[0].items[3].id = broken.sections[0].items[0].id
+        #expect(throws: StoreError.self) {
+            try store.replace([(Catalog.generated(name: "first", items: 4, sections: 1), nil), (broken, nil)])
+        }
+        #expect(try store.summaries() == before)
+    }
+
+    @Test("a write that fails halfway inside SQLite rolls back whole, revision included")
+    func rollback() throws {
+        let store = try seededStore()
+        let before = try store.catalog(named: "shelf")
+        #expect(throws: StoreError.self) {
+            try store.write { db in
+                try db.execute(sql: "UPDATE catalog SET revision = revision + 1")
+                try db.execute(sql: "DELETE FROM item WHERE id = 'b1'")
+                try db.execute(sql: "INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover) VALUES (1, \(sectionA), 'x', 7, 'book', 't', 'c')")
+            }
+        }
+        #expect(try store.catalog(named: "shelf") == before)
+    }
+}

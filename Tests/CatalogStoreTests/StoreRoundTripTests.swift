@@ -1,0 +1,129 @@
+import CatalogModel
+import Foundation
+import GRDB
+import Testing
+@testable import CatalogStore
+
+/// A fresh database file in a temporary folder, removed by the caller's `defer`.
+func temporaryDatabasePath(_ name: String = "test") throws -> (path: String, folder: URL) {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalogkit-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return (folder.appendingPathComponent("\(name).sqlite").path, folder)
+}
+
+@Suite("Storing and loading catalogues")
+struct StoreRoundTripTests {
+    @Test("a stored catalogue loads back equal, at revision 1", arguments: SectionKind.allCases)
+    func roundTrip(kind: SectionKind) throws {
+        let store = try CatalogStore.inMemory()
+        let catalog = Catalog.generated(name: "c", items: 503, sections: 9, kind: kind, seed: 5)
+        let result = try store.replace(catalog)
+        #expect(result == ReplaceResult(catalog: "c", previousRevision: 0, revision: 1))
+        var expected = catalog
+        expected.revision = 1
+        #expect(try store.catalog(named: "c") == expected)
+        #expect(try store.revision(of: "c") == 1)
+    }
+
+    @Test("empty sections, empty catalogues, titles, sizes and optional fields survive")
+    func edgeShapes() throws {
+        let store = try CatalogStore.inMemory()
+        let catalog = Catalog(name: "edges", sections: [
+            Section(id: "empty", kind: .bookshelf, title: nil, capacity: 2),
+            Section(id: "v", kind: .videos, title: "Ünïcödé 書", items: [
+                Item(id: "a", content: .video(Video(title: "t", cover: "c", playCount: 0, likeCount: 0, status: .draft, statusText: "x")),
+                     size: Size(width: 0.5, height: 1e6)),
+                Item(id: "b", content: .video(Video(title: "", cover: "d", status: .rejected))),
+            ]),
+        ])
+        try store.replace(catalog)
+        try store.replace(Catalog(name: "nothing"))
+        var expected = catalog
+        expected.revision = 1
+        #expect(try store.catalog(named: "edges") == expected)
+        #expect(try store.catalog(named: "nothing").sections.isEmpty)
+    }
+
+    @Test("every write raises the revision by exactly one, and re-importing replaces the content")
+    func revisions() throws {
+        let store = try CatalogStore.inMemory()
+        let first = Catalog.generated(name: "shelf", items: 40, sections: 10, kind: .bookshelf, seed: 1)
+        let second = Catalog.generated(name: "shelf", items: 12, sections: 3, kind: .bookshelf, seed: 2)
+        try store.replace(first)
+        let result = try store.replace(second)
+        #expect(result.previousRevision == 1 && result.revision == 2)
+        let loaded = try store.catalog(named: "shelf")
+        #expect(loaded.revision == 2)
+        #expect(loaded.sections == second.sections)
+        try store.replace(second)
+        #expect(try store.revision(of: "shelf") == 3)
+    }
+
+    @Test("list summaries count sections and items per catalogue")
+    func summaries() throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace([(Catalog.generated(name: "b", items: 7, sections: 2, kind: .icons), nil),
+                           (Catalog.generated(name: "a", items: 3, sections: 3, kind: .videos), nil)])
+        #expect(try store.summaries() == [CatalogSummary(name: "a", revision: 1, sections: 3, items: 3),
+                                          CatalogSummary(name: "b", revision: 1, sections: 2, items: 7)])
+    }
+
+    @Test("an unknown catalogue is a typed error")
+    func unknownCatalog() throws {
+        let store = try CatalogStore.inMemory()
+        #expect(throws: StoreError.unknownCatalog("nope")) { try store.catalog(named: "nope") }
+        #expect(throws: StoreError.unknownCatalog("nope")) { try store.revision(of: "nope") }
+    }
+
+    @Test("the import table records where a revision came from")
+    func importRecord() throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Catalog.generated(name: "r", items: 5, sections: 1, kind: .icons),
+                          record: ImportRecord(source: "icons.plist", format: "plist", shape: "icons", derivedIDs: 5, ignoredKeys: 2))
+        let row = try store.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT source, revision, items, derived_ids, ignored_keys FROM import")
+        }
+        #expect(row?["source"] == "icons.plist")
+        #expect(row?["revision"] == 1)
+        #expect(row?["items"] == 5)
+        #expect(row?["derived_ids"] == 5)
+        #expect(row?["ignored_keys"] == 2)
+    }
+
+    @Test("a file database uses WAL, foreign keys and both migrations, and reopens with its data")
+    func fileDatabase() throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let store = try CatalogStore(path: path)
+            try store.replace(Catalog.generated(name: "f", items: 20, sections: 2))
+            let (journal, foreignKeys) = try store.writer.read { db in
+                (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
+            }
+            #expect(journal == "wal")
+            #expect(foreignKeys == true)
+            #expect(try store.appliedMigrations() == CatalogStore.migrationIDs)
+            #expect(CatalogStore.migrationIDs == ["0001_initial", "0002_import_history"])
+        }
+        let reopened = try CatalogStore(path: path)
+        #expect(try reopened.catalog(named: "f").itemCount == 20)
+    }
+
+    @Test("a file that is not a database is refused with a readable error")
+    func notADatabase() throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try CatalogStore(path: path)
+            Issue.record("expected an error")
+        } catch {
+            guard case .cannotOpen(let errorPath, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(errorPath == path)
+            #expect(reason.contains("not a database"))
+        }
+    }
+}
