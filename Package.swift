@@ -25,7 +25,12 @@ let package = Package(
         // embedded at build time by the EmbedMigrations plugin.
         .target(
             name: "CatalogStore",
-            dependencies: ["CatalogModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "CatalogModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The C API, for binding the hot insert statement without boxing every value.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             plugins: ["EmbedMigrations"]
         ),
         .executableTarget(name: "EmbedMigrationsTool"),

@@ -30,20 +30,40 @@ public struct BenchmarkResult: Sendable, Hashable {
     }
 }
 
-/// Times closures and keeps medians.
+/// Times closures. A case and its baseline run alternately, so that a noisy neighbour on a shared
+/// machine slows both alike instead of skewing the ratio.
 enum Clock {
-    /// Runs `body` `runs` times after one untimed warm-up, calling `setUp` before each run
-    /// (untimed), and returns the median wall time in milliseconds.
-    static func median<State>(runs: Int, setUp: () throws -> State, _ body: (State) throws -> Void) rethrows -> Double {
+    /// One timed run of `body` in milliseconds; `setUp` runs first, untimed.
+    static func time<State>(setUp: () throws -> State, _ body: (State) throws -> Void) rethrows -> Double {
+        let state = try setUp()
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body(state)
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
+    /// Medians of `runs` alternating runs of the case and its baseline, after one untimed warm-up
+    /// of each.
+    static func compare<A, B>(
+        runs: Int,
+        case setUpCase: () throws -> A, _ body: (A) throws -> Void,
+        baseline setUpBaseline: () throws -> B, _ baselineBody: (B) throws -> Void
+    ) rethrows -> (median: Double, baselineMedian: Double) {
         var times: [Double] = []
+        var baselineTimes: [Double] = []
         for run in 0...runs {
-            let state = try setUp()
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body(state)
-            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            if run > 0 { times.append(elapsed) }
+            let baseline = try time(setUp: setUpBaseline, baselineBody)
+            let candidate = try time(setUp: setUpCase, body)
+            if run > 0 {
+                baselineTimes.append(baseline)
+                times.append(candidate)
+            }
         }
-        times.sort()
-        return times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        return (median(times), median(baselineTimes))
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 }

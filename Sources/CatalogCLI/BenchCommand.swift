@@ -20,7 +20,7 @@ struct BenchCommand: ParsableCommand {
     var items: Int = 100_000
 
     @Option(help: "Timed runs per case (the median is reported).")
-    var runs: Int = 5
+    var runs: Int = 7
 
     @Flag(help: "Print JSON: [{suite, case, median_ms, baseline, baseline_median_ms, ratio}].")
     var json = false

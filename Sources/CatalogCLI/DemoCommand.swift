@@ -31,8 +31,9 @@ struct DemoCommand: ParsableCommand {
         print("Imported \(files.count) sample files from \(folder) into \(global.path):\n")
         for (entry, result) in zip(imported, results) {
             let r = entry.report
-            print("  \(r.file) → \"\(result.catalog)\" revision \(result.revision): \(r.sections) sections, \(r.items) items"
-                  + " (\(r.format.rawValue), \(r.shape.rawValue); \(r.derivedIDs) derived ids, \(r.duplicates) duplicate keys, \(r.ignoredKeyCount) ignored keys)")
+            print("  \(r.file) → \"\(result.catalog)\" revision \(result.revision): \(plural(r.sections, "section")), \(plural(r.items, "item"))"
+                  + " (\(r.format.rawValue), \(r.shape.rawValue); \(plural(r.derivedIDs, "derived id")), "
+                  + "\(plural(r.duplicates, "duplicate key")), \(plural(r.ignoredKeyCount, "ignored key")))")
         }
         let summaries = try store.summaries()
         print("\nCatalogues now in the database:\n")

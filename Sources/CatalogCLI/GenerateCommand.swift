@@ -42,6 +42,6 @@ struct GenerateCommand: ParsableCommand {
         } catch {
             throw CLIError("cannot write \(out): \(error.localizedDescription)")
         }
-        print("Wrote \(out): catalogue \"\(name)\", \(sections) \(kind.rawValue) section\(sections == 1 ? "" : "s"), \(items) items.")
+        print("Wrote \(out): catalogue \"\(name)\", \(plural(sections, "\(kind.rawValue) section")), \(plural(items, "item")).")
     }
 }

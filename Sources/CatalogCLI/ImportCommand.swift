@@ -65,6 +65,9 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity)
+        // Started before reading, so that its one-second threshold covers the whole import.
+        let progress = ProgressBar(label: "Importing")
+        defer { progress.finish() }
         // Read everything first: a bad file stops the command before the database is even opened.
         var imported: [ImportedCatalog] = []
         for file in files {
@@ -76,8 +79,6 @@ struct ImportCommand: ParsableCommand {
             return
         }
         let store = try global.openStore()
-        let progress = ProgressBar(label: "Importing")
-        defer { progress.finish() }
         let results = try store.replace(imported.map { ($0.catalog, ImportRecord($0.report)) }) { done, total in
             progress.update(done: done, total: total)
         }
@@ -105,7 +106,7 @@ struct ImportCommand: ParsableCommand {
             let target = results.map { "catalogue \"\(entry.catalog.name)\" at revision \($0[index].revision)" }
                 ?? "catalogue \"\(entry.catalog.name)\" (dry run, nothing written)"
             print("\(r.file) → \(target)")
-            print("  \(r.sections) section\(r.sections == 1 ? "" : "s"), \(r.items) item\(r.items == 1 ? "" : "s")"
+            print("  \(plural(r.sections, "section")), \(plural(r.items, "item"))"
                   + " · \(r.format.rawValue), \(r.shape.rawValue) shape")
             var notes = ["derived ids: \(r.derivedIDs)", "duplicate keys: \(r.duplicates)",
                          "ignored keys: \(r.ignoredKeyCount)"]

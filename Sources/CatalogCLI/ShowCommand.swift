@@ -30,11 +30,10 @@ struct ShowCommand: ParsableCommand {
     /// The human view: a heading, then each section with its items in columns.
     static func describe(_ catalog: Catalog, maxItemsPerSection: Int = .max) -> String {
         var lines = ["Catalogue \"\(catalog.name)\" · revision \(catalog.revision) · "
-                     + "\(catalog.sections.count) section\(catalog.sections.count == 1 ? "" : "s") · "
-                     + "\(catalog.itemCount) item\(catalog.itemCount == 1 ? "" : "s")"]
+                     + "\(plural(catalog.sections.count, "section")) · \(plural(catalog.itemCount, "item"))"]
         for (s, section) in catalog.sections.enumerated() {
             let fill = section.capacity.map { "\(section.items.count)/\($0)\(section.isFull ? " full" : "")" }
-                ?? "\(section.items.count) item\(section.items.count == 1 ? "" : "s")"
+                ?? plural(section.items.count, "item")
             let title = section.title.map { " \"\($0)\"" } ?? ""
             lines.append("")
             lines.append("[\(s)] \(section.id) · \(section.kind.rawValue)\(title) · \(fill)")

@@ -17,6 +17,11 @@ extension GlobalOptions {
     }
 }
 
+/// `1 section`, `2 sections`.
+func plural(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}
+
 /// Standard output helpers: JSON for machines, aligned columns for people.
 enum Output {
     static func json(_ value: OrderedJSON) {

@@ -5,8 +5,9 @@ public enum CatalogFileFormat: String, Sendable, Hashable, CaseIterable {
 
     /// The format implied by a file name's extension, or `nil` when it implies none.
     public init?(fileName: String) {
-        guard let dot = fileName.lastIndex(of: "."), fileName[dot...].count > 1 else { return nil }
-        self.init(rawValue: fileName[fileName.index(after: dot)...].lowercased())
+        let name = fileName.split(separator: "/").last ?? Substring(fileName)
+        guard let dot = name.lastIndex(of: "."), name[dot...].count > 1 else { return nil }
+        self.init(rawValue: name[name.index(after: dot)...].lowercased())
     }
 
     var displayName: String {

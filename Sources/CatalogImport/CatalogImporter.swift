@@ -9,25 +9,27 @@ public enum CatalogImporter {
     ///
     /// - Throws: ``ImportError`` naming the file, the path inside it and what was expected.
     public static func read(contentsOf url: URL, options: ImportOptions = ImportOptions()) throws(ImportError) -> ImportedCatalog {
-        let name = url.lastPathComponent
+        // Errors and reports name the file as the caller gave it (`data/v1/videos.json`).
+        let name = url.relativePath
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            throw ImportError(file: url.path, reason: .unreadable("no such file"))
+            throw ImportError(file: name, reason: .unreadable("no such file"))
         }
         if isDirectory.boolValue {
-            throw ImportError(file: url.path, reason: .unreadable("it is a directory, expected a file"))
+            throw ImportError(file: name, reason: .unreadable("it is a directory, expected a file"))
         }
         let data: Data
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw ImportError(file: url.path, reason: .unreadable(error.localizedDescription))
+            throw ImportError(file: name, reason: .unreadable(error.localizedDescription))
         }
         return try decode(data, fileName: name, options: options)
     }
 
-    /// Decodes a catalogue from bytes; `fileName` names it in errors and supplies the format
-    /// (by extension) and catalogue name (base name) when the options and the file give none.
+    /// Decodes a catalogue from bytes; `fileName` (a name or a path) names it in errors and
+    /// supplies the format (by extension) and catalogue name (base name) when the options and
+    /// the file give none.
     public static func decode(_ data: Data, fileName: String, options: ImportOptions = ImportOptions()) throws(ImportError) -> ImportedCatalog {
         if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
         let format: CatalogFileFormat
@@ -52,31 +54,33 @@ public enum CatalogImporter {
         case UInt8(ascii: "{"), UInt8(ascii: "["): return .json
         case UInt8(ascii: "<"): return .plist
         default:
-            let ext = fileName.lastIndex(of: ".").map { String(fileName[$0...]) } ?? "(none)"
+            let name = fileName.split(separator: "/").last ?? Substring(fileName)
+            let ext = name.lastIndex(of: ".").map { String(name[$0...]) } ?? "(none)"
             throw ImportError(file: fileName, reason: .unknownFormat(ext))
         }
     }
 
     private static func parse(_ data: Data, format: CatalogFileFormat, fileName: String) throws(ImportError) -> PropertyValue {
-        let object: Any
-        do {
-            switch format {
-            case .json:
-                object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-            case .plist:
-                object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
-            }
-        } catch {
-            // Foundation's messages do not say that the text is not UTF-8; find the first bad byte.
-            let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
-            if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
-                throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
-            }
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
-                ?? error.localizedDescription
-            throw ImportError(file: fileName, reason: .malformed(format: format, detail: detail))
+        let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
+        // Text must be UTF-8; say where it is not rather than letting a parser guess.
+        if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
+            throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
         }
-        return PropertyValue(foundation: object)
+        switch format {
+        case .json:
+            let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) } }
+            switch result {
+            case .success(let value): return value
+            case .failure(let failure): throw ImportError(file: fileName, reason: .malformed(format: .json, detail: failure.message))
+            }
+        case .plist:
+            do {
+                return PropertyValue(foundation: try PropertyListSerialization.propertyList(from: data, options: [], format: nil))
+            } catch {
+                let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
+                throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: detail))
+            }
+        }
     }
 
     /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil`.

@@ -15,24 +15,33 @@ enum PropertyValue {
     case date(Date)
     case null
 
-    /// Converts what `JSONSerialization` or `PropertyListSerialization` returned.
+    /// Converts what `PropertyListSerialization` returned.
+    ///
+    /// Exact type checks come first: a failed `as?` cast on Linux walks Foundation's bridging
+    /// machinery, and doing that for every value made conversion cost 5× the parse.
     init(foundation value: Any) {
-        switch value {
-        case let string as String:
-            self = .string(string)
-        case let bool as Bool where type(of: value) == Bool.self:
-            self = .bool(bool)
-        case let number as NSNumber:
+        let type = Swift.type(of: value)
+        if type == String.self {
+            self = .string(value as! String)
+        } else if type == [String: Any].self {
+            self = .dictionary((value as! [String: Any]).mapValues(PropertyValue.init(foundation:)))
+        } else if type == [Any].self {
+            self = .array((value as! [Any]).map(PropertyValue.init(foundation:)))
+        } else if type == Bool.self {
+            self = .bool(value as! Bool)
+        } else if let number = value as? NSNumber {
             self = PropertyValue(number: number)
-        case let array as [Any]:
-            self = .array(array.map(PropertyValue.init(foundation:)))
-        case let dictionary as [String: Any]:
+        } else if let string = value as? String {
+            self = .string(string)
+        } else if let dictionary = value as? [String: Any] {
             self = .dictionary(dictionary.mapValues(PropertyValue.init(foundation:)))
-        case let data as Data:
+        } else if let array = value as? [Any] {
+            self = .array(array.map(PropertyValue.init(foundation:)))
+        } else if let data = value as? Data {
             self = .data(data)
-        case let date as Date:
+        } else if let date = value as? Date {
             self = .date(date)
-        default:
+        } else {
             self = .null
         }
     }

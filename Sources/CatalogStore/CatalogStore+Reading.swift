@@ -57,51 +57,19 @@ extension CatalogStore {
             sectionIndex[row[0]] = sections.count
             sections.append(Section(id: row[1], kind: kind, title: row[3], capacity: row[4]))
         }
-        // Items come in display order: by their section's position, then their own; both walks use
-        // the UNIQUE (…, position) indexes, so SQLite sorts nothing.
-        let itemRows = try Row.fetchCursor(db, sql: """
-            SELECT i.section_pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
-                   i.status_text, i.author, i.name, i.icon, i.width, i.height
-            FROM section s JOIN item i ON i.section_pk = s.pk
-            WHERE s.catalog_pk = ? ORDER BY s.position, i.position
-            """, arguments: [catalogPK])
         var currentPK: Int64 = -1
         var current = -1
-        while let row = try itemRows.next() {
-            let sectionPK: Int64 = row[0]
+        try ItemReader(db: db).forEachItem(catalogPK: catalogPK) { sectionPK, item in
             if sectionPK != currentPK {
                 currentPK = sectionPK
                 current = sectionIndex[sectionPK]!
             }
-            sections[current].items.append(try item(from: row))
+            sections[current].items.append(item)
         }
         let catalog = Catalog(name: name, revision: header[1], sections: sections)
         #if DEBUG
         catalog.checkInvariants()
         #endif
         return catalog
-    }
-
-    /// Builds an item from the columns selected by ``loadCatalog(named:in:)``, from index 1 on.
-    private static func item(from row: Row) throws -> Item {
-        let content: ItemContent
-        switch row[2] as String {
-        case "video":
-            let statusName: String = row[7]
-            guard let status = VideoStatus(rawValue: statusName) else {
-                throw StoreError.database("item \(row[1] as String) has an unknown status \(statusName)")
-            }
-            content = .video(Video(title: row[3], cover: row[4], playCount: row[5], likeCount: row[6],
-                                   status: status, statusText: row[8]))
-        case "book":
-            content = .book(Book(title: row[3], cover: row[4], author: row[9]))
-        default:
-            content = .icon(Icon(name: row[10], icon: row[11]))
-        }
-        var size: Size?
-        if let width = row[12] as Double?, let height = row[13] as Double? {
-            size = Size(width: width, height: height)
-        }
-        return Item(id: row[1], content: content, size: size)
     }
 }

@@ -69,12 +69,12 @@ struct CatalogWriter {
         let insertSection = try db.cachedStatement(sql: """
             INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
             """)
-        let insertItem = try db.cachedStatement(sql: Self.insertItemSQL)
+        let items = try ItemInserter(db: db)
         for (position, section) in catalog.sections.enumerated() {
             try insertSection.execute(arguments: [catalogPK, section.id, position, section.kind.rawValue, section.title, section.capacity])
             let sectionPK = db.lastInsertedRowID
             for (itemPosition, item) in section.items.enumerated() {
-                try insertItem.execute(arguments: Self.arguments(for: item, catalogPK: catalogPK, sectionPK: sectionPK, position: itemPosition))
+                try items.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, position: itemPosition)
                 written += 1
                 if written & 4095 == 0 { progress?(written, total) }
             }
@@ -92,29 +92,6 @@ struct CatalogWriter {
         try Self.verifyContiguousPositions(catalogPK: catalogPK, catalog: catalog.name, in: db)
         progress?(written, total)
         return ReplaceResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision)
-    }
-
-    static let insertItemSQL = """
-        INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count,
-                          status, status_text, author, name, icon, width, height)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-
-    /// The values of ``insertItemSQL`` for one item.
-    static func arguments(for item: Item, catalogPK: Int64, sectionPK: Int64, position: Int) -> StatementArguments {
-        let width = item.size?.width
-        let height = item.size?.height
-        switch item.content {
-        case .video(let v):
-            return [catalogPK, sectionPK, item.id, position, "video", v.title, v.cover, v.playCount, v.likeCount,
-                    v.status.rawValue, v.statusText, nil, nil, nil, width, height]
-        case .book(let b):
-            return [catalogPK, sectionPK, item.id, position, "book", b.title, b.cover, nil, nil,
-                    nil, nil, b.author, nil, nil, width, height]
-        case .icon(let i):
-            return [catalogPK, sectionPK, item.id, position, "icon", nil, nil, nil, nil,
-                    nil, nil, nil, i.name, i.icon, width, height]
-        }
     }
 
     /// Checks that sections are at positions 0..<n in the catalogue, and items at 0..<count in each

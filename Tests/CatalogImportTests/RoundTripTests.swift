@@ -42,6 +42,8 @@ struct RoundTripTests {
         #expect(try CatalogImporter.decode(CatalogExporter.json(catalog), fileName: "data.txt").report.format == .json)
         #expect(try CatalogImporter.decode(CatalogExporter.propertyList(catalog, format: .binary), fileName: "data").report.format == .plist)
         #expect(try CatalogImporter.decode(CatalogExporter.propertyList(catalog), fileName: "data").report.format == .plist)
+        #expect(try CatalogImporter.decode(CatalogExporter.json(catalog), fileName: "v1.2/data").report.format == .json,
+                "a dot in a folder name is not an extension")
     }
 
     @Test("derived ids skip ids the file uses explicitly")
