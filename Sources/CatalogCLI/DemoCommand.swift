@@ -13,6 +13,9 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "The folder of sample catalogues (default: ./SampleData, else the package's own).")
     var samples: String?
 
+    @Flag(help: "Print JSON: {\"imports\": [report…], \"catalogs\": [list…]}.")
+    var json = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -25,8 +28,17 @@ struct DemoCommand: ParsableCommand {
         let imported = try files.map { file throws in
             try CatalogImporter.read(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(file))
         }
+        try ImportCommand.requireDistinctNames(imported)
         let store = try global.openStore()
         let results = try store.replace(imported.map { ($0.catalog, ImportRecord($0.report)) })
+        if json {
+            let imports: [OrderedJSON] = zip(imported, results).map { entry, result in
+                .object([("catalog", .string(result.catalog)), ("revision", .integer(result.revision)),
+                         ("previousRevision", .integer(result.previousRevision)), ("report", entry.report.jsonValue)])
+            }
+            Output.json(.object([("imports", .array(imports)), ("catalogs", ListCommand.jsonValue(try store.summaries()))]))
+            return
+        }
 
         print("Imported \(files.count) sample files from \(folder) into \(global.path):\n")
         for (entry, result) in zip(imported, results) {

@@ -30,6 +30,9 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "The file to write (.json or .plist).")
     var out: String
 
+    @Flag(help: "Print JSON: {\"file\", \"catalog\", \"sections\", \"items\"}.")
+    var json = false
+
     func validate() throws {
         guard items >= 0 else { throw ValidationError("--items must be ≥ 0") }
         guard sections > 0 else { throw ValidationError("--sections must be ≥ 1") }
@@ -41,6 +44,11 @@ struct GenerateCommand: ParsableCommand {
             try CatalogExporter.write(catalog, to: URL(fileURLWithPath: out))
         } catch {
             throw CLIError("cannot write \(out): \(error.localizedDescription)")
+        }
+        if json {
+            Output.json(.object([("file", .string(out)), ("catalog", .string(name)),
+                                 ("sections", .integer(sections)), ("items", .integer(items))]))
+            return
         }
         print("Wrote \(out): catalogue \"\(name)\", \(plural(sections, "\(kind.rawValue) section")), \(plural(items, "item")).")
     }

@@ -74,6 +74,7 @@ struct ImportCommand: ParsableCommand {
             imported.append(try CatalogImporter.read(contentsOf: URL(fileURLWithPath: file), options: options))
         }
         for entry in imported { try entry.catalog.validate() }
+        try Self.requireDistinctNames(imported)
         if dryRun {
             report(imported, results: nil)
             return
@@ -84,6 +85,16 @@ struct ImportCommand: ParsableCommand {
         }
         progress.finish()
         report(imported, results: results)
+    }
+
+    /// Two files that name the same catalogue would replace each other inside one transaction.
+    static func requireDistinctNames(_ imported: [ImportedCatalog]) throws {
+        var seen: [String: String] = [:]
+        for entry in imported {
+            if let first = seen.updateValue(entry.report.file, forKey: entry.catalog.name) {
+                throw CLIError("\(first) and \(entry.report.file) both name the catalogue \"\(entry.catalog.name)\"; import them separately or rename one")
+            }
+        }
     }
 
     private func report(_ imported: [ImportedCatalog], results: [ReplaceResult]?) {

@@ -16,7 +16,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let summaries = try global.openStoreForReading().summaries()
         if json {
-            Output.json(.array(summaries.map { .object([("name", .string($0.name)), ("revision", .integer($0.revision)), ("sections", .integer($0.sections)), ("items", .integer($0.items))]) }))
+            Output.json(Self.jsonValue(summaries))
         } else if summaries.isEmpty {
             print("No catalogues in \(global.path).")
         } else {
@@ -24,5 +24,13 @@ struct ListCommand: ParsableCommand {
                                summaries.map { [$0.name, "\($0.revision)", "\($0.sections)", "\($0.items)"] },
                                rightAligned: [1, 2, 3]))
         }
+    }
+
+    /// `[{"name", "revision", "sections", "items"}]`, as SPEC §6 gives it.
+    static func jsonValue(_ summaries: [CatalogSummary]) -> OrderedJSON {
+        .array(summaries.map {
+            .object([("name", .string($0.name)), ("revision", .integer($0.revision)),
+                     ("sections", .integer($0.sections)), ("items", .integer($0.items))])
+        })
     }
 }

@@ -73,6 +73,12 @@ public enum CatalogImporter {
             case .success(let value): return value
             case .failure(let failure): throw ImportError(file: fileName, reason: .malformed(format: .json, detail: failure.message))
             }
+        case .plist where isBinaryPlist:
+            do throws(BinaryPropertyListParser.Failure) {
+                return try BinaryPropertyListParser.parse(data)
+            } catch {
+                throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: error.message))
+            }
         case .plist:
             do {
                 return PropertyValue(foundation: try PropertyListSerialization.propertyList(from: data, options: [], format: nil))

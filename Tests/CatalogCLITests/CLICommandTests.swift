@@ -141,4 +141,31 @@ struct CLICommandTests {
         #expect(list.first { $0["name"] as? String == "big" }?["sections"] as? Int == 25)
         #expect(list.first { $0["name"] as? String == "plisted" }?["items"] as? Int == 300)
     }
+
+    @Test("demo --json and generate --json print machine-readable results")
+    func jsonOutputs() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let demo = try #require(try CLIRunner.json(cli.succeed(["demo", "--json", "--db", cli.db])) as? [String: Any])
+        let imports = try #require(demo["imports"] as? [[String: Any]])
+        #expect(imports.count == 6)
+        #expect(imports.allSatisfy { $0["revision"] as? Int == 1 && $0["report"] is [String: Any] })
+        #expect((demo["catalogs"] as? [[String: Any]])?.count == 6)
+        let out = cli.folder.appendingPathComponent("g.json").path
+        let generated = try #require(try CLIRunner.json(cli.succeed(["generate", "--items", "10", "--out", out, "--json"])) as? [String: Any])
+        #expect(generated["items"] as? Int == 10)
+        #expect(generated["file"] as? String == out)
+    }
+
+    @Test("two files naming the same catalogue are refused before anything is written")
+    func duplicateCatalogueNames() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let first = try cli.file("one.json", #"{"catalog": "same", "sections": []}"#)
+        let second = try cli.file("two.json", #"{"catalog": "same", "sections": []}"#)
+        let result = try cli.run(["import", first, second, "--db", cli.db])
+        #expect(result.status == 1)
+        #expect(result.stderrLines == ["error: \(first) and \(second) both name the catalogue \"same\"; import them separately or rename one"])
+        #expect(!FileManager.default.fileExists(atPath: cli.db))
+    }
 }
