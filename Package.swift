@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "CatalogModel", targets: ["CatalogModel"]),
+        .library(name: "CatalogDiff", targets: ["CatalogDiff"]),
         .library(name: "CatalogImport", targets: ["CatalogImport"]),
         .library(name: "CatalogStore", targets: ["CatalogStore"]),
         .executable(name: "catalog", targets: ["catalog"]),
@@ -17,6 +18,9 @@ let package = Package(
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
         .target(name: "CatalogModel"),
+
+        // Staged changesets between snapshots and the batch-update simulator. Pure: no GRDB, no I/O.
+        .target(name: "CatalogDiff", dependencies: ["CatalogModel"]),
 
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),
@@ -53,6 +57,7 @@ let package = Package(
         .executableTarget(name: "catalog", dependencies: ["CatalogCLI"]),
 
         .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
+        .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport"]),
         .testTarget(
             name: "CatalogStoreTests",

@@ -1,0 +1,247 @@
+/// Computes the staged changeset (SPEC §3) that turns one snapshot into another.
+///
+/// The stages, of which only the non-empty ones are emitted:
+/// 1. **Sections that receive moved items** are inserted, holding their new items, next to the
+///    section that precedes them in the target (only when some item moves into a new section).
+/// 2. **Items**: deletes, inserts and moves — within a section only the items off a longest
+///    increasing subsequence move (the fewest moves possible), across sections every survivor
+///    moves rather than being deleted and inserted. Reloads of items that keep their index path.
+/// 3. **Sections**: deletes, the remaining inserts, moves (again off a longest increasing
+///    subsequence) and reloads of sections that keep their index. When stage 1 is empty and no
+///    item operation touches a section changed here, stages 2 and 3 are one stage.
+/// 4. **Reloads** of items that moved or shifted, and of sections that moved, at their final paths.
+///
+/// Items in a deleted section that do not survive go with their section, without a delete each.
+public enum StagedDiff {
+    /// The changeset from `a` to `b`, reloading the ids in `updatedItems` and `updatedSections`
+    /// (those present in both snapshots; others are ignored).
+    ///
+    /// - Throws: ``DuplicateIDError`` when either snapshot repeats a section or item id.
+    public static func changeset<S, I>(
+        from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
+        updatedSections: Set<S> = [], updatedItems: Set<I> = []
+    ) throws(DuplicateIDError) -> Changeset {
+        try a.checkUniqueIDs()
+        try b.checkUniqueIDs()
+        var planner = Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems)
+        return planner.plan()
+    }
+}
+
+/// The working state of one diff. Section coordinates in the item stage ("S1") are A's sections
+/// plus the new sections inserted first; `Entry` names a section in S1.
+private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
+    enum Entry: Hashable {
+        /// A section of A, by its index in A.
+        case old(Int)
+        /// A new section inserted in the first stage, by its index in B.
+        case new(Int)
+    }
+
+    let a: SnapshotShape<S, I>
+    let b: SnapshotShape<S, I>
+    let updatedSections: Set<S>
+    let updatedItems: Set<I>
+
+    var aSection: [S: Int] = [:]
+    var bSection: [S: Int] = [:]
+    var aItem: [I: ItemPath] = [:]
+    var bItem: [I: ItemPath] = [:]
+
+    /// The sections of the item stage, in order, and the S1 index of each A section / B section.
+    var s1: [Entry] = []
+    var s1OfA: [Int] = []
+    var s1OfB: [Int: Int] = [:]
+
+    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>) {
+        self.a = a
+        self.b = b
+        self.updatedSections = updatedSections
+        self.updatedItems = updatedItems
+        for (s, id) in a.sections.enumerated() { aSection[id] = s }
+        for (s, id) in b.sections.enumerated() { bSection[id] = s }
+        aItem.reserveCapacity(a.itemCount)
+        bItem.reserveCapacity(b.itemCount)
+        for (s, ids) in a.items.enumerated() {
+            for (i, id) in ids.enumerated() { aItem[id] = ItemPath(section: s, item: i) }
+        }
+        for (s, ids) in b.items.enumerated() {
+            for (i, id) in ids.enumerated() { bItem[id] = ItemPath(section: s, item: i) }
+        }
+    }
+
+    /// The B index of A's section `s`, or nil when B deletes it.
+    func survivingIndex(ofA s: Int) -> Int? { bSection[a.sections[s]] }
+
+    mutating func plan() -> Changeset {
+        // Stage 1: new sections that receive items from A, placed after the A section that
+        // precedes them in B, so that few of them need moving later.
+        var receivers = Set<Int>()
+        for (s, ids) in b.items.enumerated() where aSection[b.sections[s]] == nil {
+            if ids.contains(where: { aItem[$0] != nil }) { receivers.insert(s) }
+        }
+        var following: [Int: [Int]] = [:]  // A index (−1: the front) → receiving B sections
+        var anchor = -1
+        for s in b.sections.indices {
+            if let old = aSection[b.sections[s]] { anchor = old } else if receivers.contains(s) { following[anchor, default: []].append(s) }
+        }
+        for s in following[-1] ?? [] { s1.append(.new(s)) }
+        for s in a.sections.indices {
+            s1.append(.old(s))
+            for t in following[s] ?? [] { s1.append(.new(t)) }
+        }
+        s1OfA = [Int](repeating: 0, count: a.sections.count)
+        for (index, entry) in s1.enumerated() {
+            switch entry {
+            case .old(let s): s1OfA[s] = index
+            case .new(let t): s1OfB[t] = index
+            }
+        }
+        for (s, id) in a.sections.enumerated() { if let t = bSection[id] { s1OfB[t] = s1OfA[s] } }
+
+        var first = Stage()
+        first.sections.inserted = s1.indices.filter { if case .new = s1[$0] { true } else { false } }
+
+        // Stage 2: items, in S1 coordinates on both sides.
+        var items = ItemChanges()
+        var moved = Set<I>()
+        var deferredItemReloads: [ItemPath] = []  // B paths
+        for (index, entry) in s1.enumerated() {
+            guard case .old(let s) = entry else { continue }
+            guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
+            // Items that stay in this section: keep those on a longest increasing subsequence.
+            var stays: [(from: Int, to: Int)] = []
+            for (i, id) in a.items[s].enumerated() {
+                if let target = bItem[id] {
+                    if target.section == t { stays.append((i, target.item)) }
+                } else {
+                    items.deleted.append(ItemPath(section: index, item: i))
+                }
+            }
+            let kept = longestIncreasingSubsequence(stays.map(\.to))
+            for (k, stay) in stays.enumerated() where !kept[k] {
+                items.moved.append(Move(from: ItemPath(section: index, item: stay.from), to: ItemPath(section: index, item: stay.to)))
+                moved.insert(b.items[t][stay.to])
+            }
+        }
+        for (t, ids) in b.items.enumerated() {
+            guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
+            let isNewSection = aSection[b.sections[t]] == nil
+            for (j, id) in ids.enumerated() {
+                guard let source = aItem[id] else {
+                    if !isNewSection { items.inserted.append(ItemPath(section: index, item: j)) }
+                    continue
+                }
+                if s1OfA[source.section] != index {
+                    items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
+                                            to: ItemPath(section: index, item: j)))
+                    moved.insert(id)
+                }
+            }
+        }
+        // Reloading a section redraws its items, so items of sections reloaded later need no
+        // reload of their own.
+        let reloadedSectionIDs = updatedSections.filter { aSection[$0] != nil && bSection[$0] != nil }
+        for id in updatedItems {
+            guard let source = aItem[id], let target = bItem[id] else { continue }
+            if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
+            let before = ItemPath(section: s1OfA[source.section], item: source.item)
+            let after = ItemPath(section: s1OfB[target.section]!, item: target.item)
+            if before == after && !moved.contains(id) {
+                items.reloaded.append(before)
+            } else {
+                deferredItemReloads.append(target)
+            }
+        }
+
+        // Stage 3: sections, from S1 to B.
+        var sections = SectionChanges()
+        var survivors: [(from: Int, to: Int)] = []
+        for (index, entry) in s1.enumerated() {
+            switch entry {
+            case .old(let s):
+                if let t = survivingIndex(ofA: s) { survivors.append((index, t)) } else { sections.deleted.append(index) }
+            case .new(let t):
+                survivors.append((index, t))
+            }
+        }
+        for t in b.sections.indices where s1OfB[t] == nil { sections.inserted.append(t) }
+        let keptSections = longestIncreasingSubsequence(survivors.map(\.to))
+        var movedSections = Set<Int>()  // B indices
+        for (k, survivor) in survivors.enumerated() where !keptSections[k] {
+            sections.moved.append(Move(from: survivor.from, to: survivor.to))
+            movedSections.insert(survivor.to)
+        }
+        var deferredSectionReloads: [Int] = []  // B indices
+        for id in updatedSections {
+            guard let s = aSection[id], let t = bSection[id] else { continue }
+            if s1OfA[s] == t && !movedSections.contains(t) { sections.reloaded.append(t) } else { deferredSectionReloads.append(t) }
+        }
+
+        // An item reload deferred past the item stage may ride in the section stage when its
+        // section keeps its index there and is not reloaded or moved in it.
+        var sectionStageItemReloads: [ItemPath] = []
+        var lateItemReloads: [ItemPath] = []
+        let touched = Set(sections.reloaded).union(movedSections)
+        for path in deferredItemReloads {
+            if !sections.isEmpty && s1OfB[path.section] == path.section && !touched.contains(path.section) {
+                sectionStageItemReloads.append(path)
+            } else {
+                lateItemReloads.append(path)
+            }
+        }
+        var third = Stage(sections: sections, items: ItemChanges(reloaded: sectionStageItemReloads))
+
+        var second = Stage(items: items)
+        // Stages 2 and 3 as one, when nothing was inserted first and no item operation touches a
+        // section that stage 3 changes: item paths after the stage are then in B's coordinates.
+        if first.isEmpty && !second.isEmpty && !third.isEmpty, let merged = merge(second, third) {
+            second = merged
+            third = Stage()
+        }
+        var fourth = Stage(items: ItemChanges(reloaded: lateItemReloads))
+        var fifth = Stage(sections: SectionChanges(reloaded: deferredSectionReloads))
+        let reloadedSections = Set(deferredSectionReloads)
+        if !lateItemReloads.contains(where: { reloadedSections.contains($0.section) }) {
+            fourth.sections = fifth.sections
+            fifth = Stage()
+        }
+        return Changeset(stages: [first, second, third, fourth, fifth].filter { !$0.isEmpty }.map(Self.sorted))
+    }
+
+    /// Stage 2 and 3 as one stage, or nil when an item operation touches a section that stage 3
+    /// changes. Only called when stage 1 is empty, so S1 is A.
+    func merge(_ itemStage: Stage, _ sectionStage: Stage) -> Stage? {
+        var touched = Set(sectionStage.sections.deleted)
+        touched.formUnion(sectionStage.sections.reloaded)
+        touched.formUnion(sectionStage.sections.moved.map(\.from))
+        let items = itemStage.items
+        let before = items.deleted.map(\.section) + items.reloaded.map(\.section) + items.moved.map(\.from.section)
+            + items.inserted.map(\.section) + items.moved.map(\.to.section)
+        if before.contains(where: touched.contains) { return nil }
+        // Reloads must keep their index path: their section must keep its index too.
+        if items.reloaded.contains(where: { survivingIndex(ofA: $0.section) != $0.section }) { return nil }
+        if !sectionStage.items.isEmpty { return nil }
+        func after(_ path: ItemPath) -> ItemPath {
+            ItemPath(section: survivingIndex(ofA: path.section)!, item: path.item)
+        }
+        var merged = sectionStage
+        merged.items = ItemChanges(deleted: items.deleted, inserted: items.inserted.map(after), reloaded: items.reloaded,
+                                   moved: items.moved.map { Move(from: $0.from, to: after($0.to)) })
+        return merged
+    }
+
+    /// Operations in index order, so that equal changesets compare and print alike.
+    static func sorted(_ stage: Stage) -> Stage {
+        var stage = stage
+        stage.sections.deleted.sort()
+        stage.sections.inserted.sort()
+        stage.sections.reloaded.sort()
+        stage.sections.moved.sort { $0.from < $1.from }
+        stage.items.deleted.sort()
+        stage.items.inserted.sort()
+        stage.items.reloaded.sort()
+        stage.items.moved.sort { $0.from < $1.from }
+        return stage
+    }
+}

@@ -1,0 +1,98 @@
+import CatalogModel
+import Testing
+@testable import CatalogDiff
+
+@Suite("Staged diff")
+struct StagedDiffTests {
+    typealias Shape = SnapshotShape<String, String>
+
+    private func path(_ s: Int, _ i: Int) -> ItemPath { ItemPath(section: s, item: i) }
+
+    @Test("identical snapshots need no stage")
+    func identical() throws {
+        let a = Shape([("s", ["a", "b"])])
+        #expect(try StagedDiff.changeset(from: a, to: a).stages.isEmpty)
+    }
+
+    @Test("content edits alone are one stage of reloads")
+    func reloadsOnly() throws {
+        let a = Shape([("s", ["a", "b", "c"])])
+        let changeset = try StagedDiff.changeset(from: a, to: a, updatedItems: ["b"])
+        #expect(changeset.stages == [Stage(items: ItemChanges(reloaded: [path(0, 1)]))])
+    }
+
+    @Test("a reorder moves only the items off the longest increasing subsequence")
+    func fewestMoves() throws {
+        let a = Shape([("s", ["a", "b", "c", "d", "e"])])
+        let b = Shape([("s", ["b", "c", "d", "e", "a"])])
+        let changeset = try StagedDiff.changeset(from: a, to: b)
+        #expect(changeset.stages == [Stage(items: ItemChanges(moved: [Move(from: path(0, 0), to: path(0, 4))]))])
+    }
+
+    @Test("an item that moves and changes is moved in one stage and reloaded in a later one")
+    func moveAndReload() throws {
+        let a = Shape([("s", ["a", "b", "c"])])
+        let b = Shape([("s", ["b", "c", "a"])])
+        let changeset = try StagedDiff.changeset(from: a, to: b, updatedItems: ["a"])
+        #expect(changeset.stages.count == 2)
+        #expect(changeset.stages[1] == Stage(items: ItemChanges(reloaded: [path(0, 2)])))
+        #expect(BatchUpdateSimulator.violations(of: changeset, from: a, to: b, updatedItems: ["a"]).isEmpty)
+    }
+
+    @Test("a book moved across shelves is a move, not a delete and an insert")
+    func crossSection() throws {
+        let a = Shape([("top", ["a", "b"]), ("bottom", ["c"])])
+        let b = Shape([("top", ["a"]), ("bottom", ["b", "c"])])
+        let changeset = try StagedDiff.changeset(from: a, to: b)
+        #expect(changeset.stages == [Stage(items: ItemChanges(moved: [Move(from: path(0, 1), to: path(1, 0))]))])
+    }
+
+    @Test("an item moving into a new section: the section is inserted first, then the move")
+    func moveIntoNewSection() throws {
+        let a = Shape([("old", ["a", "b"])])
+        let b = Shape([("old", ["a"]), ("new", ["x", "b"])])
+        let changeset = try StagedDiff.changeset(from: a, to: b)
+        #expect(changeset.stages.count == 2)
+        #expect(changeset.stages[0] == Stage(sections: SectionChanges(inserted: [1])))
+        #expect(changeset.stages[1] == Stage(items: ItemChanges(moved: [Move(from: path(0, 1), to: path(1, 1))])))
+        #expect(BatchUpdateSimulator.violations(of: changeset, from: a, to: b).isEmpty)
+    }
+
+    @Test("item changes beside unrelated section changes share one stage")
+    func merged() throws {
+        let a = Shape([("a", ["1", "2"]), ("gone", ["3"])])
+        let b = Shape([("a", ["2", "1", "4"]), ("fresh", ["5"])])
+        let changeset = try StagedDiff.changeset(from: a, to: b)
+        #expect(changeset.stages.count == 1)
+        #expect(BatchUpdateSimulator.violations(of: changeset, from: a, to: b).isEmpty)
+    }
+
+    @Test("duplicate ids are refused with the list of duplicates")
+    func duplicates() {
+        let bad = Shape([("s", ["a", "b", "a"]), ("s", ["c", "b"])])
+        #expect(throws: DuplicateIDError(sections: ["s"], items: ["a", "b"])) {
+            try StagedDiff.changeset(from: bad, to: Shape([]))
+        }
+        #expect(DuplicateIDError(sections: ["s"], items: ["a", "b"]).description == "duplicate section ids: s; duplicate item ids: a, b")
+    }
+
+    @Test("catalogues: content changes become reloads, revisions are carried")
+    func catalogues() throws {
+        var a = Catalog(name: "shelf", revision: 3, sections: [
+            Section(id: "top", kind: .bookshelf, title: "Top", items: [
+                Item(id: "b1", content: .book(Book(title: "One", cover: "1"))),
+                Item(id: "b2", content: .book(Book(title: "Two", cover: "2"))),
+            ]),
+        ])
+        var b = a
+        b.revision = 4
+        b.sections[0].items[1].content = .book(Book(title: "Two, revised", cover: "2"))
+        b.sections[0].title = "Favourites"
+        let changeset = try Changeset(from: a, to: b)
+        #expect(changeset.fromRevision == 3 && changeset.toRevision == 4)
+        #expect(changeset.violations(from: a, to: b).isEmpty)
+        #expect(changeset.stages.flatMap(\.sections.reloaded) == [0])
+        a.sections[0].items.append(a.sections[0].items[0])
+        #expect(throws: DuplicateIDError.self) { try Changeset(from: a, to: b) }
+    }
+}
