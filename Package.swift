@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "CatalogModel",
+                "CatalogModel", "CatalogDiff",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "CatalogCLI",
             dependencies: [
-                "CatalogModel", "CatalogImport", "CatalogStore", "CatalogBenchmarks",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogBenchmarks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -61,9 +61,9 @@ let package = Package(
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport"]),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogImport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CatalogStore", "CatalogImport", "CatalogDiff", .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel"]),
+        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff"]),
     ],
     swiftLanguageModes: [.v6]
 )

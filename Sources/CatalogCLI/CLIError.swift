@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogImport
 import CatalogModel
 import CatalogStore
@@ -13,6 +14,6 @@ struct CLIError: Error, CustomStringConvertible {
     /// Whether `error` is one of the library's typed errors, whose description is already a
     /// complete, readable sentence.
     static func isKnown(_ error: any Error) -> Bool {
-        error is ImportError || error is StoreError || error is CatalogValidationError
+        error is ImportError || error is StoreError || error is CatalogValidationError || error is DuplicateIDError
     }
 }

@@ -102,7 +102,8 @@ struct ImportCommand: ParsableCommand {
             let objects: [OrderedJSON] = imported.enumerated().map { index, entry in
                 var members: [(String, OrderedJSON)] = [("catalog", .string(entry.catalog.name))]
                 if let result = results?[index] {
-                    members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision))]
+                    members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision)),
+                                ("changeset", result.changeset.jsonValue)]
                 } else {
                     members.append(("dryRun", true))
                 }
@@ -125,6 +126,10 @@ struct ImportCommand: ParsableCommand {
                 notes[2] += " (" + r.ignoredKeys.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
             }
             print("  " + notes.joined(separator: " · "))
+            if let result = results?[index], result.previousRevision > 0 {
+                print("  changes from revision \(result.previousRevision):")
+                print(result.changeset.summary.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+            }
         }
     }
 }

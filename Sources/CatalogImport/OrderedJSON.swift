@@ -45,8 +45,9 @@ public indirect enum OrderedJSON: Sendable, Hashable, ExpressibleByStringLiteral
             out += "}"
         case .array(let elements):
             if elements.isEmpty { out += "[]"; return }
-            // Short arrays of scalars ([180, 256]) stay on one line.
-            let inline = elements.count <= 4 && elements.allSatisfy(\.isScalar)
+            // Arrays without objects that fit in a short line ([180, 256], [[0, 1], [2, 3]]) stay
+            // on one line.
+            let inline = !pretty || (!containsObject && serialized(pretty: false).count <= 72)
             out += "["
             for (index, element) in elements.enumerated() {
                 if index > 0 { out += inline && pretty ? ", " : "," }
@@ -72,10 +73,11 @@ public indirect enum OrderedJSON: Sendable, Hashable, ExpressibleByStringLiteral
         }
     }
 
-    private var isScalar: Bool {
+    private var containsObject: Bool {
         switch self {
-        case .object, .array: false
-        default: true
+        case .object: true
+        case .array(let elements): elements.contains(where: \.containsObject)
+        default: false
         }
     }
 

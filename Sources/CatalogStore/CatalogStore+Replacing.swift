@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 import Foundation
 import GRDB
@@ -9,6 +10,9 @@ public struct ReplaceResult: Sendable, Hashable {
     public var previousRevision: Int
     /// The revision the write made: `previousRevision + 1`.
     public var revision: Int
+    /// The staged changeset from the previous content to the new one (from an empty catalogue
+    /// when the catalogue is new), valid under ``BatchUpdateSimulator``.
+    public var changeset: Changeset
 }
 
 extension CatalogStore {
@@ -58,6 +62,9 @@ struct CatalogWriter {
     }
 
     mutating func replace(_ catalog: Catalog, record: ImportRecord?) throws -> ReplaceResult {
+        // The old content, read inside the same transaction, for the changeset.
+        let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM catalog WHERE name = ?)", arguments: [catalog.name]) ?? false
+        let old = exists ? try CatalogStore.loadCatalog(named: catalog.name, in: db) : Catalog(name: catalog.name)
         try db.execute(sql: "INSERT INTO catalog (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [catalog.name])
         let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [catalog.name])!
         let catalogPK: Int64 = header[0]
@@ -91,7 +98,15 @@ struct CatalogWriter {
         }
         try Self.verifyContiguousPositions(catalogPK: catalogPK, catalog: catalog.name, in: db)
         progress?(written, total)
-        return ReplaceResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision)
+        var new = catalog
+        new.revision = revision
+        let changeset: Changeset
+        do {
+            changeset = try Changeset(from: old, to: new)
+        } catch {
+            throw StoreError.database("the stored catalogue repeats ids: \(error)")
+        }
+        return ReplaceResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision, changeset: changeset)
     }
 
     /// Checks that sections are at positions 0..<n in the catalogue, and items at 0..<count in each

@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 import Foundation
 import GRDB
@@ -18,7 +19,9 @@ struct StoreRoundTripTests {
         let store = try CatalogStore.inMemory()
         let catalog = Catalog.generated(name: "c", items: 503, sections: 9, kind: kind, seed: 5)
         let result = try store.replace(catalog)
-        #expect(result == ReplaceResult(catalog: "c", previousRevision: 0, revision: 1))
+        #expect(result.catalog == "c" && result.previousRevision == 0 && result.revision == 1)
+        #expect(result.changeset.stages.count == 1)
+        #expect(result.changeset.stages[0].sections.inserted == Array(0..<9), "a new catalogue's sections arrive whole")
         var expected = catalog
         expected.revision = 1
         #expect(try store.catalog(named: "c") == expected)
@@ -52,6 +55,12 @@ struct StoreRoundTripTests {
         try store.replace(first)
         let result = try store.replace(second)
         #expect(result.previousRevision == 1 && result.revision == 2)
+        #expect(result.changeset.fromRevision == 1 && result.changeset.toRevision == 2)
+        var firstStored = first
+        firstStored.revision = 1
+        var secondStored = second
+        secondStored.revision = 2
+        #expect(result.changeset.violations(from: firstStored, to: secondStored).isEmpty)
         let loaded = try store.catalog(named: "shelf")
         #expect(loaded.revision == 2)
         #expect(loaded.sections == second.sections)
