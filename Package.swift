@@ -14,6 +14,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -43,7 +44,12 @@ let package = Package(
         // Benchmarks behind `catalog bench` (run them from a release build).
         .target(
             name: "CatalogBenchmarks",
-            dependencies: ["CatalogModel", "CatalogImport", "CatalogStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // Baseline for the diff benchmark.
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
 
         // The `catalog` command line: commands live in a library so tests can reach them.

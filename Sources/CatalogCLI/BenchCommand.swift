@@ -6,18 +6,21 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import. Example: swift run -c release catalog bench import"
+        discussion: "Suites: import, diff. Example: swift run -c release catalog bench diff"
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`
+        case all, `import`, diff
     }
 
-    @Argument(help: "Which suite: all or import.")
+    @Argument(help: "Which suite: all, import or diff.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
     var items: Int = 100_000
+
+    @Option(parsing: .upToNextOption, help: "Snapshot sizes for the diff suite (e.g. --diff-sizes 5000 100000).")
+    var diffSizes: [Int] = [5_000, 100_000, 1_000_000]
 
     @Option(help: "Timed runs per case (the median is reported).")
     var runs: Int = 7
@@ -42,6 +45,9 @@ struct BenchCommand: ParsableCommand {
         var results: [BenchmarkResult] = []
         if suite == .all || suite == .import {
             results += try ImportBenchmark(items: items, runs: runs).run(log: log)
+        }
+        if suite == .all || suite == .diff {
+            results += try DiffBenchmark(sizes: diffSizes, runs: runs).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

@@ -20,6 +20,8 @@ public enum BatchUpdateSimulator {
     /// Every rule the changeset breaks when it is applied to `a` to reach `b`; empty when it is valid.
     /// `updatedItems` and `updatedSections` are the ids whose content differs between the snapshots:
     /// each must be reloaded (or inserted afresh) in some stage, and nothing else may be reloaded.
+    @_specialize(where S == String, I == String)
+    @_specialize(where S == Int, I == Int)
     public static func violations<S, I>(
         of changeset: Changeset, from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = []

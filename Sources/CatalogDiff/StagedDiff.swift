@@ -17,6 +17,11 @@ public enum StagedDiff {
     /// (those present in both snapshots; others are ignored).
     ///
     /// - Throws: ``DuplicateIDError`` when either snapshot repeats a section or item id.
+    // Generic code called from another module runs unspecialised (every id copied through value
+    // witnesses, ~7× slower); these are the id types catalogues and benchmarks use.
+    @_specialize(where S == String, I == String)
+    @_specialize(where S == Int, I == Int)
+    @_specialize(where S == Int, I == String)
     public static func changeset<S, I>(
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = []

@@ -1,0 +1,136 @@
+import CatalogDiff
+import CatalogModel
+import Foundation
+import OrderedCollections
+
+/// `catalog bench diff`: staged changesets between large snapshots, against two baselines
+/// measured on the same data in the same run — an `OrderedSet`-based difference (what a careful
+/// Swift programmer writes with swift-collections) and the standard library's
+/// `difference(from:).inferringMoves()` (skipped at 1M, where it takes minutes).
+public struct DiffBenchmark {
+    public var sizes: [Int]
+    public var runs: Int
+
+    public init(sizes: [Int] = [5_000, 100_000, 1_000_000], runs: Int = 5) {
+        self.sizes = sizes
+        self.runs = runs
+    }
+
+    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+        var results: [BenchmarkResult] = []
+        for size in sizes {
+            // SPEC's cases: a tenth deleted, a tenth inserted, a fiftieth of that moved.
+            let changed = size / 5 >= 1_000 ? size / 10 : size / 5
+            let shuffled = size >= 100_000 ? size / 100 : size / 25
+            var random = SplitMix64(seed: UInt64(size))
+            let (a, b) = Self.edit(count: size, deleting: changed, inserting: changed, moving: shuffled, &random)
+            let runs = size >= 1_000_000 ? max(1, self.runs / 2) : self.runs
+            results += try measure("Int ids", a, b, runs: runs, log: log)
+            let strings = Self.stringIDs(count: size + changed, &random)
+            results += try measure("string ids", a.map { strings[$0] }, b.map { strings[$0] }, runs: runs, log: log)
+        }
+        return results
+    }
+
+    private func measure<ID: Hashable & Sendable>(_ kind: String, _ a: [ID], _ b: [ID], runs: Int,
+                                                  log: (String) -> Void) throws -> [BenchmarkResult] {
+        let size = a.count
+        let label = "\(size.abbreviated) \(kind)"
+        log("diff: \(label)")
+        let flatA = SnapshotShape(sections: [0], items: [a])
+        let flatB = SnapshotShape(sections: [0], items: [b])
+        let sectionedA = Self.sectioned(a)
+        let sectionedB = Self.sectioned(b)
+        var results: [BenchmarkResult] = []
+
+        let flat = try Clock.compare(
+            runs: runs,
+            case: {}, { _ = try StagedDiff.changeset(from: flatA, to: flatB) },
+            baseline: {}, { _ = Self.orderedSetDifference(a, b) })
+        results.append(BenchmarkResult(suite: "diff", name: "\(label), flat", medianMS: flat.median,
+                                       baseline: "OrderedSet difference", baselineMedianMS: flat.baselineMedian, items: size))
+        let sectioned = try Clock.compare(
+            runs: runs,
+            case: {}, { _ = try StagedDiff.changeset(from: sectionedA, to: sectionedB) },
+            baseline: {}, { _ = Self.orderedSetDifference(a, b) })
+        results.append(BenchmarkResult(suite: "diff", name: "\(label), 100 sections", medianMS: sectioned.median,
+                                       baseline: "OrderedSet difference (flat)", baselineMedianMS: sectioned.baselineMedian, items: size))
+        if size <= 100_000 {
+            let stdlibRuns = size > 10_000 ? 1 : runs
+            let standard = try Clock.compare(
+                runs: stdlibRuns,
+                case: {}, { _ = try StagedDiff.changeset(from: flatA, to: flatB) },
+                baseline: {}, { _ = b.difference(from: a).inferringMoves() })
+            results.append(BenchmarkResult(suite: "diff", name: "\(label), flat", medianMS: standard.median,
+                                           baseline: "stdlib difference + inferringMoves", baselineMedianMS: standard.baselineMedian, items: size))
+        }
+        return results
+    }
+
+    /// Deletes, inserts and moves, as the field notes' cases: `b` is `a` with `deleting` ids
+    /// removed, `inserting` new ids put at random places and `moving` ids moved elsewhere.
+    static func edit(count: Int, deleting: Int, inserting: Int, moving: Int, _ random: inout SplitMix64) -> ([Int], [Int]) {
+        let a = Array(0..<count)
+        var order = a
+        order.shuffle(using: &random)
+        let deleted = Set(order.prefix(deleting))
+        let moved = Set(order.dropFirst(deleting).prefix(moving))
+        // Survivors keep their place (key = old index); moved and inserted ids get a random key
+        // between two survivors. Sorting by key is b, in O(n log n) rather than O(n) per insert.
+        var keyed: [(key: Double, id: Int)] = []
+        keyed.reserveCapacity(count - deleting + inserting)
+        for id in a where !deleted.contains(id) {
+            let key = moved.contains(id) ? Double(random.next() % UInt64(count)) + 0.5 : Double(id)
+            keyed.append((key, id))
+        }
+        for id in count..<count + inserting {
+            keyed.append((Double(random.next() % UInt64(count)) + 0.5, id))
+        }
+        keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.id < $1.id) }
+        return (a, keyed.map(\.id))
+    }
+
+    /// 36-character ids in the shape of UUIDs, distinct and deterministic.
+    static func stringIDs(count: Int, _ random: inout SplitMix64) -> [String] {
+        let hex = Array("0123456789abcdef".utf8)
+        return (0..<count).map { n in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(36)
+            let high = random.next()
+            let low = UInt64(n) << 32 | (random.next() & 0xFFFF_FFFF)
+            for (index, word) in [(0, high), (16, low)] {
+                for nibble in 0..<16 {
+                    if [8, 12, 16, 20].contains(index + nibble) { bytes.append(UInt8(ascii: "-")) }
+                    bytes.append(hex[Int(word >> (60 - 4 * UInt64(nibble)) & 0xF)])
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// The ids split over 100 sections of equal size.
+    static func sectioned<ID>(_ ids: [ID]) -> SnapshotShape<Int, ID> {
+        let per = max(1, (ids.count + 99) / 100)
+        let chunks = stride(from: 0, to: ids.count, by: per).map { Array(ids[$0..<min($0 + per, ids.count)]) }
+        return SnapshotShape(sections: Array(chunks.indices), items: chunks)
+    }
+
+    /// The baseline: deletions, insertions and moves (for survivors whose relative order changed,
+    /// found with the same longest-increasing-subsequence rule) computed through `OrderedSet`.
+    static func orderedSetDifference<ID: Hashable>(_ a: [ID], _ b: [ID]) -> (deleted: [Int], inserted: [Int], moved: Int) {
+        let setA = OrderedSet(a)
+        let setB = OrderedSet(b)
+        let deleted = a.indices.filter { !setB.contains(a[$0]) }
+        let inserted = b.indices.filter { !setA.contains(b[$0]) }
+        var oldPositions: [Int] = []
+        oldPositions.reserveCapacity(b.count)
+        for id in b { if let index = setA.firstIndex(of: id) { oldPositions.append(index) } }
+        var tails: [Int] = []
+        for value in oldPositions {
+            var low = 0, high = tails.count
+            while low < high { let mid = (low + high) / 2; if tails[mid] < value { low = mid + 1 } else { high = mid } }
+            if low == tails.count { tails.append(value) } else { tails[low] = value }
+        }
+        return (deleted, inserted, oldPositions.count - tails.count)
+    }
+}
