@@ -26,9 +26,7 @@ public enum StagedDiff {
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = []
     ) throws(DuplicateIDError) -> Changeset {
-        try a.checkUniqueIDs()
-        try b.checkUniqueIDs()
-        var planner = Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems)
+        var planner = try Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems)
         return planner.plan()
     }
 }
@@ -50,30 +48,86 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
 
     var aSection: [S: Int] = [:]
     var bSection: [S: Int] = [:]
-    var aItem: [I: ItemPath] = [:]
-    var bItem: [I: ItemPath] = [:]
+
+    // Items, flattened: position p of A is item p − aStart[s] of section aSectionOf[p].
+    let aIDs: [I]
+    let bIDs: [I]
+    let aStart: [Int]
+    let bStart: [Int]
+    let aSectionOf: [Int32]
+    let bSectionOf: [Int32]
+    let aTable: IDTable
+    let bTable: IDTable
+    /// The B position of each A position, and the reverse; −1 where the item is not there.
+    let aToB: [Int32]
+    let bToA: [Int32]
 
     /// The sections of the item stage, in order, and the S1 index of each A section / B section.
     var s1: [Entry] = []
     var s1OfA: [Int] = []
     var s1OfB: [Int: Int] = [:]
 
-    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>) {
+    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>) throws(DuplicateIDError) {
         self.a = a
         self.b = b
         self.updatedSections = updatedSections
         self.updatedItems = updatedItems
-        for (s, id) in a.sections.enumerated() { aSection[id] = s }
-        for (s, id) in b.sections.enumerated() { bSection[id] = s }
-        aItem.reserveCapacity(a.itemCount)
-        bItem.reserveCapacity(b.itemCount)
-        for (s, ids) in a.items.enumerated() {
-            for (i, id) in ids.enumerated() { aItem[id] = ItemPath(section: s, item: i) }
+        var duplicateSections: [String] = []
+        for (s, id) in a.sections.enumerated() where aSection.updateValue(s, forKey: id) != nil {
+            duplicateSections.append(String(describing: id))
         }
-        for (s, ids) in b.items.enumerated() {
-            for (i, id) in ids.enumerated() { bItem[id] = ItemPath(section: s, item: i) }
+        for (s, id) in b.sections.enumerated() where bSection.updateValue(s, forKey: id) != nil {
+            duplicateSections.append(String(describing: id))
         }
+        let (aIDs, aStart, aSectionOf) = Self.flatten(a.items)
+        let (bIDs, bStart, bSectionOf) = Self.flatten(b.items)
+        let hash = IDHash.choose(for: aIDs, bIDs, Array(updatedItems))
+        var duplicatePositions: [Int] = []
+        let aTable = aIDs.withUnsafeBufferPointer { IDTable($0, hash: hash, duplicates: &duplicatePositions) }
+        var duplicateItems = duplicatePositions.map { String(describing: aIDs[$0]) }
+        duplicatePositions.removeAll()
+        let bTable = bIDs.withUnsafeBufferPointer { IDTable($0, hash: hash, duplicates: &duplicatePositions) }
+        duplicateItems += duplicatePositions.map { String(describing: bIDs[$0]) }
+        if !duplicateSections.isEmpty || !duplicateItems.isEmpty {
+            throw DuplicateIDError(sections: duplicateSections, items: duplicateItems)
+        }
+        var aToB = [Int32](repeating: -1, count: aIDs.count)
+        var bToA = [Int32](repeating: -1, count: bIDs.count)
+        aIDs.withUnsafeBufferPointer { aIDs in
+            bIDs.withUnsafeBufferPointer { bIDs in
+                for q in bIDs.indices {
+                    let p = aTable.position(of: bIDs[q], in: aIDs)
+                    if p >= 0 {
+                        bToA[q] = Int32(p)
+                        aToB[p] = Int32(q)
+                    }
+                }
+            }
+        }
+        (self.aIDs, self.aStart, self.aSectionOf, self.aTable, self.aToB) = (aIDs, aStart, aSectionOf, aTable, aToB)
+        (self.bIDs, self.bStart, self.bSectionOf, self.bTable, self.bToA) = (bIDs, bStart, bSectionOf, bTable, bToA)
     }
+
+    /// The ids of all sections in one array, where each section starts, and each position's section.
+    static func flatten(_ sections: [[I]]) -> ([I], [Int], [Int32]) {
+        var ids: [I] = []
+        var starts: [Int] = [0]
+        var sectionOf: [Int32] = []
+        let total = sections.reduce(0) { $0 + $1.count }
+        ids.reserveCapacity(total)
+        sectionOf.reserveCapacity(total)
+        starts.reserveCapacity(sections.count + 1)
+        for (s, section) in sections.enumerated() {
+            ids.append(contentsOf: section)
+            sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count))
+            starts.append(ids.count)
+        }
+        return (ids, starts, sectionOf)
+    }
+
+    /// A's or B's item path of a flat position.
+    func aPath(_ p: Int) -> ItemPath { ItemPath(section: Int(aSectionOf[p]), item: p - aStart[Int(aSectionOf[p])]) }
+    func bPath(_ q: Int) -> ItemPath { ItemPath(section: Int(bSectionOf[q]), item: q - bStart[Int(bSectionOf[q])]) }
 
     /// The B index of A's section `s`, or nil when B deletes it.
     func survivingIndex(ofA s: Int) -> Int? { bSection[a.sections[s]] }
@@ -82,8 +136,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // Stage 1: new sections that receive items from A, placed after the A section that
         // precedes them in B, so that few of them need moving later.
         var receivers = Set<Int>()
-        for (s, ids) in b.items.enumerated() where aSection[b.sections[s]] == nil {
-            if ids.contains(where: { aItem[$0] != nil }) { receivers.insert(s) }
+        for s in b.sections.indices where aSection[b.sections[s]] == nil {
+            if (bStart[s]..<bStart[s + 1]).contains(where: { bToA[$0] >= 0 }) { receivers.insert(s) }
         }
         var following: [Int: [Int]] = [:]  // A index (−1: the front) → receiving B sections
         var anchor = -1
@@ -109,53 +163,64 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
 
         // Stage 2: items, in S1 coordinates on both sides.
         var items = ItemChanges()
-        var moved = Set<I>()
+        var moved = [Bool](repeating: false, count: bIDs.count)  // by B position
         var deferredItemReloads: [ItemPath] = []  // B paths
         for (index, entry) in s1.enumerated() {
             guard case .old(let s) = entry else { continue }
             guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
             // Items that stay in this section: keep those on a longest increasing subsequence.
             var stays: [(from: Int, to: Int)] = []
-            for (i, id) in a.items[s].enumerated() {
-                if let target = bItem[id] {
-                    if target.section == t { stays.append((i, target.item)) }
+            for p in aStart[s]..<aStart[s + 1] {
+                let q = Int(aToB[p])
+                if q >= 0 {
+                    if bSectionOf[q] == t { stays.append((p - aStart[s], q - bStart[t])) }
                 } else {
-                    items.deleted.append(ItemPath(section: index, item: i))
+                    items.deleted.append(ItemPath(section: index, item: p - aStart[s]))
                 }
             }
             let kept = longestIncreasingSubsequence(stays.map(\.to))
             for (k, stay) in stays.enumerated() where !kept[k] {
                 items.moved.append(Move(from: ItemPath(section: index, item: stay.from), to: ItemPath(section: index, item: stay.to)))
-                moved.insert(b.items[t][stay.to])
+                moved[bStart[t] + stay.to] = true
             }
         }
-        for (t, ids) in b.items.enumerated() {
+        for t in b.sections.indices {
             guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
             let isNewSection = aSection[b.sections[t]] == nil
-            for (j, id) in ids.enumerated() {
-                guard let source = aItem[id] else {
-                    if !isNewSection { items.inserted.append(ItemPath(section: index, item: j)) }
+            for q in bStart[t]..<bStart[t + 1] {
+                let p = Int(bToA[q])
+                guard p >= 0 else {
+                    if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - bStart[t])) }
                     continue
                 }
+                let source = aPath(p)
                 if s1OfA[source.section] != index {
                     items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
-                                            to: ItemPath(section: index, item: j)))
-                    moved.insert(id)
+                                            to: ItemPath(section: index, item: q - bStart[t])))
+                    moved[q] = true
                 }
             }
         }
         // Reloading a section redraws its items, so items of sections reloaded later need no
         // reload of their own.
         let reloadedSectionIDs = updatedSections.filter { aSection[$0] != nil && bSection[$0] != nil }
-        for id in updatedItems {
-            guard let source = aItem[id], let target = bItem[id] else { continue }
-            if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
-            let before = ItemPath(section: s1OfA[source.section], item: source.item)
-            let after = ItemPath(section: s1OfB[target.section]!, item: target.item)
-            if before == after && !moved.contains(id) {
-                items.reloaded.append(before)
-            } else {
-                deferredItemReloads.append(target)
+        aIDs.withUnsafeBufferPointer { aIDs in
+            bIDs.withUnsafeBufferPointer { bIDs in
+                for id in updatedItems {
+                    let p = aTable.position(of: id, in: aIDs)
+                    let q = bTable.position(of: id, in: bIDs)
+                    guard p >= 0, q >= 0 else { continue }
+                    let source = aPath(p)
+                    let target = bPath(q)
+                    if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
+                    let before = ItemPath(section: s1OfA[source.section], item: source.item)
+                    let after = ItemPath(section: s1OfB[target.section]!, item: target.item)
+                    if before == after && !moved[q] {
+                        items.reloaded.append(before)
+                    } else {
+                        deferredItemReloads.append(target)
+                    }
+                }
             }
         }
 
