@@ -57,7 +57,7 @@ struct BenchCommand: ParsableCommand {
             ["SUITE", "CASE", "MEDIAN ms", "ITEMS/s", "BASELINE", "BASELINE ms", "RATIO"],
             results.map { r in
                 [r.suite, r.name, String(format: "%.1f", r.medianMS), String(format: "%.0f", r.itemsPerSecond),
-                 r.baseline, String(format: "%.1f", r.baselineMedianMS), String(format: "%.2f×", r.ratio)]
+                 r.baseline, String(format: "%.1f", r.baselineMedianMS), String(format: r.ratio < 0.1 ? "%.3f×" : "%.2f×", r.ratio)]
             },
             rightAligned: [2, 3, 5, 6]))
     }

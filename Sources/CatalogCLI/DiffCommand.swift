@@ -25,8 +25,7 @@ struct DiffCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let a = try CatalogImporter.read(contentsOf: URL(fileURLWithPath: from)).catalog
-        let b = try CatalogImporter.read(contentsOf: URL(fileURLWithPath: to)).catalog
+        let (a, b) = try readCatalogs(from, to)
         var changeset = try Changeset(from: a, to: b)
         // Files carry no revisions.
         changeset.fromRevision = nil
@@ -60,8 +59,7 @@ struct ValidateCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let a = try CatalogImporter.read(contentsOf: URL(fileURLWithPath: from)).catalog
-        let b = try CatalogImporter.read(contentsOf: URL(fileURLWithPath: to)).catalog
+        let (a, b) = try readCatalogs(from, to)
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: changeset))
@@ -103,4 +101,10 @@ struct ValidateCommand: ParsableCommand {
         let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         return path.isEmpty ? problem : "\(path.hasPrefix(".") ? String(path.dropFirst()) : path): \(problem)"
     }
+}
+
+/// Reads the two catalogue files a diff or a validation compares.
+func readCatalogs(_ from: String, _ to: String) throws -> (Catalog, Catalog) {
+    (try CatalogImporter.read(contentsOf: URL(fileURLWithPath: from)).catalog,
+     try CatalogImporter.read(contentsOf: URL(fileURLWithPath: to)).catalog)
 }
