@@ -97,9 +97,10 @@ struct CatalogWriter {
                                  ISO8601DateFormatter().string(from: Date())])
         }
         try Self.verifyContiguousPositions(catalogPK: catalogPK, catalog: catalog.name, in: db)
-        progress?(written, total)
         var new = catalog
         new.revision = revision
+        try CatalogStore.journal(RevisionPatch(from: new, to: old), catalogPK: catalogPK, revision: revision, in: db)
+        progress?(written, total)
         let changeset: Changeset
         do {
             changeset = try Changeset(from: old, to: new)

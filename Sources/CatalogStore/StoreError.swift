@@ -12,6 +12,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case database(String)
     /// A write left a section's positions with a gap or a duplicate; it was rolled back.
     case positionsNotContiguous(catalog: String, section: String)
+    /// The journal no longer reaches back to this revision; reload the snapshot instead.
+    case revisionTooOld(catalog: String, requested: Int, oldest: Int)
+    /// The catalogue has not reached this revision (or it is negative).
+    case revisionNotReached(catalog: String, requested: Int, current: Int)
 
     public var description: String {
         switch self {
@@ -25,6 +29,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the database refused the write: \(message)"
         case .positionsNotContiguous(let catalog, let section):
             "positions in section \"\(section)\" of catalogue \"\(catalog)\" are not contiguous; the write was rolled back"
+        case .revisionTooOld(let catalog, let requested, let oldest):
+            "revision \(requested) of catalogue \"\(catalog)\" is too old: the journal keeps revisions from \(oldest) on; reload the snapshot"
+        case .revisionNotReached(let catalog, let requested, let current):
+            "catalogue \"\(catalog)\" has no revision \(requested): it is at revision \(current)"
         }
     }
 }

@@ -82,4 +82,24 @@ struct CLIDiffTests {
         let file = try cli.file("back.json", changesetJSON)
         #expect(try cli.succeed(["validate", file, "--from", after, "--to", before]).hasPrefix("valid: "))
     }
+
+    @Test("changes --since prints one changeset from that revision to now; out-of-reach revisions exit 1")
+    func changesSince() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let before = CLIRunner.packageRoot.appendingPathComponent("SampleData/bookshelf.json").path
+        let after = try editedBookshelf(cli)
+        _ = try cli.succeed(["import", before, "--db", cli.db])
+        _ = try cli.succeed(["import", after, "--catalog", "bookshelf", "--db", cli.db])
+        _ = try cli.succeed(["import", after, "--catalog", "bookshelf", "--db", cli.db])
+        let json = try cli.succeed(["changes", "bookshelf", "--since", "1", "--json", "--db", cli.db])
+        let changeset = try JSONDecoder().decode(Changeset.self, from: Data(json.utf8))
+        #expect(changeset.fromRevision == 1 && changeset.toRevision == 3)
+        let file = try cli.file("since1.json", json)
+        #expect(try cli.succeed(["validate", file, "--from", before, "--to", after]).hasPrefix("valid: "))
+        #expect(try cli.succeed(["changes", "bookshelf", "--since", "3", "--db", cli.db]).contains("0 stages"))
+        let future = try cli.run(["changes", "bookshelf", "--since", "9", "--db", cli.db])
+        #expect(future.status == 1)
+        #expect(future.stderrLines == ["error: catalogue \"bookshelf\" has no revision 9: it is at revision 3"])
+    }
 }

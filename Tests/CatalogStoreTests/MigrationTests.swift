@@ -18,9 +18,21 @@ struct MigrationTests {
             #expect(try v1.appliedMigrations() == ["0001_initial"])
             let hasImportTable = try pool.read { db in try db.tableExists("import") }
             #expect(!hasImportTable)
+            // Rows as an old build wrote them: plain SQL against the version-1 tables.
             try v1.write { db in
-                var writer = CatalogWriter(db: db, total: catalog.itemCount, progress: nil)
-                _ = try writer.replace(catalog, record: nil)
+                try db.execute(sql: "INSERT INTO catalog (name, revision) VALUES ('old', 1)")
+                for (s, section) in catalog.sections.enumerated() {
+                    try db.execute(sql: "INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (1, ?, ?, 'bookshelf', ?, ?)",
+                                   arguments: [section.id, s, section.title, section.capacity])
+                    let sectionPK = db.lastInsertedRowID
+                    for (i, item) in section.items.enumerated() {
+                        guard case .book(let book) = item.content else { continue }
+                        try db.execute(sql: """
+                            INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, author, width, height)
+                            VALUES (1, ?, ?, ?, 'book', ?, ?, ?, ?, ?)
+                            """, arguments: [sectionPK, item.id, i, book.title, book.cover, book.author, item.size?.width, item.size?.height])
+                    }
+                }
             }
         }
         let latest = try CatalogStore(path: path)
@@ -33,6 +45,9 @@ struct MigrationTests {
         #expect(result.revision == 2)
         let imports = try latest.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM import") }
         #expect(imports == 1)
+        // The journal starts with the first write after the upgrade.
+        #expect(try latest.changes(in: "old", since: 1).stages.isEmpty)
+        #expect(throws: StoreError.revisionTooOld(catalog: "old", requested: 0, oldest: 1)) { try latest.changes(in: "old", since: 0) }
     }
 
     @Test("every migration file is embedded, in order")

@@ -112,7 +112,7 @@ struct StoreRoundTripTests {
             #expect(journal == "wal")
             #expect(foreignKeys == true)
             #expect(try store.appliedMigrations() == CatalogStore.migrationIDs)
-            #expect(CatalogStore.migrationIDs == ["0001_initial", "0002_import_history"])
+            #expect(CatalogStore.migrationIDs == ["0001_initial", "0002_import_history", "0003_change_journal"])
         }
         let reopened = try CatalogStore(path: path)
         #expect(try reopened.catalog(named: "f").itemCount == 20)

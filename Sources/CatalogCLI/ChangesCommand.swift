@@ -1,0 +1,32 @@
+import ArgumentParser
+import CatalogDiff
+import CatalogStore
+
+struct ChangesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes",
+        abstract: "Print one staged changeset from a revision of a catalogue to its current revision.",
+        discussion: "The journal keeps the last \(CatalogStore.journalRetention) revisions of each catalogue; older ones need a fresh snapshot (`catalog show`)."
+    )
+
+    @Argument(help: "The catalogue's name.")
+    var catalog: String
+
+    @Option(help: "The revision the client has.")
+    var since: Int
+
+    @Flag(help: "Print the changeset JSON (SPEC §3) with fromRevision and toRevision.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let changeset = try global.openStoreForReading().changes(in: catalog, since: since)
+        if json {
+            Output.json(changeset.jsonValue)
+        } else {
+            print("\"\(catalog)\" from revision \(changeset.fromRevision ?? since) to \(changeset.toRevision ?? since): \(plural(changeset.stages.count, "stage"))")
+            if !changeset.isEmpty { print(changeset.summary) }
+        }
+    }
+}

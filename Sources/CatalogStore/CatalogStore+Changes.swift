@@ -1,0 +1,54 @@
+import CatalogDiff
+import CatalogModel
+import GRDB
+
+extension CatalogStore {
+    /// How many revisions of each catalogue the journal keeps: `changes(since:)` reaches back this far.
+    public static let journalRetention = 1_000
+
+    /// One staged changeset from revision `revision` of the catalogue to its current revision,
+    /// with `fromRevision` and `toRevision` set; empty when `revision` is current.
+    ///
+    /// The journal rebuilds the old revision from the current snapshot, and the diff of the two
+    /// is the changeset, so however many writes happened in between, a client animates one
+    /// changeset that UIKit accepts.
+    ///
+    /// - Throws: ``StoreError/revisionTooOld(catalog:requested:oldest:)`` beyond the journal's
+    ///   reach, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a revision the
+    ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
+    public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
+        try read { db in
+            let current = try Self.loadCatalog(named: name, in: db)
+            guard revision >= 0, revision <= current.revision else {
+                throw StoreError.revisionNotReached(catalog: name, requested: revision, current: current.revision)
+            }
+            let catalogPK = try Int64.fetchOne(db, sql: "SELECT pk FROM catalog WHERE name = ?", arguments: [name])!
+            let patches = try Row.fetchAll(db, sql: """
+                SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC
+                """, arguments: [catalogPK, revision])
+            // Every revision after the requested one must still be journalled, newest first.
+            let expected = Array(stride(from: current.revision, to: revision, by: -1))
+            guard patches.map({ $0[0] as Int }) == expected else {
+                let oldest = try Int.fetchOne(db, sql: "SELECT min(revision) FROM journal WHERE catalog_pk = ?", arguments: [catalogPK])
+                throw StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? current.revision + 1) - 1))
+            }
+            var snapshot = current
+            for row in patches {
+                snapshot = try RevisionPatch.decoded(row[1]).apply(to: snapshot)
+            }
+            do {
+                return try Changeset(from: snapshot, to: current)
+            } catch {
+                throw StoreError.database("the journal rebuilt a revision that repeats ids: \(error)")
+            }
+        }
+    }
+
+    /// Writes the patch that rebuilds the previous revision, and forgets revisions past the retention.
+    static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
+        try db.execute(sql: "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)",
+                       arguments: [catalogPK, revision, try patch.encoded()])
+        try db.execute(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?",
+                       arguments: [catalogPK, revision - journalRetention])
+    }
+}

@@ -1,0 +1,116 @@
+import CatalogModel
+import Foundation
+
+/// How to rebuild the previous revision of a catalogue from the next one: the journal's payload.
+///
+/// It holds only what differs — the previous versions of sections whose content, items or
+/// presence changed, and the previous section order when that changed — so a move between two
+/// shelves journals two shelves, not the catalogue.
+struct RevisionPatch: Codable, Equatable {
+    /// The previous revision's section ids in order; nil when it is the same as the next one's.
+    var sectionOrder: [String]?
+    /// Previous versions of the sections that differ, including those the next revision removed.
+    var sections: [StoredSection]
+
+    /// The patch that rebuilds `old` from `new`.
+    init(from new: Catalog, to old: Catalog) {
+        var newSections: [String: Section] = [:]
+        for section in new.sections { newSections[section.id] = section }
+        sections = old.sections.filter { newSections[$0.id] != $0 }.map(StoredSection.init)
+        let oldOrder = old.sections.map(\.id)
+        sectionOrder = oldOrder == new.sections.map(\.id) ? nil : oldOrder
+    }
+
+    /// The previous revision, rebuilt from `new` (whose revision it gets, minus one).
+    func apply(to new: Catalog) throws -> Catalog {
+        var byID: [String: Section] = [:]
+        for section in new.sections { byID[section.id] = section }
+        for stored in sections { byID[stored.id] = try stored.section() }
+        let order = sectionOrder ?? new.sections.map(\.id)
+        let rebuilt = try order.map { id in
+            guard let section = byID[id] else { throw StoreError.database("the journal of \(new.name) lacks section \(id)") }
+            return section
+        }
+        return Catalog(name: new.name, revision: new.revision - 1, sections: rebuilt)
+    }
+
+    func encoded() throws -> String {
+        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+    }
+
+    static func decoded(_ text: String) throws -> RevisionPatch {
+        try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))
+    }
+}
+
+/// A section as the journal stores it: the model's fields in plain Codable form.
+struct StoredSection: Codable, Equatable {
+    var id: String
+    var kind: String
+    var title: String?
+    var capacity: Int?
+    var items: [StoredItem]
+
+    init(_ section: Section) {
+        id = section.id
+        kind = section.kind.rawValue
+        title = section.title
+        capacity = section.capacity
+        items = section.items.map(StoredItem.init)
+    }
+
+    func section() throws -> Section {
+        guard let kind = SectionKind(rawValue: kind) else { throw StoreError.database("the journal holds an unknown section kind \(kind)") }
+        return Section(id: id, kind: kind, title: title, capacity: capacity, items: try items.map { try $0.item() })
+    }
+}
+
+struct StoredItem: Codable, Equatable {
+    var id: String
+    var kind: String
+    var title: String?
+    var cover: String?
+    var playCount: Int?
+    var likeCount: Int?
+    var status: String?
+    var statusText: String?
+    var author: String?
+    var name: String?
+    var icon: String?
+    var size: [Double]?
+
+    init(_ item: Item) {
+        id = item.id
+        kind = item.kind.rawValue
+        switch item.content {
+        case .video(let v):
+            (title, cover, playCount, likeCount, status, statusText) = (v.title, v.cover, v.playCount, v.likeCount, v.status.rawValue, v.statusText)
+        case .book(let b):
+            (title, cover, author) = (b.title, b.cover, b.author)
+        case .icon(let i):
+            (name, icon) = (i.name, i.icon)
+        }
+        size = item.size.map { [$0.width, $0.height] }
+    }
+
+    func item() throws -> Item {
+        let content: ItemContent
+        switch kind {
+        case "video":
+            guard let title, let cover, let playCount, let likeCount, let status = status.flatMap(VideoStatus.init(rawValue:)) else {
+                throw StoreError.database("the journal holds an incomplete video \(id)")
+            }
+            content = .video(Video(title: title, cover: cover, playCount: playCount, likeCount: likeCount, status: status, statusText: statusText))
+        case "book":
+            guard let title, let cover else { throw StoreError.database("the journal holds an incomplete book \(id)") }
+            content = .book(Book(title: title, cover: cover, author: author))
+        case "icon":
+            guard let name, let icon else { throw StoreError.database("the journal holds an incomplete icon \(id)") }
+            content = .icon(Icon(name: name, icon: icon))
+        default:
+            throw StoreError.database("the journal holds an unknown item kind \(kind)")
+        }
+        let itemSize = size.flatMap { $0.count == 2 ? Size(width: $0[0], height: $0[1]) : nil }
+        return Item(id: id, content: content, size: itemSize)
+    }
+}

@@ -1,0 +1,119 @@
+import CatalogDiff
+import CatalogModel
+import Foundation
+import Testing
+@testable import CatalogStore
+
+@Suite("Change journal")
+struct JournalTests {
+    /// A random edit of a bookshelf that stays valid: books move between shelves with room, titles
+    /// change, books and shelves come and go, shelves reorder.
+    static func edit(_ catalog: Catalog, _ random: inout SplitMix64, nextBook: inout Int) -> Catalog {
+        var next = catalog
+        func pick(_ n: Int) -> Int { n <= 0 ? 0 : Int(random.next() % UInt64(n)) }
+        for _ in 0..<(1 + pick(3)) {
+            guard !next.sections.isEmpty else {
+                next.sections.append(Section(id: "shelf\(nextBook)", kind: .bookshelf, capacity: 6))
+                nextBook += 1
+                continue
+            }
+            let s = pick(next.sections.count)
+            switch pick(6) {
+            case 0:  // move a book to a shelf with room
+                guard !next.sections[s].items.isEmpty else { break }
+                let t = pick(next.sections.count)
+                guard t == s || !next.sections[t].isFull else { break }
+                let book = next.sections[s].items.remove(at: pick(next.sections[s].items.count))
+                next.sections[t].items.insert(book, at: pick(next.sections[t].items.count + 1))
+            case 1:  // retitle a book
+                guard !next.sections[s].items.isEmpty else { break }
+                let i = pick(next.sections[s].items.count)
+                next.sections[s].items[i].content = .book(Book(title: "Title \(random.next() % 1000)", cover: "c\(i)"))
+            case 2:  // remove a book
+                if !next.sections[s].items.isEmpty { next.sections[s].items.remove(at: pick(next.sections[s].items.count)) }
+            case 3:  // add a book
+                if !next.sections[s].isFull {
+                    next.sections[s].items.insert(Item(id: "book\(nextBook)", content: .book(Book(title: "New", cover: "n"))),
+                                                  at: pick(next.sections[s].items.count + 1))
+                    nextBook += 1
+                }
+            case 4:  // add or remove a shelf
+                if random.next() % 2 == 0 {
+                    next.sections.insert(Section(id: "shelf\(nextBook)", kind: .bookshelf, title: "Shelf", capacity: 6), at: pick(next.sections.count + 1))
+                    nextBook += 1
+                } else {
+                    next.sections.remove(at: s)
+                }
+            default:  // move a shelf, sometimes renaming it
+                var shelf = next.sections.remove(at: s)
+                if random.next() % 3 == 0 { shelf.title = "Renamed \(random.next() % 100)" }
+                next.sections.insert(shelf, at: pick(next.sections.count + 1))
+            }
+        }
+        return next
+    }
+
+    @Test("changes since every earlier revision replay that revision into the current one")
+    func changesSinceAnyRevision() throws {
+        let store = try CatalogStore.inMemory()
+        var random = SplitMix64(seed: 77)
+        var nextBook = 1_000
+        var snapshots: [Catalog] = [Catalog(name: "shelf")]  // revision 0: nothing yet
+        var current = Catalog.generated(name: "shelf", items: 40, sections: 10, kind: .bookshelf)
+        for section in current.sections.indices { current.sections[section].capacity = 6 }
+        for _ in 0..<40 {
+            let result = try store.replace(current)
+            var stored = current
+            stored.revision = result.revision
+            snapshots.append(stored)
+            current = Self.edit(current, &random, nextBook: &nextBook)
+        }
+        let latest = try store.catalog(named: "shelf")
+        #expect(latest.revision == 40)
+        for old in snapshots {
+            let changeset = try store.changes(in: "shelf", since: old.revision)
+            #expect(changeset.fromRevision == old.revision && changeset.toRevision == 40)
+            let violations = changeset.violations(from: old, to: latest)
+            #expect(violations.isEmpty, "since \(old.revision): \(violations.prefix(3))")
+        }
+        #expect(try store.changes(in: "shelf", since: 40).isEmpty)
+    }
+
+    @Test("a revision the catalogue has not reached, or past the journal's reach, is a typed error")
+    func outOfReach() throws {
+        let store = try CatalogStore.inMemory()
+        var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
+        for n in 0...(CatalogStore.journalRetention + 1) {
+            catalog.sections[0].title = "version \(n)"
+            try store.replace(catalog)
+        }
+        let current = CatalogStore.journalRetention + 2
+        #expect(throws: StoreError.revisionNotReached(catalog: "small", requested: current + 1, current: current)) {
+            try store.changes(in: "small", since: current + 1)
+        }
+        #expect(throws: StoreError.revisionNotReached(catalog: "small", requested: -1, current: current)) {
+            try store.changes(in: "small", since: -1)
+        }
+        let oldest = current - CatalogStore.journalRetention
+        #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
+            try store.changes(in: "small", since: oldest - 1)
+        }
+        #expect(try store.changes(in: "small", since: oldest).stages.flatMap(\.sections.reloaded) == [0])
+        #expect(throws: StoreError.unknownCatalog("nope")) { try store.changes(in: "nope", since: 0) }
+    }
+
+    @Test("a revision patch rebuilds the previous catalogue exactly")
+    func patchRoundTrip() throws {
+        var random = SplitMix64(seed: 3)
+        var nextBook = 500
+        var old = Catalog.generated(name: "p", items: 30, sections: 8, kind: .bookshelf)
+        for section in old.sections.indices { old.sections[section].capacity = 6 }
+        for _ in 0..<200 {
+            var new = Self.edit(old, &random, nextBook: &nextBook)
+            new.revision = old.revision + 1
+            let patch = RevisionPatch(from: new, to: old)
+            #expect(try RevisionPatch.decoded(patch.encoded()).apply(to: new) == old)
+            old = new
+        }
+    }
+}
