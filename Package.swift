@@ -21,7 +21,9 @@ let package = Package(
         .target(name: "CatalogModel"),
 
         // Staged changesets between snapshots and the batch-update simulator. Pure: no GRDB, no I/O.
-        .target(name: "CatalogDiff", dependencies: ["CatalogModel"]),
+        .target(name: "CatalogDiff", dependencies: ["CatalogModel", "CCatalogSupport"]),
+        // A prefetch hint for the diff's hash tables (C, header only).
+        .target(name: "CCatalogSupport"),
 
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),

@@ -91,19 +91,11 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         if !duplicateSections.isEmpty || !duplicateItems.isEmpty {
             throw DuplicateIDError(sections: duplicateSections, items: duplicateItems)
         }
-        var aToB = [Int32](repeating: -1, count: aIDs.count)
-        var bToA = [Int32](repeating: -1, count: bIDs.count)
-        aIDs.withUnsafeBufferPointer { aIDs in
-            bIDs.withUnsafeBufferPointer { bIDs in
-                for q in bIDs.indices {
-                    let p = aTable.position(of: bIDs[q], in: aIDs)
-                    if p >= 0 {
-                        bToA[q] = Int32(p)
-                        aToB[p] = Int32(q)
-                    }
-                }
-            }
+        let bToA = aIDs.withUnsafeBufferPointer { aIDs in
+            bIDs.withUnsafeBufferPointer { bIDs in aTable.positions(of: bIDs, in: aIDs) }
         }
+        var aToB = [Int32](repeating: -1, count: aIDs.count)
+        for q in bToA.indices where bToA[q] >= 0 { aToB[Int(bToA[q])] = Int32(q) }
         (self.aIDs, self.aStart, self.aSectionOf, self.aTable, self.aToB) = (aIDs, aStart, aSectionOf, aTable, aToB)
         (self.bIDs, self.bStart, self.bSectionOf, self.bTable, self.bToA) = (bIDs, bStart, bSectionOf, bTable, bToA)
     }
