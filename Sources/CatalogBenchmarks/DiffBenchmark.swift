@@ -1,4 +1,5 @@
 import CatalogDiff
+@_spi(Benchmarks) import CatalogDiff
 import CatalogModel
 import Foundation
 import OrderedCollections
@@ -55,6 +56,12 @@ public struct DiffBenchmark {
             baseline: {}, { _ = Self.orderedSetDifference(a, b) })
         results.append(BenchmarkResult(suite: "diff", name: "\(label), 100 sections", medianMS: sectioned.median,
                                        baseline: "OrderedSet difference (flat)", baselineMedianMS: sectioned.baselineMedian, items: size))
+        let floor = try Clock.compare(
+            runs: runs,
+            case: {}, { _ = try StagedDiff.changeset(from: flatA, to: flatB) },
+            baseline: {}, { _ = DiffFloor.hashPass(a, b) })
+        results.append(BenchmarkResult(suite: "diff", name: "\(label), flat", medianMS: floor.median,
+                                       baseline: "bare hash pass (floor)", baselineMedianMS: floor.baselineMedian, items: size))
         if size <= 100_000 {
             let stdlibRuns = size > 10_000 ? 1 : runs
             let standard = try Clock.compare(

@@ -12,7 +12,7 @@ struct IDTable {
     private let mask: Int
     let hash: IDHash
 
-    static let prefetchDistance = 12
+    static let prefetchDistance = 32
 
     /// Builds the table over `ids`; positions whose id an earlier position already has are
     /// returned in `duplicates` (and not entered).

@@ -5,7 +5,7 @@
 /// call it for the slot of an id a dozen ids ahead, so that probing is not one cache miss after
 /// another. Swift has no prefetch of its own.
 static inline void catalog_prefetch(const void *address) {
-    __builtin_prefetch(address, 0, 1);
+    __builtin_prefetch(address, 0, 3);
 }
 
 #endif
