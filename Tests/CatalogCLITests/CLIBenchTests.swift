@@ -10,7 +10,7 @@ struct CLIBenchTests {
         let importRows = try #require(try CLIRunner.json(cli.succeed(["bench", "import", "--items", "300", "--runs", "1", "--json"])) as? [[String: Any]])
         let diffRows = try #require(try CLIRunner.json(cli.succeed(["bench", "diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(importRows.count == 4)
-        #expect(diffRows.count == 6)
+        #expect(diffRows.count == 8)  // per id kind: flat, 100 sections, floor, stdlib
         for row in importRows + diffRows {
             for key in ["suite", "case", "median_ms", "baseline", "baseline_median_ms", "ratio"] {
                 #expect(row[key] != nil, "\(key) missing in \(row)")
