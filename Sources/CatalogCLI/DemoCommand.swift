@@ -28,14 +28,13 @@ struct DemoCommand: ParsableCommand {
         let imported = try files.map { file throws in
             try CatalogImporter.read(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(file))
         }
-        try ImportCommand.requireDistinctNames(imported)
+        let catalogs = imported.map { ($0.catalog, ImportRecord($0.report)) as (Catalog, ImportRecord?) }
+        // The importer only returns valid catalogues; names are the one thing to check across files.
+        try CatalogStore.checkDistinctNames(catalogs)
         let store = try global.openStore()
-        let results = try store.replace(imported.map { ($0.catalog, ImportRecord($0.report)) })
+        let results = try store.replace(catalogs)
         if json {
-            let imports: [OrderedJSON] = zip(imported, results).map { entry, result in
-                .object([("catalog", .string(result.catalog)), ("revision", .integer(result.revision)),
-                         ("previousRevision", .integer(result.previousRevision)), ("report", entry.report.jsonValue)])
-            }
+            let imports = zip(imported, results).map { ImportCommand.jsonValue($0, $1) }
             Output.json(.object([("imports", .array(imports)), ("catalogs", ListCommand.jsonValue(try store.summaries()))]))
             return
         }
@@ -49,9 +48,7 @@ struct DemoCommand: ParsableCommand {
         }
         let summaries = try store.summaries()
         print("\nCatalogues now in the database:\n")
-        print(Output.table(["NAME", "REVISION", "SECTIONS", "ITEMS"],
-                           summaries.map { [$0.name, "\($0.revision)", "\($0.sections)", "\($0.items)"] },
-                           rightAligned: [1, 2, 3]))
+        print(ListCommand.table(summaries))
         for result in results {
             print("")
             print(ShowCommand.describe(try store.catalog(named: result.catalog), maxItemsPerSection: 4))

@@ -73,43 +73,24 @@ struct ImportCommand: ParsableCommand {
         for file in files {
             imported.append(try CatalogImporter.read(contentsOf: URL(fileURLWithPath: file), options: options))
         }
-        for entry in imported { try entry.catalog.validate() }
-        try Self.requireDistinctNames(imported)
+        let catalogs = imported.map { ($0.catalog, ImportRecord($0.report)) as (Catalog, ImportRecord?) }
+        // The importer only returns valid catalogues; names are the one thing to check across files.
+        try CatalogStore.checkDistinctNames(catalogs)
         if dryRun {
             report(imported, results: nil)
             return
         }
         let store = try global.openStore()
-        let results = try store.replace(imported.map { ($0.catalog, ImportRecord($0.report)) }) { done, total in
+        let results = try store.replace(catalogs) { done, total in
             progress.update(done: done, total: total)
         }
         progress.finish()
         report(imported, results: results)
     }
 
-    /// Two files that name the same catalogue would replace each other inside one transaction.
-    static func requireDistinctNames(_ imported: [ImportedCatalog]) throws {
-        var seen: [String: String] = [:]
-        for entry in imported {
-            if let first = seen.updateValue(entry.report.file, forKey: entry.catalog.name) {
-                throw CLIError("\(first) and \(entry.report.file) both name the catalogue \"\(entry.catalog.name)\"; import them separately or rename one")
-            }
-        }
-    }
-
     private func report(_ imported: [ImportedCatalog], results: [ReplaceResult]?) {
         if json {
-            let objects: [OrderedJSON] = imported.enumerated().map { index, entry in
-                var members: [(String, OrderedJSON)] = [("catalog", .string(entry.catalog.name))]
-                if let result = results?[index] {
-                    members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision)),
-                                ("changeset", result.changeset.jsonValue)]
-                } else {
-                    members.append(("dryRun", true))
-                }
-                members.append(("report", entry.report.jsonValue))
-                return .object(members)
-            }
+            let objects = imported.enumerated().map { index, entry in Self.jsonValue(entry, results?[index]) }
             Output.json(objects.count == 1 ? objects[0] : .array(objects))
             return
         }
@@ -131,6 +112,22 @@ struct ImportCommand: ParsableCommand {
                 print(result.changeset.summary.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
             }
         }
+    }
+}
+
+extension ImportCommand {
+    /// `{"catalog", "revision", "previousRevision", "changeset", "report"}` for one imported file;
+    /// `"dryRun": true` in place of the write's fields when nothing was written.
+    static func jsonValue(_ entry: ImportedCatalog, _ result: ReplaceResult?) -> OrderedJSON {
+        var members: [(String, OrderedJSON)] = [("catalog", .string(entry.catalog.name))]
+        if let result {
+            members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision)),
+                        ("changeset", result.changeset.jsonValue)]
+        } else {
+            members.append(("dryRun", true))
+        }
+        members.append(("report", entry.report.jsonValue))
+        return .object(members)
     }
 }
 

@@ -20,10 +20,15 @@ struct ListCommand: ParsableCommand {
         } else if summaries.isEmpty {
             print("No catalogues in \(global.path).")
         } else {
-            print(Output.table(["NAME", "REVISION", "SECTIONS", "ITEMS"],
-                               summaries.map { [$0.name, "\($0.revision)", "\($0.sections)", "\($0.items)"] },
-                               rightAligned: [1, 2, 3]))
+            print(Self.table(summaries))
         }
+    }
+
+    /// The human listing: name, revision, sections, items in aligned columns.
+    static func table(_ summaries: [CatalogSummary]) -> String {
+        Output.table(["NAME", "REVISION", "SECTIONS", "ITEMS"],
+                     summaries.map { [$0.name, "\($0.revision)", "\($0.sections)", "\($0.items)"] },
+                     rightAligned: [1, 2, 3])
     }
 
     /// `[{"name", "revision", "sections", "items"}]`, as SPEC §6 gives it.

@@ -26,6 +26,16 @@ public enum BatchUpdateSimulator {
         of changeset: Changeset, from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = []
     ) -> [Violation] {
+        // Ids are how both replays line up; a snapshot that repeats one has no valid changeset.
+        var duplicates: [Violation] = []
+        for (label, shape) in [("the snapshot before", a), ("the snapshot after", b)] {
+            do throws(DuplicateIDError) {
+                try shape.checkUniqueIDs()
+            } catch {
+                duplicates.append(Violation(stage: nil, message: "\(label) repeats ids: \(error)"))
+            }
+        }
+        if !duplicates.isEmpty { return duplicates }
         var replay = Replay<S, I>(changeset: changeset, a: a, b: b)
         replay.run(updatedSections: updatedSections, updatedItems: updatedItems)
         return replay.violations

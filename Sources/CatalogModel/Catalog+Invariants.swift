@@ -57,12 +57,15 @@ extension Catalog {
         var found: [ModelViolation] = []
         if name.isEmpty { found.append(.emptyCatalogName) }
 
-        var sectionIndices: [String: [Int]] = [:]
-        var itemPaths: [String: [[Int]]] = [:]
-        itemPaths.reserveCapacity(itemCount)
+        // Ids are collected in sets; positions are gathered only for ids found twice, so a valid
+        // 100k-item catalogue costs one set insert per item.
+        var sectionIDs = Set<String>(minimumCapacity: sections.count)
+        var itemIDs = Set<String>(minimumCapacity: itemCount)
+        var repeatedSections = Set<String>()
+        var repeatedItems = Set<String>()
         for (s, section) in sections.enumerated() {
             if section.id.isEmpty { found.append(.emptySectionID(section: s)) }
-            sectionIndices[section.id, default: []].append(s)
+            if !sectionIDs.insert(section.id).inserted { repeatedSections.insert(section.id) }
             if let capacity = section.capacity {
                 if capacity <= 0 {
                     found.append(.invalidCapacity(section: s, capacity: capacity))
@@ -73,7 +76,7 @@ extension Catalog {
             }
             for (i, item) in section.items.enumerated() {
                 if item.id.isEmpty { found.append(.emptyItemID(section: s, item: i)) }
-                itemPaths[item.id, default: []].append([s, i])
+                if !itemIDs.insert(item.id).inserted { repeatedItems.insert(item.id) }
                 if item.kind != section.kind.itemKind {
                     found.append(.itemKindMismatch(section: s, item: i, itemKind: item.kind, sectionKind: section.kind))
                 }
@@ -91,11 +94,21 @@ extension Catalog {
                 }
             }
         }
+        var sectionIndices: [String: [Int]] = [:]
+        var itemPaths: [String: [[Int]]] = [:]
+        if !repeatedSections.isEmpty || !repeatedItems.isEmpty {
+            for (s, section) in sections.enumerated() {
+                if repeatedSections.contains(section.id) { sectionIndices[section.id, default: []].append(s) }
+                for (i, item) in section.items.enumerated() where repeatedItems.contains(item.id) {
+                    itemPaths[item.id, default: []].append([s, i])
+                }
+            }
+        }
         // Duplicates in order of their first use, so that the list is the same on every run.
-        for (id, indices) in sectionIndices.filter({ $0.value.count > 1 }).sorted(by: { $0.value[0] < $1.value[0] }) {
+        for (id, indices) in sectionIndices.sorted(by: { $0.value[0] < $1.value[0] }) {
             found.append(.duplicateSectionID(id, sections: indices))
         }
-        for (id, paths) in itemPaths.filter({ $0.value.count > 1 }).sorted(by: { $0.value[0].lexicographicallyPrecedes($1.value[0]) }) {
+        for (id, paths) in itemPaths.sorted(by: { $0.value[0].lexicographicallyPrecedes($1.value[0]) }) {
             found.append(.duplicateItemID(id, paths: paths))
         }
         return found

@@ -40,10 +40,26 @@ extension CatalogStore {
                 throw .invalidCatalog(error)
             }
         }
+        try Self.checkDistinctNames(catalogs)
         let total = catalogs.reduce(0) { $0 + $1.0.itemCount }
         return try write { db in
             var writer = CatalogWriter(db: db, total: total, progress: progress)
             return try catalogs.map { catalog, record in try writer.replace(catalog, record: record) }
+        }
+    }
+}
+
+extension CatalogStore {
+    /// Throws ``StoreError/catalogNamedTwice(_:sources:)`` when two of the catalogues share a name:
+    /// in one write the second would silently replace the first. ``replace(_:progress:)`` checks
+    /// it; callers that must not even open the database for bad input (the CLI) call it first.
+    public static func checkDistinctNames(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) {
+        var sources: [String: String?] = [:]
+        for (catalog, record) in catalogs {
+            if let first = sources.updateValue(record?.source, forKey: catalog.name) {
+                let both = [first, record?.source].compactMap { $0 }
+                throw .catalogNamedTwice(catalog.name, sources: both)
+            }
         }
     }
 }

@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case database(String)
     /// A write left a section's positions with a gap or a duplicate; it was rolled back.
     case positionsNotContiguous(catalog: String, section: String)
+    /// Two catalogues of one write share a name: the second would silently replace the first.
+    /// `sources` are the files they came from, where known.
+    case catalogNamedTwice(String, sources: [String])
     /// The journal no longer reaches back to this revision; reload the snapshot instead.
     case revisionTooOld(catalog: String, requested: Int, oldest: Int)
     /// The catalogue has not reached this revision (or it is negative).
@@ -29,6 +32,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the database refused the write: \(message)"
         case .positionsNotContiguous(let catalog, let section):
             "positions in section \"\(section)\" of catalogue \"\(catalog)\" are not contiguous; the write was rolled back"
+        case .catalogNamedTwice(let name, let sources) where sources.count == 2:
+            "\(sources[0]) and \(sources[1]) both name the catalogue \"\(name)\"; import them separately or rename one"
+        case .catalogNamedTwice(let name, _):
+            "the catalogue \"\(name)\" appears twice in one write"
         case .revisionTooOld(let catalog, let requested, let oldest):
             "revision \(requested) of catalogue \"\(catalog)\" is too old: the journal keeps revisions from \(oldest) on; reload the snapshot"
         case .revisionNotReached(let catalog, let requested, let current):

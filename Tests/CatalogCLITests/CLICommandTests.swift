@@ -168,4 +168,25 @@ struct CLICommandTests {
         #expect(result.stderrLines == ["error: \(first) and \(second) both name the catalogue \"same\"; import them separately or rename one"])
         #expect(!FileManager.default.fileExists(atPath: cli.db))
     }
+
+    @Test("bad arguments and missing files of the other commands: exit 1, one readable line")
+    func otherBadInput() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let sample = CLIRunner.packageRoot.appendingPathComponent("SampleData/icons.plist").path
+        let missing = cli.folder.appendingPathComponent("nope.json").path
+        let noChangeset = try cli.run(["validate", missing, "--from", sample, "--to", sample])
+        #expect(noChangeset.status == 1)
+        #expect(noChangeset.stderrLines.count == 1 && noChangeset.stderr.contains("nope.json: cannot read the file"))
+        let noCatalogue = try cli.run(["diff", missing, sample])
+        #expect(noCatalogue.stderrLines == ["error: \(missing): cannot read the file: no such file"])
+        let zeroCapacity = try cli.run(["import", sample, "--capacity", "0", "--db", cli.db])
+        #expect(zeroCapacity.status == 1 && zeroCapacity.stderr.contains("--capacity must be a positive integer"))
+        let noSections = try cli.run(["generate", "--items", "5", "--sections", "0", "--out", missing])
+        #expect(noSections.status == 1 && noSections.stderr.contains("--sections must be ≥ 1"))
+        #expect(!FileManager.default.fileExists(atPath: cli.db))
+        _ = try cli.succeed(["demo", "--db", cli.db])
+        let unknown = try cli.run(["changes", "nope", "--since", "0", "--db", cli.db])
+        #expect(unknown.stderrLines == ["error: no catalogue named \"nope\""])
+    }
 }

@@ -78,6 +78,12 @@ struct SimulatorTests {
         #expect(messages([Stage(items: ItemChanges(moved: [Move(from: path(0, 0), to: path(0, 1))]))], to: b) == [])
     }
 
+    @Test("a snapshot that repeats an id has no valid changeset")
+    func duplicateIDs() {
+        let b = Shape([("s0", ["a", "b", "a"]), ("s1", ["f", "g"])])
+        #expect(messages([], to: b) == ["the snapshot after repeats ids: duplicate item ids: a"])
+    }
+
     @Test("indices twice in a role, and sections out of range")
     func duplicatesAndRanges() {
         let b = Shape([("s0", ["c", "d", "e"]), ("s1", ["f", "g"])])

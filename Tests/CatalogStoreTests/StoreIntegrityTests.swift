@@ -128,4 +128,17 @@ struct StoreIntegrityTests {
         }
         #expect(try store.catalog(named: "shelf") == before)
     }
+
+    @Test("two catalogues with one name in one write are refused, naming their sources")
+    func sameNameTwice() throws {
+        let store = try seededStore()
+        let before = try store.summaries()
+        let twin = Catalog.generated(name: "twin", items: 2, sections: 1, kind: .icons)
+        #expect(throws: StoreError.catalogNamedTwice("twin", sources: ["a.json", "b.json"])) {
+            try store.replace([(twin, ImportRecord(source: "a.json", format: "json", shape: "native")),
+                               (twin, ImportRecord(source: "b.json", format: "json", shape: "native"))])
+        }
+        #expect(throws: StoreError.catalogNamedTwice("twin", sources: [])) { try store.replace([(twin, nil), (twin, nil)]) }
+        #expect(try store.summaries() == before)
+    }
 }
