@@ -43,33 +43,24 @@ public struct DiffBenchmark {
         let sectionedA = Self.sectioned(a)
         let sectionedB = Self.sectioned(b)
         var results: [BenchmarkResult] = []
-
-        let flat = try Clock.compare(
-            runs: runs,
-            case: {}, { _ = try StagedDiff.changeset(from: flatA, to: flatB) },
-            baseline: {}, { _ = Self.orderedSetDifference(a, b) })
-        results.append(BenchmarkResult(suite: "diff", name: "\(label), flat", medianMS: flat.median,
-                                       baseline: "OrderedSet difference", baselineMedianMS: flat.baselineMedian, items: size))
-        let sectioned = try Clock.compare(
-            runs: runs,
-            case: {}, { _ = try StagedDiff.changeset(from: sectionedA, to: sectionedB) },
-            baseline: {}, { _ = Self.orderedSetDifference(a, b) })
-        results.append(BenchmarkResult(suite: "diff", name: "\(label), 100 sections", medianMS: sectioned.median,
-                                       baseline: "OrderedSet difference (flat)", baselineMedianMS: sectioned.baselineMedian, items: size))
-        let floor = try Clock.compare(
-            runs: runs,
-            case: {}, { _ = try StagedDiff.changeset(from: flatA, to: flatB) },
-            baseline: {}, { _ = DiffFloor.hashPass(a, b) })
-        results.append(BenchmarkResult(suite: "diff", name: "\(label), flat", medianMS: floor.median,
-                                       baseline: "bare hash pass (floor)", baselineMedianMS: floor.baselineMedian, items: size))
+        /// One row: the diff of `shapes` against `baseline`, alternating, `runs` times each.
+        func row(_ shapes: String, _ from: SnapshotShape<Int, ID>, _ to: SnapshotShape<Int, ID>,
+                 against baseline: String, runs: Int, _ baselineBody: () -> Void) throws {
+            let measured = try Clock.compare(runs: runs, case: {}, { _ = try StagedDiff.changeset(from: from, to: to) },
+                                             baseline: {}, { baselineBody() })
+            results.append(BenchmarkResult(suite: "diff", name: "\(label), \(shapes)", medianMS: measured.median, baseline: baseline,
+                                           baselineMedianMS: measured.baselineMedian, items: size))
+        }
+        try row("flat", flatA, flatB, against: "OrderedSet difference", runs: runs) { _ = Self.orderedSetDifference(a, b) }
+        try row("100 sections", sectionedA, sectionedB, against: "OrderedSet difference (flat)", runs: runs) {
+            _ = Self.orderedSetDifference(a, b)
+        }
+        try row("flat", flatA, flatB, against: "bare hash pass (floor)", runs: runs) { _ = DiffFloor.hashPass(a, b) }
         if size <= 100_000 {
-            let stdlibRuns = size > 10_000 ? 1 : runs
-            let standard = try Clock.compare(
-                runs: stdlibRuns,
-                case: {}, { _ = try StagedDiff.changeset(from: flatA, to: flatB) },
-                baseline: {}, { _ = b.difference(from: a).inferringMoves() })
-            results.append(BenchmarkResult(suite: "diff", name: "\(label), flat", medianMS: standard.median,
-                                           baseline: "stdlib difference + inferringMoves", baselineMedianMS: standard.baselineMedian, items: size))
+            // Myers is quadratic in the edit distance: one run at 100k takes seconds to minutes.
+            try row("flat", flatA, flatB, against: "stdlib difference + inferringMoves", runs: size > 10_000 ? 1 : runs) {
+                _ = b.difference(from: a).inferringMoves()
+            }
         }
         return results
     }
