@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CatalogModel", targets: ["CatalogModel"]),
         .library(name: "CatalogDiff", targets: ["CatalogDiff"]),
+        .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
         .library(name: "CatalogImport", targets: ["CatalogImport"]),
         .library(name: "CatalogStore", targets: ["CatalogStore"]),
         .executable(name: "catalog", targets: ["catalog"]),
@@ -24,6 +25,10 @@ let package = Package(
         .target(name: "CatalogDiff", dependencies: ["CatalogModel", "CCatalogSupport"]),
         // A prefetch hint for the diff's hash tables (C, header only).
         .target(name: "CCatalogSupport"),
+
+        // Geometry of collection-view layouts (flow, waterfall, circular, shelf, carousel), rect
+        // queries, hit tests, update animations and SVG pictures. Pure: no UIKit, no GRDB, no I/O.
+        .target(name: "CatalogLayout", dependencies: ["CatalogModel", "CatalogDiff"]),
 
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),
@@ -66,6 +71,7 @@ let package = Package(
 
         .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
         .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel"]),
+        .testTarget(name: "CatalogLayoutTests", dependencies: ["CatalogLayout", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport"]),
         .testTarget(
             name: "CatalogStoreTests",

@@ -1,0 +1,105 @@
+import CatalogModel
+
+/// Attributes of single elements at the current ``Layout/contentOffset``.
+extension Layout {
+    var hasHeaders: Bool { configuration.headerHeight > 0 && !headers.isEmpty }
+    var hasFooters: Bool { configuration.footerHeight > 0 && !footers.isEmpty }
+    /// Headers, footers and pinned views sit above cells; decorations below.
+    static let supplementaryZIndex = 10
+    static let decorationZIndex = -1
+
+    /// A cell's attributes; `nil` for an index path out of range.
+    public func attributes(forItemAt path: IndexPath) -> LayoutAttributes? {
+        guard path.section >= 0, path.section < numberOfSections, path.item >= 0,
+              path.item < numberOfItems(inSection: path.section) else { return nil }
+        return cellAttributes(sectionStarts[path.section] + path.item, path)
+    }
+
+    @inline(__always)
+    func cellAttributes(_ index: Int, _ path: IndexPath) -> LayoutAttributes {
+        let frame = frames[index]
+        let scale = configuration.style == .carousel ? carouselScale(of: frame) : 1
+        return LayoutAttributes(kind: .cell, indexPath: path, frame: frame, scale: scale)
+    }
+
+    /// A header's, footer's or decoration's attributes; `nil` when the section has none.
+    /// Pinned headers and footers are where the current offset puts them.
+    public func attributes(forSupplementary kind: ElementKind, inSection section: Int) -> LayoutAttributes? {
+        guard section >= 0, section < numberOfSections else { return nil }
+        let path = IndexPath(section: section, item: 0)
+        switch kind {
+        case .cell:
+            return nil
+        case .header:
+            guard hasHeaders else { return nil }
+            return LayoutAttributes(kind: .header, indexPath: path, frame: pinnedHeader(section),
+                                    zIndex: configuration.pinHeaders ? Self.supplementaryZIndex : 0)
+        case .footer:
+            guard hasFooters else { return nil }
+            return LayoutAttributes(kind: .footer, indexPath: path, frame: pinnedFooter(section),
+                                    zIndex: configuration.pinFooters ? Self.supplementaryZIndex : 0)
+        case .decoration:
+            guard section < decorations.count, let frame = decorations[section] else { return nil }
+            return LayoutAttributes(kind: .decoration, indexPath: path, frame: frame, zIndex: Self.decorationZIndex)
+        }
+    }
+
+    /// Every element, section by section (decoration, header, cells, footer).
+    public var allElements: [LayoutAttributes] {
+        var result: [LayoutAttributes] = []
+        result.reserveCapacity(frames.count + 3 * numberOfSections)
+        for section in 0..<numberOfSections {
+            appendSection(section, cells: sectionStarts[section]..<sectionStarts[section + 1], into: &result) { _ in true }
+        }
+        return result
+    }
+
+    /// Appends one section's elements; `includeSupplementary` decides for headers, footers and decorations.
+    @inline(__always)
+    func appendSection<C: Collection<Int>>(_ section: Int, cells: C, into result: inout [LayoutAttributes],
+                                          includeSupplementary: (LayoutAttributes) -> Bool) {
+        if let decoration = attributes(forSupplementary: .decoration, inSection: section), includeSupplementary(decoration) {
+            result.append(decoration)
+        }
+        if let header = attributes(forSupplementary: .header, inSection: section), includeSupplementary(header) {
+            result.append(header)
+        }
+        let start = sectionStarts[section]
+        for index in cells {
+            result.append(cellAttributes(index, IndexPath(section: section, item: index - start)))
+        }
+        if let footer = attributes(forSupplementary: .footer, inSection: section), includeSupplementary(footer) {
+            result.append(footer)
+        }
+    }
+
+    // MARK: Pinning
+
+    /// The position along the scroll axis of the offset's leading edge.
+    var mainOffset: Double { isHorizontal ? contentOffset.x : contentOffset.y }
+    var mainViewport: Double { isHorizontal ? viewportSize.width : viewportSize.height }
+
+    /// A header where pinning puts it: `min(max(offset, natural), lastItem.maxY + inset.bottom − height)`,
+    /// and at its natural place while the offset is negative (a bounce at the top).
+    func pinnedHeader(_ section: Int) -> Rect {
+        var frame = headers[section]
+        guard configuration.pinHeaders, mainOffset >= 0 else { return frame }
+        let natural = isHorizontal ? frame.x : frame.y
+        let limit = max(natural, itemAreas[section].hi - configuration.headerHeight)
+        let main = min(max(mainOffset, natural), limit)
+        if isHorizontal { frame.x = main } else { frame.y = main }
+        return frame
+    }
+
+    /// A footer where pinning puts it: at the viewport's bottom edge while its section is on
+    /// screen, never above the section's items, never below its natural place.
+    func pinnedFooter(_ section: Int) -> Rect {
+        var frame = footers[section]
+        guard configuration.pinFooters else { return frame }
+        let natural = isHorizontal ? frame.x : frame.y
+        let bottom = mainOffset + mainViewport - configuration.footerHeight
+        let main = max(min(bottom, natural), min(natural, itemAreas[section].lo))
+        if isHorizontal { frame.x = main } else { frame.y = main }
+        return frame
+    }
+}

@@ -1,0 +1,25 @@
+import CatalogModel
+
+extension LayoutConfiguration {
+    /// The size of an item that styles sizing from content give it: its natural size, else the
+    /// configuration's `itemSize`, else the kind's default for a line of `crossLength` points.
+    @inline(__always)
+    func contentSize(of item: LayoutItemInput, crossLength: Double) -> Size {
+        if let size = item.size { return size }
+        if let itemSize { return itemSize }
+        return Self.defaultSize(for: item.kind, crossLength: crossLength, spacing: interitemSpacing)
+    }
+
+    /// Per-kind defaults: video cards two per line with the 180:256 cover ratio, books 80×120,
+    /// icons 60×70, anything else 50×50 (`UICollectionViewFlowLayout`'s default).
+    static func defaultSize(for kind: ItemKind?, crossLength: Double, spacing: Double) -> Size {
+        switch kind {
+        case .video?:
+            let width = max(1, ((crossLength - spacing) / 2).rounded(.down))
+            return Size(width: width, height: (width * 256 / 180).rounded(.down))
+        case .book?: return Size(width: 80, height: 120)
+        case .icon?: return Size(width: 60, height: 70)
+        case nil: return Size(width: 50, height: 50)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import CatalogModel
+
+/// The geometry of one snapshot in one style and viewport: every cell, header, footer and
+/// decoration view, the content size, rect queries, hit testing and scroll targets.
+///
+/// Preparing is O(n) (waterfall O(n·columns)) and keeps about 40 bytes per item: the frames in
+/// one flat array plus a per-style index (lines, columns, or the circle's angles) that answers
+/// ``elements(in:)`` in O(log n + k). A `Layout` is a value: scrolling (``contentOffset``) only
+/// changes what depends on it — pinned headers and footers, carousel scales — never the frames.
+public struct Layout: Sendable {
+    public let configuration: LayoutConfiguration
+    /// The visible size: a collection view's bounds size.
+    public let viewportSize: Size
+    /// The scroll position: the viewport's origin in content coordinates.
+    public var contentOffset: Point
+    public internal(set) var contentSize: Size
+
+    /// Cell frames, all sections' items in order.
+    var frames: [Rect] = []
+    /// `sectionStarts[s]` is the index in `frames` of section `s`'s first item; one extra entry at the end.
+    var sectionStarts: [Int] = [0]
+    /// Flow, shelf and carousel: runs of items along the cross axis (lines), in scroll order.
+    var bands: [Band] = []
+    /// Waterfall: each column's items, top to bottom.
+    var columnItems: [[Int32]] = []
+    /// Per section, along the scroll axis: where the section starts and ends (header to footer).
+    var sectionExtents: [Extent] = []
+    /// Per section, along the scroll axis: the items' area, from the top inset to the bottom inset.
+    /// Pinned headers and footers stay inside it.
+    var itemAreas: [Extent] = []
+    /// Per section, natural frames; used only when the configuration has headers or footers.
+    var headers: [Rect] = []
+    var footers: [Rect] = []
+    /// Shelf: one board per section; `nil` for an empty section.
+    var decorations: [Rect?] = []
+
+    /// Computes the layout of `input` for a viewport of `viewportSize` scrolled to `contentOffset`.
+    ///
+    /// Throws ``LayoutConfigurationError`` for a configuration out of range or a viewport that is
+    /// not a positive, finite size.
+    public init(_ input: LayoutInput, configuration: LayoutConfiguration, viewportSize: Size,
+                contentOffset: Point = .zero) throws(LayoutConfigurationError) {
+        try configuration.validate()
+        guard viewportSize.width.isFinite, viewportSize.height.isFinite,
+              viewportSize.width > 0, viewportSize.height > 0 else {
+            throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height",
+                                           found: "\(format(viewportSize.width))×\(format(viewportSize.height))")
+        }
+        guard contentOffset.x.isFinite, contentOffset.y.isFinite else {
+            throw LayoutConfigurationError(key: "offset", expected: "finite numbers")
+        }
+        self.configuration = configuration
+        self.viewportSize = viewportSize
+        self.contentOffset = contentOffset
+        self.contentSize = viewportSize
+        switch configuration.style {
+        case .flow, .shelf: prepareFlow(input)
+        case .waterfall: prepareWaterfall(input)
+        case .circular: prepareCircular(input)
+        case .carousel: prepareCarousel(input)
+        }
+        #if DEBUG
+        checkInvariants()
+        #endif
+    }
+
+    public var style: LayoutStyle { configuration.style }
+    public var numberOfSections: Int { sectionStarts.count - 1 }
+    public func numberOfItems(inSection section: Int) -> Int { sectionStarts[section + 1] - sectionStarts[section] }
+    public var numberOfItems: Int { frames.count }
+
+    /// The visible rectangle: the viewport at the current offset.
+    public var visibleRect: Rect { Rect(origin: contentOffset, size: viewportSize) }
+
+    /// Whether flow-like styles scroll horizontally (carousels always do).
+    var isHorizontal: Bool {
+        switch configuration.style {
+        case .carousel: true
+        case .flow, .shelf: configuration.scrollDirection == .horizontal
+        case .waterfall, .circular: false
+        }
+    }
+}
+
+/// A stretch along the scroll axis.
+struct Extent: Sendable, Hashable {
+    var lo: Double
+    var hi: Double
+}
+
+/// A line of a flow layout (or one carousel slot): items `start..<end`, side by side along the
+/// cross axis and all within `lo..<hi` along the scroll axis.
+struct Band: Sendable, Hashable {
+    var lo: Double
+    var hi: Double
+    var start: Int32
+    var end: Int32
+}
