@@ -51,8 +51,12 @@ extension Layout {
         let size = frames[0].size
         let (radius, center) = circle
         // Centres that can matter, relative to the circle's centre and in units of the radius.
-        let x0 = (rect.minX - size.width / 2 - center.x) / radius, x1 = (rect.maxX + size.width / 2 - center.x) / radius
-        let y0 = (rect.minY - size.height / 2 - center.y) / radius, y1 = (rect.maxY + size.height / 2 - center.y) / radius
+        // A little slack keeps centres exactly on the boundary (a point on a cell's corner) inside.
+        let slack = 1e-9
+        let x0 = (rect.minX - size.width / 2 - center.x) / radius - slack
+        let x1 = (rect.maxX + size.width / 2 - center.x) / radius + slack
+        let y0 = (rect.minY - size.height / 2 - center.y) / radius - slack
+        let y1 = (rect.maxY + size.height / 2 - center.y) / radius + slack
         guard x0 <= 1, x1 >= -1, y0 <= 1, y1 >= -1, radius > 0 else { return }
         let cosArcs = arcs(cosineFrom: x0, to: x1)
         let sinArcs = arcs(sineFrom: y0, to: y1)
@@ -61,7 +65,7 @@ extension Layout {
         var ranges: [(first: Int, last: Int)] = [(0, 0), (count - 1, count - 1)]
         for a in cosArcs {
             for b in sinArcs {
-                let lo = max(a.0, b.0), hi = min(a.1, b.1)
+                let lo = max(a.0, b.0) - slack, hi = min(a.1, b.1) + slack
                 guard lo <= hi else { continue }
                 // One index of slack on each side absorbs rounding; the exact test below decides.
                 ranges.append((max(0, Int((lo / step).rounded(.down)) - 1),

@@ -1,0 +1,151 @@
+import CatalogLayout
+import CatalogModel
+import Foundation
+import Testing
+
+/// Behaviour beyond the SPEC vectors: horizontal flow, pinned footers, default sizes, carousel
+/// scaling and snapping, offsets clamped to the content, configuration files.
+@Suite struct StyleBehaviourTests {
+    @Test func horizontalFlowSwapsTheAxes() throws {
+        var config = SpecVectorTests.f1
+        config.scrollDirection = .horizontal
+        config.itemSize = Size(width: 50, height: 90)
+        // Viewport height 320 plays F1's width: columns of three items at y 10, 115, 220.
+        let layout = try Layout(LayoutInput(itemCounts: [7]), configuration: config, viewportSize: Size(width: 480, height: 320))
+        #expect((0..<3).map { SpecVectorTests.cell(layout, $0).y } == [10, 115, 220])
+        #expect([0, 3, 6].map { SpecVectorTests.cell(layout, $0).x } == [50, 110, 170])
+        #expect(layout.attributes(forSupplementary: .header, inSection: 0)?.frame == Rect(x: 0, y: 0, width: 40, height: 320))
+        #expect(layout.attributes(forSupplementary: .footer, inSection: 0)?.frame == Rect(x: 230, y: 0, width: 30, height: 320))
+        #expect(layout.contentSize == Size(width: 260, height: 320))
+    }
+
+    @Test func sectionsFollowEachOtherAndPinnedHeadersPushOut() throws {
+        var config = SpecVectorTests.f1
+        config.pinHeaders = true
+        var layout = try Layout(LayoutInput(itemCounts: [7, 3]), configuration: config, viewportSize: Size(width: 320, height: 200))
+        // Section 1 starts where section 0's footer ends.
+        #expect(layout.attributes(forSupplementary: .header, inSection: 1)?.frame.y == 260)
+        #expect(SpecVectorTests.cell(layout, 0, section: 1).y == 310)
+        layout.contentOffset = Point(x: 0, y: 300)
+        #expect(layout.attributes(forSupplementary: .header, inSection: 1)?.frame.y == 300)
+        // Section 0's header went as far as its items allow (220 + 10 − 40 = 190).
+        #expect(layout.attributes(forSupplementary: .header, inSection: 0)?.frame.y == 190)
+        // A query over section 1's items alone still returns its pinned header.
+        let kinds = layout.elements(in: Rect(x: 0, y: 340, width: 320, height: 10)).map(\.kind)
+        #expect(kinds == [.header, .cell, .cell, .cell])
+    }
+
+    @Test func pinnedFootersStickToTheBottomEdge() throws {
+        var config = SpecVectorTests.f1
+        config.pinFooters = true
+        var layout = try Layout(LayoutInput(itemCounts: [7]), configuration: config, viewportSize: Size(width: 320, height: 100))
+        // Natural footer at 230; the viewport's bottom edge at 100 puts it at 70 (offset 0).
+        #expect(layout.attributes(forSupplementary: .footer, inSection: 0)?.frame.y == 70)
+        layout.contentOffset = Point(x: 0, y: 160)
+        #expect(layout.attributes(forSupplementary: .footer, inSection: 0)?.frame.y == 230)
+        // Never above the section's items (the header ends at 40).
+        var short = try Layout(LayoutInput(itemCounts: [7]), configuration: config, viewportSize: Size(width: 320, height: 20))
+        short.contentOffset = .zero
+        #expect(short.attributes(forSupplementary: .footer, inSection: 0)?.frame.y == 40)
+    }
+
+    @Test func defaultSizesPerKind() throws {
+        let config = LayoutConfiguration(style: .flow, interitemSpacing: 10)
+        let input = LayoutInput(sections: [
+            LayoutSectionInput(items: [LayoutItemInput(kind: .video)]),
+            LayoutSectionInput(items: [LayoutItemInput(kind: .book)]),
+            LayoutSectionInput(items: [LayoutItemInput(kind: .icon)]),
+            LayoutSectionInput(items: [LayoutItemInput(size: Size(width: 33, height: 44), kind: .book)]),
+            LayoutSectionInput(items: [LayoutItemInput()]),
+        ])
+        let layout = try Layout(input, configuration: config, viewportSize: Size(width: 390, height: 800))
+        let sizes = (0..<5).map { SpecVectorTests.cell(layout, 0, section: $0).size }
+        // Two video cards per line: (390 − 10) / 2 = 190 wide, 190·256/180 = 270.2 → 270 high.
+        #expect(sizes == [Size(width: 190, height: 270), Size(width: 80, height: 120), Size(width: 60, height: 70),
+                          Size(width: 33, height: 44), Size(width: 50, height: 50)])
+    }
+
+    @Test func carouselScalesAndSnaps() throws {
+        let config = LayoutConfiguration(style: .carousel, itemSize: Size(width: 200, height: 300), lineSpacing: 20, minScale: 0.6)
+        var layout = try Layout(LayoutInput(itemCounts: [3, 2]), configuration: config, viewportSize: Size(width: 400, height: 500))
+        // Side insets (400 − 200) / 2 = 100; items 220 apart; vertically centred.
+        #expect(SpecVectorTests.cell(layout, 0) == Rect(x: 100, y: 100, width: 200, height: 300))
+        #expect(SpecVectorTests.cell(layout, 0, section: 1).x == 760)
+        #expect(layout.contentSize == Size(width: 100 + 5 * 200 + 4 * 20 + 100, height: 500))
+        let first = layout.attributes(forItemAt: IndexPath(section: 0, item: 0))!
+        let second = layout.attributes(forItemAt: IndexPath(section: 0, item: 1))!
+        #expect(first.scale == 1)
+        #expect(abs(second.scale - (1 - 0.5 * 220 / 400)) < 1e-12)
+        #expect(layout.attributes(forItemAt: IndexPath(section: 1, item: 1))!.scale == 0.6)
+
+        // Snapping: the nearest centre wins; a tie goes to the first.
+        #expect(layout.targetContentOffset(proposed: Point(x: 100, y: 0)) == Point(x: 0, y: 0))
+        #expect(layout.targetContentOffset(proposed: Point(x: 120, y: 0)) == Point(x: 220, y: 0))
+        #expect(layout.targetContentOffset(proposed: Point(x: 110, y: 0)) == Point(x: 0, y: 0))
+        // A fling advances at least one item even when the proposal barely moves, in either direction.
+        layout.contentOffset = Point(x: 220, y: 0)
+        #expect(layout.targetContentOffset(proposed: Point(x: 230, y: 0), velocity: Point(x: 2, y: 0)) == Point(x: 440, y: 0))
+        #expect(layout.targetContentOffset(proposed: Point(x: 215, y: 0), velocity: Point(x: -2, y: 0)) == Point(x: 0, y: 0))
+        // A slow release does not.
+        #expect(layout.targetContentOffset(proposed: Point(x: 230, y: 0), velocity: Point(x: 0.1, y: 0)) == Point(x: 220, y: 0))
+        // Clamped to the content: nothing past the last item.
+        layout.contentOffset = Point(x: 880, y: 0)
+        #expect(layout.targetContentOffset(proposed: Point(x: 5_000, y: 0), velocity: Point(x: 9, y: 0)) == Point(x: 880, y: 0))
+        #expect(layout.targetContentOffset(proposed: Point(x: -300, y: 0)) == Point(x: 0, y: 0))
+    }
+
+    @Test func otherStylesClampTheProposedOffset() throws {
+        let layout = try Layout(LayoutInput(itemCounts: [7]), configuration: SpecVectorTests.f1, viewportSize: Size(width: 320, height: 100))
+        #expect(layout.targetContentOffset(proposed: Point(x: 30, y: 500)) == Point(x: 0, y: 160))
+        #expect(layout.targetContentOffset(proposed: Point(x: -5, y: -40)) == Point(x: 0, y: 0))
+    }
+
+    @Test func configurationFilesDecodeAndRefuseMistakes() throws {
+        let json = #"{"style": "flow", "itemSize": [90, 50], "lineSpacing": 10, "interitemSpacing": 10, "sectionInset": [10, 10, 10, 10], "headerHeight": 40, "footerHeight": 30, "pinHeaders": false, "scrollDirection": "vertical"}"#
+        let config = try JSONDecoder().decode(LayoutConfiguration.self, from: Data(json.utf8))
+        #expect(config == SpecVectorTests.f1)
+        let again = try JSONDecoder().decode(LayoutConfiguration.self, from: JSONEncoder().encode(config))
+        #expect(again == config)
+
+        let cases: [(String, String)] = [
+            (#"{"style": "grid"}"#, #"layout configuration key "style": expected one of flow, waterfall, circular, shelf, carousel, found "grid""#),
+            (#"{"itemSize": [1, 2]}"#, #"layout configuration key "style": expected one of flow, waterfall, circular, shelf, carousel"#),
+            (#"{"style": "flow", "itemSize": [90]}"#, #"layout configuration key "itemSize": expected [width, height], found 1 numbers"#),
+            (#"{"style": "flow", "itemSize": [90, -1]}"#, #"layout configuration key "itemSize": expected a positive width and height"#),
+            (#"{"style": "flow", "lineSpacin": 3}"#, "layout configuration key \"lineSpacin\": expected one of the known keys: " + ["style", "itemSize", "lineSpacing", "interitemSpacing", "sectionInset", "headerHeight", "footerHeight", "pinHeaders", "pinFooters", "scrollDirection", "columns", "columnSpacing", "minScale", "flingThreshold"].joined(separator: ", ")),
+            (#"{"style": "waterfall", "columns": 0}"#, #"layout configuration key "columns": expected an integer from 1 to 1000"#),
+            (#"{"style": "carousel", "minScale": 1.5}"#, #"layout configuration key "minScale": expected a number in (0, 1]"#),
+            (#"{"style": "flow", "pinHeaders": "yes"}"#, #"layout configuration key "pinHeaders": expected true or false"#),
+            (#"{"style": "flow", "scrollDirection": "diagonal"}"#, #"layout configuration key "scrollDirection": expected "vertical" or "horizontal", found "diagonal""#),
+            (#"[1, 2]"#, #"layout configuration: expected a JSON object such as {"style": "flow"}"#),
+        ]
+        for (json, message) in cases {
+            #expect {
+                try JSONDecoder().decode(LayoutConfiguration.self, from: Data(json.utf8))
+            } throws: { error in
+                (error as? LayoutConfigurationError)?.description == message
+            }
+        }
+    }
+
+    @Test func badViewportsAreRefused() {
+        for size in [Size(width: 0, height: 100), Size(width: 100, height: -1), Size(width: .infinity, height: 10)] {
+            #expect(throws: LayoutConfigurationError.self) {
+                try Layout(LayoutInput(itemCounts: [1]), configuration: LayoutConfiguration(style: .flow), viewportSize: size)
+            }
+        }
+    }
+
+    @Test func emptyInputsLayOutToNothing() throws {
+        for style in LayoutStyle.allCases {
+            for counts in [[], [0], [0, 0, 3, 0]] {
+                let layout = try Layout(LayoutInput(itemCounts: counts), configuration: LayoutConfiguration(style: style),
+                                        viewportSize: Size(width: 320, height: 480))
+                #expect(layout.invariantViolations() == [])
+                #expect(layout.numberOfItems == counts.reduce(0, +))
+                #expect(layout.attributes(forItemAt: IndexPath(section: 0, item: 99)) == nil)
+                #expect(layout.attributes(forItemAt: IndexPath(section: -1, item: 0)) == nil)
+            }
+        }
+    }
+}
