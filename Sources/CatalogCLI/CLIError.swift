@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogImport
+import CatalogLayout
 import CatalogModel
 import CatalogStore
 
@@ -15,5 +16,6 @@ struct CLIError: Error, CustomStringConvertible {
     /// complete, readable sentence.
     static func isKnown(_ error: any Error) -> Bool {
         error is ImportError || error is StoreError || error is CatalogValidationError || error is DuplicateIDError
+            || error is LayoutConfigurationError
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogImport
+import CatalogLayout
 import CatalogModel
 import CatalogStore
 import Foundation
@@ -33,9 +34,11 @@ struct DemoCommand: ParsableCommand {
         try CatalogStore.checkDistinctNames(catalogs)
         let store = try global.openStore()
         let results = try store.replace(catalogs)
+        let picture = try drawBookshelf(store)
         if json {
             let imports = zip(imported, results).map { ImportCommand.jsonValue($0, $1) }
-            Output.json(.object([("imports", .array(imports)), ("catalogs", ListCommand.jsonValue(try store.summaries()))]))
+            Output.json(.object([("imports", .array(imports)), ("catalogs", ListCommand.jsonValue(try store.summaries())),
+                                 ("picture", .string(picture))]))
             return
         }
 
@@ -53,7 +56,30 @@ struct DemoCommand: ParsableCommand {
             print("")
             print(ShowCommand.describe(try store.catalog(named: result.catalog), maxItemsPerSection: 4))
         }
+        print("\nA picture of the bookshelf (shelf layout, 390×844 viewport): \(picture)")
         print("\nNext: `swift run catalog show bookshelf`, `swift run catalog list --json`, `swift run catalog import FILE`.")
+    }
+
+    /// Lays out the sample bookshelf as shelves on a phone-sized screen and writes the picture
+    /// beside the database; returns its path. Without a bookshelf it draws the first catalogue.
+    private func drawBookshelf(_ store: CatalogStore) throws -> String {
+        let summaries = try store.summaries()
+        guard let name = summaries.first(where: { $0.name == "bookshelf" })?.name ?? summaries.first?.name else {
+            throw CLIError("the demo imported no catalogue to draw")
+        }
+        let catalog = try store.catalog(named: name)
+        let configuration = LayoutConfiguration(style: .shelf, itemSize: Size(width: 80, height: 120), lineSpacing: 10,
+                                                interitemSpacing: 10, sectionInset: Insets(top: 12, left: 12, bottom: 12, right: 12),
+                                                headerHeight: 32)
+        let input = LayoutInput(catalog)
+        let layout = try Layout(input, configuration: configuration, viewportSize: Size(width: 390, height: 844))
+        let path = URL(fileURLWithPath: global.path).deletingLastPathComponent().appendingPathComponent("\(name).svg").relativePath
+        do {
+            try Data(LayoutPicture(layout: layout, input: input).svg.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIError("cannot write the picture \(path): \(error.localizedDescription)")
+        }
+        return path
     }
 
     private func sampleFolder() throws -> String {

@@ -119,8 +119,13 @@ public struct LayoutConfigurationError: Error, Sendable, Hashable, CustomStringC
         self.found = found
     }
 
+    /// Inputs of a layout that are not configuration keys.
+    static let layoutArguments: Set<String> = ["viewport", "offset"]
+
     public var description: String {
-        let subject = key.isEmpty ? "layout configuration" : "layout configuration key \"\(key)\""
+        let subject = key.isEmpty ? "layout configuration"
+            : LayoutConfiguration.knownKeys.contains(key) || !Self.layoutArguments.contains(key) ? "layout configuration key \"\(key)\""
+            : key
         return "\(subject): expected \(expected)" + (found.map { ", found \($0)" } ?? "")
     }
 }
