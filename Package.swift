@@ -52,12 +52,15 @@ let package = Package(
         .target(
             name: "CatalogBenchmarks",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CBenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Baseline for the diff benchmark.
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+
+        // Heap statistics for the benchmarks' bytes-per-item figures (C, header only).
+        .target(name: "CBenchmarkSupport"),
 
         // The `catalog` command line: commands live in a library so tests can reach them.
         .target(

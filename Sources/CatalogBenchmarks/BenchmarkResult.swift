@@ -11,6 +11,19 @@ public struct BenchmarkResult: Sendable, Hashable {
     public var baselineMedianMS: Double
     /// How many items one run handles, for a throughput figure.
     public var items: Int
+    /// Heap bytes the measured structure keeps alive per item, where the case measures memory.
+    public var bytesPerItem: Double?
+
+    public init(suite: String, name: String, medianMS: Double, baseline: String, baselineMedianMS: Double,
+                items: Int, bytesPerItem: Double? = nil) {
+        self.suite = suite
+        self.name = name
+        self.medianMS = medianMS
+        self.baseline = baseline
+        self.baselineMedianMS = baselineMedianMS
+        self.items = items
+        self.bytesPerItem = bytesPerItem
+    }
 
     /// `median / baseline median`: below 1 is faster than the baseline.
     public var ratio: Double { baselineMedianMS > 0 ? medianMS / baselineMedianMS : .nan }
@@ -18,15 +31,23 @@ public struct BenchmarkResult: Sendable, Hashable {
     /// Items per second at the median.
     public var itemsPerSecond: Double { medianMS > 0 ? Double(items) / (medianMS / 1000) : .nan }
 
-    /// The row of `catalog bench --json`.
+    /// The row of `catalog bench --json` (plus `bytes_per_item` where memory was measured).
     public var jsonValue: OrderedJSON {
-        .object([("suite", .string(suite)), ("case", .string(name)), ("median_ms", .double(Self.round(medianMS))),
-                 ("baseline", .string(baseline)), ("baseline_median_ms", .double(Self.round(baselineMedianMS))),
-                 ("ratio", .double(Self.round(ratio))), ("items", .integer(items))])
+        var members: [(String, OrderedJSON)] = [
+            ("suite", .string(suite)), ("case", .string(name)), ("median_ms", .double(Self.round(medianMS))),
+            ("baseline", .string(baseline)), ("baseline_median_ms", .double(Self.round(baselineMedianMS))),
+            ("ratio", .double(Self.round(ratio))), ("items", .integer(items)),
+        ]
+        if let bytesPerItem { members.append(("bytes_per_item", .double(Self.round(bytesPerItem)))) }
+        return .object(members)
     }
 
+    /// Three decimals, or four significant digits for smaller values (a rect query takes microseconds).
     static func round(_ value: Double) -> Double {
-        (value * 1000).rounded() / 1000
+        guard value.isFinite, value != 0 else { return value }
+        let decimals = max(3, 3 - Int(log10(abs(value)).rounded(.down)))
+        let scale = pow(10, Double(min(decimals, 12)))
+        return (value * scale).rounded() / scale
     }
 }
 

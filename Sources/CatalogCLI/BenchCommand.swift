@@ -6,14 +6,14 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import, diff. Example: swift run -c release catalog bench diff"
+        discussion: "Suites: import, diff, layout. Example: swift run -c release catalog bench layout"
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff
+        case all, `import`, diff, layout
     }
 
-    @Argument(help: "Which suite: all, import or diff.")
+    @Argument(help: "Which suite: all, import, diff or layout.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
@@ -21,6 +21,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(parsing: .upToNextOption, help: "Snapshot sizes for the diff suite (e.g. --diff-sizes 5000 100000).")
     var diffSizes: [Int] = [5_000, 100_000, 1_000_000]
+
+    @Option(help: "Rect queries and hit tests per layout (the layout suite).")
+    var queries: Int = 10_000
 
     @Option(help: "Timed runs per case (the median is reported).")
     var runs: Int = 7
@@ -31,6 +34,7 @@ struct BenchCommand: ParsableCommand {
     func validate() throws {
         guard items > 0 else { throw ValidationError("--items must be ≥ 1") }
         guard runs > 0 else { throw ValidationError("--runs must be ≥ 1") }
+        guard queries > 0 else { throw ValidationError("--queries must be ≥ 1") }
     }
 
     func run() throws {
@@ -49,16 +53,26 @@ struct BenchCommand: ParsableCommand {
         if suite == .all || suite == .diff {
             results += try DiffBenchmark(sizes: diffSizes, runs: runs).run(log: log)
         }
+        if suite == .all || suite == .layout {
+            results += try LayoutBenchmark(items: items, runs: runs, queries: queries,
+                                           bruteForceQueries: min(queries, 1_000)).run(log: log)
+        }
         if json {
             Output.json(.array(results.map(\.jsonValue)))
             return
         }
         print(Output.table(
-            ["SUITE", "CASE", "MEDIAN ms", "ITEMS/s", "BASELINE", "BASELINE ms", "RATIO"],
+            ["SUITE", "CASE", "MEDIAN", "ITEMS/s", "BASELINE", "BASELINE MEDIAN", "RATIO", "BYTES/ITEM"],
             results.map { r in
-                [r.suite, r.name, String(format: "%.1f", r.medianMS), String(format: "%.0f", r.itemsPerSecond),
-                 r.baseline, String(format: "%.1f", r.baselineMedianMS), String(format: r.ratio < 0.1 ? "%.3f×" : "%.2f×", r.ratio)]
+                [r.suite, r.name, Self.duration(r.medianMS), r.items > 1 ? String(format: "%.0f", r.itemsPerSecond) : "",
+                 r.baseline, Self.duration(r.baselineMedianMS), String(format: r.ratio < 0.1 ? "%.3f×" : "%.2f×", r.ratio),
+                 r.bytesPerItem.map { String(format: "%.1f", $0) } ?? ""]
             },
-            rightAligned: [2, 3, 5, 6]))
+            rightAligned: [2, 3, 5, 6, 7]))
+    }
+
+    /// `12.3 ms`, or `1.52 µs` below a tenth of a millisecond.
+    static func duration(_ ms: Double) -> String {
+        ms >= 0.1 ? String(format: "%.1f ms", ms) : String(format: "%.2f µs", ms * 1000)
     }
 }

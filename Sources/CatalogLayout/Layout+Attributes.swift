@@ -2,8 +2,10 @@ import CatalogModel
 
 /// Attributes of single elements at the current ``Layout/contentOffset``.
 extension Layout {
-    var hasHeaders: Bool { configuration.headerHeight > 0 && !headers.isEmpty }
-    var hasFooters: Bool { configuration.footerHeight > 0 && !footers.isEmpty }
+    /// Whether the style stacks sections with headers and footers (circular and carousel do not).
+    var hasSupplementaryViews: Bool { style == .flow || style == .shelf || style == .waterfall }
+    var hasHeaders: Bool { configuration.headerHeight > 0 && hasSupplementaryViews }
+    var hasFooters: Bool { configuration.footerHeight > 0 && hasSupplementaryViews }
     /// Headers, footers and pinned views sit above cells; decorations below.
     static let supplementaryZIndex = 10
     static let decorationZIndex = -1
@@ -39,7 +41,7 @@ extension Layout {
             return LayoutAttributes(kind: .footer, indexPath: path, frame: pinnedFooter(section),
                                     zIndex: configuration.pinFooters ? Self.supplementaryZIndex : 0)
         case .decoration:
-            guard section < decorations.count, let frame = decorations[section] else { return nil }
+            guard style == .shelf, let frame = shelfBoard(section) else { return nil }
             return LayoutAttributes(kind: .decoration, indexPath: path, frame: frame, zIndex: Self.decorationZIndex)
         }
     }
@@ -73,7 +75,35 @@ extension Layout {
         }
     }
 
-    // MARK: Pinning
+    // MARK: Headers, footers and pinning
+
+    /// The viewport's length across the scroll axis: headers and footers span it.
+    var crossViewport: Double { isHorizontal ? viewportSize.height : viewportSize.width }
+
+    /// A header where the layout puts it before pinning: at the start of its section.
+    func naturalHeader(_ section: Int) -> Rect {
+        frame(main: sectionExtents[section].lo, cross: 0, mainLength: configuration.headerHeight, crossLength: crossViewport)
+    }
+
+    /// A footer where the layout puts it before pinning: at the end of its section.
+    func naturalFooter(_ section: Int) -> Rect {
+        let height = configuration.footerHeight
+        return frame(main: sectionExtents[section].hi - height, cross: 0, mainLength: height, crossLength: crossViewport)
+    }
+
+    /// Where pinned headers and footers may go: from the end of the header to the last item's
+    /// far edge plus the bottom inset (an empty section: to the start of its footer).
+    func itemArea(_ section: Int) -> Extent {
+        let extent = sectionExtents[section]
+        let lo = extent.lo + configuration.headerHeight
+        let end = sectionStarts[section + 1]
+        guard style != .waterfall, end > sectionStarts[section] else {
+            return Extent(lo: lo, hi: extent.hi - configuration.footerHeight)
+        }
+        let last = frames[end - 1]
+        let inset = configuration.sectionInset
+        return Extent(lo: lo, hi: isHorizontal ? last.maxX + inset.right : last.maxY + inset.bottom)
+    }
 
     /// The position along the scroll axis of the offset's leading edge.
     var mainOffset: Double { isHorizontal ? contentOffset.x : contentOffset.y }
@@ -82,10 +112,10 @@ extension Layout {
     /// A header where pinning puts it: `min(max(offset, natural), lastItem.maxY + inset.bottom − height)`,
     /// and at its natural place while the offset is negative (a bounce at the top).
     func pinnedHeader(_ section: Int) -> Rect {
-        var frame = headers[section]
+        var frame = naturalHeader(section)
         guard configuration.pinHeaders, mainOffset >= 0 else { return frame }
         let natural = isHorizontal ? frame.x : frame.y
-        let limit = max(natural, itemAreas[section].hi - configuration.headerHeight)
+        let limit = max(natural, itemArea(section).hi - configuration.headerHeight)
         let main = min(max(mainOffset, natural), limit)
         if isHorizontal { frame.x = main } else { frame.y = main }
         return frame
@@ -94,11 +124,11 @@ extension Layout {
     /// A footer where pinning puts it: at the viewport's bottom edge while its section is on
     /// screen, never above the section's items, never below its natural place.
     func pinnedFooter(_ section: Int) -> Rect {
-        var frame = footers[section]
+        var frame = naturalFooter(section)
         guard configuration.pinFooters else { return frame }
         let natural = isHorizontal ? frame.x : frame.y
         let bottom = mainOffset + mainViewport - configuration.footerHeight
-        let main = max(min(bottom, natural), min(natural, itemAreas[section].lo))
+        let main = max(min(bottom, natural), min(natural, itemArea(section).lo))
         if isHorizontal { frame.x = main } else { frame.y = main }
         return frame
     }

@@ -11,21 +11,11 @@ extension Layout {
         let side = max(0, (width - size.width) / 2)
         let y = max(0, (viewportSize.height - size.height) / 2)
         let count = input.itemCount
-        frames = []
-        frames.reserveCapacity(count)
-        bands = []
-        bands.reserveCapacity(count)
-        sectionStarts = [0]
-        var x = side
-        for section in input.sections {
-            for _ in section.items {
-                let index = Int32(frames.count)
-                frames.append(Rect(x: x, y: y, width: size.width, height: size.height))
-                bands.append(Band(lo: x, hi: x + size.width, start: index, end: index + 1))
-                x += size.width + configuration.lineSpacing
-            }
-            sectionStarts.append(frames.count)
-        }
+        let step = size.width + configuration.lineSpacing
+        frames = (0..<count).map { Rect(x: side + Double($0) * step, y: y, width: size.width, height: size.height) }
+        bands = (0..<count).map { Band(lo: frames[$0].minX, hi: frames[$0].maxX, start: Int32($0), end: Int32($0 + 1)) }
+        sectionStarts = input.sectionStarts
+        let x = side + Double(count) * step
         let contentWidth = count == 0 ? width : x - configuration.lineSpacing + side
         contentSize = Size(width: max(width, contentWidth), height: viewportSize.height)
     }

@@ -21,7 +21,7 @@ extension Layout {
     func uniformItemSize(_ input: LayoutInput, fallback: Size?) -> Size {
         if let itemSize = configuration.itemSize { return itemSize }
         if let fallback { return fallback }
-        let kind = input.sections.lazy.flatMap(\.items).first?.kind
+        let kind = input.kinds.first ?? nil
         return LayoutConfiguration.defaultSize(for: kind, crossLength: viewportSize.width, spacing: configuration.lineSpacing)
     }
 
@@ -29,17 +29,12 @@ extension Layout {
         let size = uniformItemSize(input, fallback: Size(width: 70, height: 70))
         let (radius, center) = circle
         let count = input.itemCount
-        frames = []
-        frames.reserveCapacity(count)
-        sectionStarts = [0]
-        for section in input.sections {
-            for _ in section.items {
-                let angle = 2 * Double.pi * Double(frames.count) / Double(count)
-                let x = center.x + radius * cos(angle), y = center.y + radius * sin(angle)
-                frames.append(Rect(x: x - size.width / 2, y: y - size.height / 2, width: size.width, height: size.height))
-            }
-            sectionStarts.append(frames.count)
+        frames = (0..<count).map { index in
+            let angle = 2 * Double.pi * Double(index) / Double(count)
+            let x = center.x + radius * cos(angle), y = center.y + radius * sin(angle)
+            return Rect(x: x - size.width / 2, y: y - size.height / 2, width: size.width, height: size.height)
         }
+        sectionStarts = input.sectionStarts
         contentSize = viewportSize
     }
 

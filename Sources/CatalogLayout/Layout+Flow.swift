@@ -3,6 +3,9 @@ import CatalogModel
 /// Flow and shelf geometry: `UICollectionViewFlowLayout`'s rules as SPEC §7 states them, written
 /// once along abstract axes — *main* is the scroll direction, *cross* the line direction — so
 /// horizontal scrolling is the same code with the axes swapped.
+///
+/// One pass over the items writes every frame straight into the layout's storage: first each
+/// item's size, then, line by line, its position. No per-item allocation, no copies of the input.
 extension Layout {
     /// A frame from main/cross coordinates.
     @inline(__always)
@@ -23,112 +26,141 @@ extension Layout {
         let trailMain = horizontal ? inset.right : inset.bottom
         let available = crossSize - leadCross - trailCross
         let spacing = config.interitemSpacing
+        let lineSpacing = config.lineSpacing
+        let headerHeight = config.headerHeight, footerHeight = config.footerHeight
         let itemCount = input.itemCount
+        let sectionCount = input.numberOfSections
 
-        frames = []
-        frames.reserveCapacity(itemCount)
-        bands = []
-        bands.reserveCapacity(itemCount / 2 + input.sections.count)
-        sectionStarts = [0]
-        sectionStarts.reserveCapacity(input.sections.count + 1)
-        let sectionCount = input.sections.count
-        sectionExtents.reserveCapacity(sectionCount)
-        itemAreas.reserveCapacity(sectionCount)
-        headers.reserveCapacity(sectionCount)
-        footers.reserveCapacity(sectionCount)
-        if config.style == .shelf { decorations.reserveCapacity(sectionCount) }
-
-        // Main/cross lengths of each item of the current section, computed once.
-        var mains: [Double] = []
-        var crosses: [Double] = []
+        // Storage from an earlier prepare is reused (no allocation, no page faults) when this
+        // layout is its only owner.
+        var sectionBands = Self.takeStorage(&self.sectionBands, capacity: sectionCount + 1)
+        sectionBands.append(0)
+        var sectionExtents = Self.takeStorage(&self.sectionExtents, capacity: sectionCount)
+        var frames = Self.takeStorage(&self.frames, capacity: itemCount)
+        var bands = Self.takeStorage(&self.bands, capacity: 0)
         var position = 0.0
-        for section in input.sections {
-            let sectionStart = position
-            headers.append(frame(main: position, cross: 0, mainLength: config.headerHeight, crossLength: crossSize))
-            position += config.headerHeight + leadMain
-            let itemsTop = position
+        var lineCount = 0
 
-            mains.removeAll(keepingCapacity: true)
-            crosses.removeAll(keepingCapacity: true)
-            for item in section.items {
-                let size = config.contentSize(of: item, crossLength: available)
-                mains.append(horizontal ? size.width : size.height)
-                crosses.append(horizontal ? size.height : size.width)
+        // Pass 1: every item's size, and where lines break (marked with x = 1), so the lines can
+        // be stored in an array of exactly the right size.
+        do {
+            input.naturalSizes.withUnsafeBufferPointer { sizes in
+            input.kinds.withUnsafeBufferPointer { kinds in
+            input.sectionStarts.withUnsafeBufferPointer { starts in
+                for s in 0..<sectionCount {
+                    var used = Double.infinity
+                    for k in starts[s]..<starts[s + 1] {
+                        let size = config.contentSize(natural: sizes[k], kind: kinds[k], crossLength: available)
+                        let length = horizontal ? size.height : size.width
+                        // Greedy: the first item costs its length, each next one its length plus the spacing.
+                        let next = used + spacing + length
+                        let breaks = k == starts[s] || next > available
+                        used = breaks ? length : next
+                        if breaks { lineCount += 1 }
+                        frames.append(Rect(x: breaks ? 1 : 0, y: 0, width: size.width, height: size.height))
+                    }
+                }
             }
-
-            let base = frames.count
-            let count = section.items.count
-            var lineStart = 0
-            var lastItemEnd = position
-            while lineStart < count {
-                // Greedy: the first item costs its length, each next one its length plus the spacing.
-                var used = crosses[lineStart]
-                var lineEnd = lineStart + 1
-                while lineEnd < count, used + spacing + crosses[lineEnd] <= available {
-                    used += spacing + crosses[lineEnd]
-                    lineEnd += 1
-                }
-                let isLast = lineEnd == count
-                // The last line is spaced as if it were filled with copies of its last item.
-                var slots = lineEnd - lineStart
-                if isLast {
-                    let copy = crosses[lineEnd - 1]
-                    while used + spacing + copy <= available {
-                        used += spacing + copy
-                        slots += 1
-                    }
-                }
-                var thickness = 0.0
-                for k in lineStart..<lineEnd { thickness = max(thickness, mains[k]) }
-
-                if slots == 1 {
-                    // A lone item (or one that only fits once) is centred.
-                    let k = lineStart
-                    frames.append(frame(main: position + (thickness - mains[k]) / 2,
-                                        cross: leadCross + (available - crosses[k]) / 2,
-                                        mainLength: mains[k], crossLength: crosses[k]))
-                } else {
-                    let gap = spacing + (available - used) / Double(slots - 1)
-                    var cross = leadCross
-                    for k in lineStart..<lineEnd {
-                        frames.append(frame(main: position + (thickness - mains[k]) / 2, cross: cross,
-                                            mainLength: mains[k], crossLength: crosses[k]))
-                        cross += crosses[k] + gap
-                    }
-                }
-                bands.append(Band(lo: position, hi: position + thickness,
-                                  start: Int32(base + lineStart), end: Int32(base + lineEnd)))
-                let last = frames[frames.count - 1]
-                lastItemEnd = horizontal ? last.maxX : last.maxY
-                position += thickness
-                if !isLast { position += config.lineSpacing }
-                lineStart = lineEnd
             }
-            position += trailMain
-            itemAreas.append(Extent(lo: itemsTop - leadMain, hi: count == 0 ? position : lastItemEnd + trailMain))
-            footers.append(frame(main: position, cross: 0, mainLength: config.footerHeight, crossLength: crossSize))
-            position += config.footerHeight
-            sectionExtents.append(Extent(lo: sectionStart, hi: position))
-            sectionStarts.append(frames.count)
-
-            if config.style == .shelf {
-                // The board behind a shelf: the union of its items, grown by the top and bottom insets.
-                if count == 0 {
-                    decorations.append(nil)
-                } else {
-                    var lo = Double.infinity, hi = -Double.infinity
-                    for k in base..<frames.count {
-                        let f = frames[k]
-                        lo = min(lo, horizontal ? f.minX : f.minY)
-                        hi = max(hi, horizontal ? f.maxX : f.maxY)
-                    }
-                    decorations.append(frame(main: lo - leadMain, cross: 0,
-                                             mainLength: hi - lo + leadMain + trailMain, crossLength: crossSize))
-                }
             }
         }
+
+        // Pass 2: line by line, the positions.
+        bands.reserveCapacity(lineCount)
+        do {
+            frames.withUnsafeMutableBufferPointer { out in
+            input.sectionStarts.withUnsafeBufferPointer { starts in
+                @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
+                @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
+
+                for s in 0..<sectionCount {
+                    let sectionStart = position
+                    position += headerHeight + leadMain
+                    let end = starts[s + 1]
+                    var lineStart = starts[s]
+                    while lineStart < end {
+                        var used = cross(lineStart)
+                        var thickness = main(lineStart)
+                        var lineEnd = lineStart + 1
+                        while lineEnd < end, out[lineEnd].x != 1 {
+                            used += spacing + cross(lineEnd)
+                            thickness = max(thickness, main(lineEnd))
+                            lineEnd += 1
+                        }
+                        let isLast = lineEnd == end
+                        // The last line is spaced as if it were filled with copies of its last item.
+                        var slots = lineEnd - lineStart
+                        if isLast {
+                            let step = spacing + cross(lineEnd - 1)
+                            let room = (available - used) / step
+                            if step > 0, room >= 1 {
+                                let copies = room < 1e9 ? Int(room) : 1_000_000_000
+                                used += Double(copies) * step
+                                slots += copies
+                                // Rounding may leave room for one more or take one too many.
+                                while used + step <= available { used += step; slots += 1 }
+                                while slots > lineEnd - lineStart, used > available { used -= step; slots -= 1 }
+                            }
+                        }
+                        // A lone item (or one that only fits once) is centred; otherwise the leftover
+                        // space is shared by the gaps.
+                        var along = slots == 1 ? leadCross + (available - used) / 2 : leadCross
+                        let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots - 1)
+                        for k in lineStart..<lineEnd {
+                            let m = main(k), c = cross(k)
+                            let offset = position + (thickness - m) / 2
+                            if horizontal {
+                                out[k].x = offset
+                                out[k].y = along
+                            } else {
+                                out[k].x = along
+                                out[k].y = offset
+                            }
+                            along += c + gap
+                        }
+                        bands.append(Band(lo: position, hi: position + thickness, start: Int32(lineStart), end: Int32(lineEnd)))
+                        position += thickness
+                        if !isLast { position += lineSpacing }
+                        lineStart = lineEnd
+                    }
+                    position += trailMain + footerHeight
+                    sectionExtents.append(Extent(lo: sectionStart, hi: position))
+                    sectionBands.append(Int32(bands.count))
+                }
+            }
+            }
+        }
+        self.frames = frames
+        self.bands = bands
+        sectionStarts = input.sectionStarts
+        self.sectionBands = sectionBands
+        self.sectionExtents = sectionExtents
         contentSize = horizontal
             ? Size(width: position, height: viewportSize.height)
             : Size(width: viewportSize.width, height: position)
+    }
+
+    /// Takes an array out of the layout, emptied but keeping its capacity, so that preparing again
+    /// writes into the same memory instead of allocating (and faulting in) new pages.
+    static func takeStorage<T>(_ array: inout [T], capacity: Int) -> [T] {
+        var taken = array
+        array = []
+        taken.removeAll(keepingCapacity: true)
+        taken.reserveCapacity(capacity)
+        return taken
+    }
+
+    /// A shelf's board: the union of its items' frames, grown by the top and bottom insets,
+    /// across the whole width; `nil` for an empty section.
+    func shelfBoard(_ section: Int) -> Rect? {
+        let first = Int(sectionBands[section]), end = Int(sectionBands[section + 1])
+        guard first < end else { return nil }
+        let inset = configuration.sectionInset
+        let leadMain = isHorizontal ? inset.left : inset.top
+        let trailMain = isHorizontal ? inset.right : inset.bottom
+        // The tallest item of a line spans the whole line, so the lines bound the items exactly.
+        let lo = bands[first].lo - leadMain, hi = bands[end - 1].hi + trailMain
+        return frame(main: lo, cross: 0, mainLength: hi - lo,
+                     crossLength: isHorizontal ? viewportSize.height : viewportSize.width)
     }
 }

@@ -3,11 +3,13 @@ import CatalogModel
 extension LayoutConfiguration {
     /// The size of an item that styles sizing from content give it: its natural size, else the
     /// configuration's `itemSize`, else the kind's default for a line of `crossLength` points.
+    ///
+    /// `natural` has a NaN width when the item has no natural size (see ``LayoutInput``).
     @inline(__always)
-    func contentSize(of item: LayoutItemInput, crossLength: Double) -> Size {
-        if let size = item.size { return size }
+    func contentSize(natural: Size, kind: ItemKind?, crossLength: Double) -> Size {
+        if !natural.width.isNaN { return natural }
         if let itemSize { return itemSize }
-        return Self.defaultSize(for: item.kind, crossLength: crossLength, spacing: interitemSpacing)
+        return Self.defaultSize(for: kind, crossLength: crossLength, spacing: interitemSpacing)
     }
 
     /// Per-kind defaults: video cards two per line with the 180:256 cover ratio, books 80×120,

@@ -7,14 +7,13 @@ extension Layout {
     /// decoration, header, cells, footer. A pinned header or footer is included where the
     /// current offset puts it, and whenever any item of its section intersects `rect`.
     public func elements(in rect: Rect) -> [LayoutAttributes] {
-        var cells: [Int] = []
-        cellCandidates(in: rect, into: &cells)
         var result: [LayoutAttributes] = []
-        result.reserveCapacity(cells.count + 8)
-
         switch configuration.style {
         case .circular, .carousel:
-            // No supplementary views: group the cells by section.
+            // No supplementary views: the cells, grouped by section.
+            var cells: [Int] = []
+            cellCandidates(in: rect, into: &cells)
+            result.reserveCapacity(cells.count)
             var position = 0
             while position < cells.count {
                 let section = section(ofItem: cells[position])
@@ -23,25 +22,83 @@ extension Layout {
                 appendSection(section, cells: cells[position..<end], into: &result) { _ in false }
                 position = end
             }
-        case .flow, .shelf, .waterfall:
-            let lo = isHorizontal ? rect.minX : rect.minY, hi = isHorizontal ? rect.maxX : rect.maxY
-            // Sections are stacked along the scroll axis: the first one that ends after `lo`.
-            var section = firstIndex(count: sectionExtents.count) { sectionExtents[$0].hi > lo }
+        case .waterfall:
+            var cells: [Int] = []
+            cellCandidates(in: rect, into: &cells)
+            result.reserveCapacity(cells.count + 8)
             var position = 0
-            while section < sectionExtents.count, sectionExtents[section].lo < hi {
+            forEachSection(intersecting: rect) { section in
                 var end = position
                 while end < cells.count, cells[end] < sectionStarts[section + 1] { end += 1 }
-                let hasCells = end > position
-                appendSection(section, cells: cells[position..<end], into: &result) { element in
-                    element.frame.intersects(rect)
-                        || (hasCells && ((element.kind == .header && configuration.pinHeaders)
-                                         || (element.kind == .footer && configuration.pinFooters)))
-                }
+                appendSection(section, cells: .listed(cells[position..<end]), rect: rect, into: &result)
                 position = end
-                section += 1
+            }
+        case .flow, .shelf:
+            // Straight from the lines: no list of candidates in between.
+            result.reserveCapacity(64)
+            var firstSection = true
+            forEachSection(intersecting: rect) { section in
+                let lines = Int(sectionBands[section])..<Int(sectionBands[section + 1])
+                // Only the first section needs a search; later ones start at their first line.
+                let first = firstSection ? firstLine(in: lines, endingAfter: isHorizontal ? rect.minX : rect.minY) : lines.lowerBound
+                firstSection = false
+                appendSection(section, cells: .inLines(first..<lines.upperBound), rect: rect, into: &result)
             }
         }
         return result
+    }
+
+    /// Calls `body` with every section whose extent along the scroll axis overlaps `rect`, in order.
+    @inline(__always)
+    private func forEachSection(intersecting rect: Rect, _ body: (Int) -> Void) {
+        let lo = isHorizontal ? rect.minX : rect.minY, hi = isHorizontal ? rect.maxX : rect.maxY
+        var section = firstIndex(count: sectionExtents.count) { sectionExtents[$0].hi > lo }
+        while section < sectionExtents.count, sectionExtents[section].lo < hi {
+            body(section)
+            section += 1
+        }
+    }
+
+    /// One section's elements that meet `rect`: its board, header, cells and footer — with a pinned
+    /// header or footer whenever any of its cells is there.
+    @inline(__always)
+    private func appendSection(_ section: Int, cells: CellSource, rect: Rect, into result: inout [LayoutAttributes]) {
+        if let board = attributes(forSupplementary: .decoration, inSection: section), board.frame.intersects(rect) {
+            result.append(board)
+        }
+        let header = attributes(forSupplementary: .header, inSection: section)
+        let headerIndex = result.count
+        var headerAdded = false
+        if let header, header.frame.intersects(rect) {
+            result.append(header)
+            headerAdded = true
+        }
+        let cellsStart = result.count
+        let start = sectionStarts[section]
+        switch cells {
+        case .listed(let indices):
+            for index in indices {
+                result.append(cellAttributes(index, IndexPath(section: section, item: index - start)))
+            }
+        case .inLines(let lines):
+            forEachCell(inLines: lines, intersecting: rect) { index in
+                result.append(cellAttributes(index, IndexPath(section: section, item: index - start)))
+            }
+        }
+        let hasCells = result.count > cellsStart
+        if let header, !headerAdded, hasCells, configuration.pinHeaders {
+            result.insert(header, at: headerIndex)
+        }
+        if let footer = attributes(forSupplementary: .footer, inSection: section),
+           footer.frame.intersects(rect) || (hasCells && configuration.pinFooters) {
+            result.append(footer)
+        }
+    }
+
+    /// The first line in `lines` that ends after `lo` along the scroll axis.
+    @inline(__always)
+    private func firstLine(in lines: Range<Int>, endingAfter lo: Double) -> Int {
+        lines.lowerBound + firstIndex(count: lines.count) { bands[lines.lowerBound + $0].hi > lo }
     }
 
     /// The cell under `point` — the topmost where cells overlap (highest zIndex, then the later
@@ -126,25 +183,43 @@ extension Layout {
     }
 
     private func bandCandidates(in rect: Rect, into result: inout [Int]) {
+        let first = firstLine(in: 0..<bands.count, endingAfter: isHorizontal ? rect.minX : rect.minY)
+        forEachCell(inLines: first..<bands.count, intersecting: rect) { result.append($0) }
+    }
+
+    /// Where a section's cells come from in a query: a list found beforehand, or lines to walk.
+    enum CellSource {
+        case listed(ArraySlice<Int>)
+        case inLines(Range<Int>)
+    }
+
+    /// Calls `body` with the index of every cell of `lines` that intersects `rect`, in order: lines
+    /// stop once they start past the rect; within a line a binary search finds the first cell
+    /// across, and the walk stops past the rect's far edge.
+    @inline(__always)
+    func forEachCell(inLines lines: Range<Int>, intersecting rect: Rect, _ body: (Int) -> Void) {
         let horizontal = isHorizontal
-        let lo = horizontal ? rect.minX : rect.minY, hi = horizontal ? rect.maxX : rect.maxY
+        let hi = horizontal ? rect.maxX : rect.maxY
         let crossLo = horizontal ? rect.minY : rect.minX, crossHi = horizontal ? rect.maxY : rect.maxX
-        var b = firstIndex(count: bands.count) { bands[$0].hi > lo }
-        while b < bands.count, bands[b].lo < hi {
-            let band = bands[b]
-            let start = Int(band.start), end = Int(band.end)
-            // Within a line items follow each other along the cross axis without overlapping.
-            var k = start + firstIndex(count: end - start) { offset in
-                let f = frames[start + offset]
-                return (horizontal ? f.maxY : f.maxX) > crossLo
+        frames.withUnsafeBufferPointer { frames in
+            bands.withUnsafeBufferPointer { bands in
+                for line in lines {
+                    let band = bands[line]
+                    if band.lo >= hi { break }
+                    let start = Int(band.start), end = Int(band.end)
+                    // Within a line items follow each other across without overlapping.
+                    var lo = start, top = end
+                    while lo < top {
+                        let mid = (lo + top) / 2
+                        if (horizontal ? frames[mid].maxY : frames[mid].maxX) > crossLo { top = mid } else { lo = mid + 1 }
+                    }
+                    for index in lo..<end {
+                        let frame = frames[index]
+                        if (horizontal ? frame.minY : frame.minX) >= crossHi { break }
+                        if frame.intersects(rect) { body(index) }
+                    }
+                }
             }
-            while k < end {
-                let frame = frames[k]
-                if (horizontal ? frame.minY : frame.minX) >= crossHi { break }
-                if frame.intersects(rect) { result.append(k) }
-                k += 1
-            }
-            b += 1
         }
     }
 }

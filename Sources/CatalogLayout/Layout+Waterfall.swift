@@ -2,55 +2,71 @@ import CatalogModel
 
 /// Waterfall geometry: equal columns, each item scaled to the column width from its natural size
 /// and placed in the shortest column (ties to the lowest index). Sections stack vertically, each
-/// with its header, insets and footer; columns restart level at every section.
+/// with its header, insets and footer; columns start level again in every section.
 extension Layout {
     mutating func prepareWaterfall(_ input: LayoutInput) {
         let config = configuration
         let inset = config.sectionInset
         let width = viewportSize.width
         let columnCount = config.columns
+        let spacing = config.interitemSpacing
         let available = width - inset.left - inset.right
         let columnWidth = max(0, ((available - Double(columnCount - 1) * config.columnSpacing) / Double(columnCount)).rounded(.down))
         let itemCount = input.itemCount
+        let sectionCount = input.numberOfSections
 
-        frames = []
-        frames.reserveCapacity(itemCount)
-        columnItems = Array(repeating: [], count: columnCount)
-        for c in 0..<columnCount { columnItems[c].reserveCapacity(itemCount / columnCount + 1) }
-        sectionStarts = [0]
-        let columnX = (0..<columnCount).map { inset.left + Double($0) * (columnWidth + config.columnSpacing) }
-
-        var heights = [Double](repeating: 0, count: columnCount)
-        var filled = [Bool](repeating: false, count: columnCount)
-        var position = 0.0
-        for section in input.sections {
-            let sectionStart = position
-            headers.append(Rect(x: 0, y: position, width: width, height: config.headerHeight))
-            position += config.headerHeight + inset.top
-            for c in 0..<columnCount {
-                heights[c] = position
-                filled[c] = false
-            }
-            for item in section.items {
-                let natural = config.contentSize(of: item, crossLength: available)
-                let height = natural.width > 0 ? (natural.height * columnWidth / natural.width).rounded(.down) : natural.height
-                var shortest = 0
-                for c in 1..<max(1, columnCount) where heights[c] < heights[shortest] { shortest = c }
-                let y = heights[shortest] + (filled[shortest] ? config.interitemSpacing : 0)
-                columnItems[shortest].append(Int32(frames.count))
-                frames.append(Rect(x: columnX[shortest], y: y, width: columnWidth, height: height))
-                heights[shortest] = y + height
-                filled[shortest] = true
-            }
-            let itemsTop = position - inset.top
-            position = heights.max() ?? position
-            position += inset.bottom
-            itemAreas.append(Extent(lo: itemsTop, hi: position))
-            footers.append(Rect(x: 0, y: position, width: width, height: config.footerHeight))
-            position += config.footerHeight
-            sectionExtents.append(Extent(lo: sectionStart, hi: position))
-            sectionStarts.append(frames.count)
+        // Storage from an earlier prepare is reused when this layout is its only owner.
+        var columns = self.columnItems
+        self.columnItems = []
+        if columns.count != columnCount { columns = [[Int32]](repeating: [], count: columnCount) }
+        for c in 0..<columnCount {
+            columns[c].removeAll(keepingCapacity: true)
+            columns[c].reserveCapacity(itemCount / columnCount + 16)
         }
+        var frames = Self.takeStorage(&self.frames, capacity: itemCount)
+        var sectionExtents = Self.takeStorage(&self.sectionExtents, capacity: sectionCount)
+        let columnX = (0..<columnCount).map { inset.left + Double($0) * (columnWidth + config.columnSpacing) }
+        // Where the next item of each column goes (its bottom plus the spacing, once it has an item).
+        var next = [Double](repeating: 0, count: columnCount)
+        var bottom = [Double](repeating: 0, count: columnCount)
+
+        var position = 0.0
+        do {
+            input.naturalSizes.withUnsafeBufferPointer { sizes in
+            input.kinds.withUnsafeBufferPointer { kinds in
+                for s in 0..<sectionCount {
+                    let sectionStart = position
+                    position += config.headerHeight + inset.top
+                    for c in 0..<columnCount {
+                        next[c] = position
+                        bottom[c] = position
+                    }
+                    for k in input.sectionStarts[s]..<input.sectionStarts[s + 1] {
+                        let natural = config.contentSize(natural: sizes[k], kind: kinds[k], crossLength: available)
+                        let height = natural.width > 0 ? (natural.height * columnWidth / natural.width).rounded(.down) : natural.height
+                        var shortest = 0
+                        var lowest = bottom[0]
+                        for c in 1..<columnCount where bottom[c] < lowest {
+                            shortest = c
+                            lowest = bottom[c]
+                        }
+                        let y = next[shortest]
+                        columns[shortest].append(Int32(k))
+                        frames.append(Rect(x: columnX[shortest], y: y, width: columnWidth, height: height))
+                        bottom[shortest] = y + height
+                        next[shortest] = y + height + spacing
+                    }
+                    position = (bottom.max() ?? position) + inset.bottom + config.footerHeight
+                    sectionExtents.append(Extent(lo: sectionStart, hi: position))
+                }
+            }
+            }
+        }
+        let sectionStarts = input.sectionStarts
+        self.frames = frames
+        self.columnItems = columns
+        self.sectionStarts = sectionStarts
+        self.sectionExtents = sectionExtents
         contentSize = Size(width: width, height: position)
     }
 }

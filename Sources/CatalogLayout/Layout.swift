@@ -10,10 +10,12 @@ import CatalogModel
 public struct Layout: Sendable {
     public let configuration: LayoutConfiguration
     /// The visible size: a collection view's bounds size.
-    public let viewportSize: Size
+    public private(set) var viewportSize: Size
     /// The scroll position: the viewport's origin in content coordinates.
     public var contentOffset: Point
     public internal(set) var contentSize: Size
+    /// Whether the scroll axis is x (see ``scrollsHorizontally(_:)``).
+    let isHorizontal: Bool
 
     /// Cell frames, all sections' items in order.
     var frames: [Rect] = []
@@ -24,15 +26,11 @@ public struct Layout: Sendable {
     /// Waterfall: each column's items, top to bottom.
     var columnItems: [[Int32]] = []
     /// Per section, along the scroll axis: where the section starts and ends (header to footer).
+    /// Headers, footers, shelf boards and the bounds of pinning all follow from these extents, the
+    /// lines and the frames, so nothing else is stored per section.
     var sectionExtents: [Extent] = []
-    /// Per section, along the scroll axis: the items' area, from the top inset to the bottom inset.
-    /// Pinned headers and footers stay inside it.
-    var itemAreas: [Extent] = []
-    /// Per section, natural frames; used only when the configuration has headers or footers.
-    var headers: [Rect] = []
-    var footers: [Rect] = []
-    /// Shelf: one board per section; `nil` for an empty section.
-    var decorations: [Rect?] = []
+    /// Flow and shelf: `sectionBands[s]` is the index in `bands` of section `s`'s first line; one extra entry.
+    var sectionBands: [Int32] = []
 
     /// Computes the layout of `input` for a viewport of `viewportSize` scrolled to `contentOffset`.
     ///
@@ -41,11 +39,6 @@ public struct Layout: Sendable {
     public init(_ input: LayoutInput, configuration: LayoutConfiguration, viewportSize: Size,
                 contentOffset: Point = .zero) throws(LayoutConfigurationError) {
         try configuration.validate()
-        guard viewportSize.width.isFinite, viewportSize.height.isFinite,
-              viewportSize.width > 0, viewportSize.height > 0 else {
-            throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height",
-                                           found: "\(format(viewportSize.width))×\(format(viewportSize.height))")
-        }
         guard contentOffset.x.isFinite, contentOffset.y.isFinite else {
             throw LayoutConfigurationError(key: "offset", expected: "finite numbers")
         }
@@ -53,6 +46,20 @@ public struct Layout: Sendable {
         self.viewportSize = viewportSize
         self.contentOffset = contentOffset
         self.contentSize = viewportSize
+        self.isHorizontal = Self.scrollsHorizontally(configuration)
+        try prepare(input, viewportSize: viewportSize)
+    }
+
+    /// Lays out `input` again — new data, or a new viewport size after a rotation — as
+    /// `UICollectionViewLayout.prepare()` does after an invalidation. The layout's storage is
+    /// reused when this value is its only owner, so preparing again allocates nothing.
+    public mutating func prepare(_ input: LayoutInput, viewportSize: Size? = nil) throws(LayoutConfigurationError) {
+        let size = viewportSize ?? self.viewportSize
+        guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
+            throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height",
+                                           found: "\(format(size.width))×\(format(size.height))")
+        }
+        self.viewportSize = size
         switch configuration.style {
         case .flow, .shelf: prepareFlow(input)
         case .waterfall: prepareWaterfall(input)
@@ -72,8 +79,8 @@ public struct Layout: Sendable {
     /// The visible rectangle: the viewport at the current offset.
     public var visibleRect: Rect { Rect(origin: contentOffset, size: viewportSize) }
 
-    /// Whether flow-like styles scroll horizontally (carousels always do).
-    var isHorizontal: Bool {
+    /// Whether the layout scrolls horizontally: flow and shelf by configuration, carousels always.
+    static func scrollsHorizontally(_ configuration: LayoutConfiguration) -> Bool {
         switch configuration.style {
         case .carousel: true
         case .flow, .shelf: configuration.scrollDirection == .horizontal

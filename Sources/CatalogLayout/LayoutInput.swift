@@ -2,32 +2,95 @@ import CatalogModel
 
 /// What a layout needs from a snapshot: per section a title and per item a natural size, a kind
 /// (for default sizes) and a label (for pictures). Built from a ``Catalog`` or by hand.
+///
+/// Stored flat — one array per field for all items, section after section — so that preparing a
+/// layout streams through the sizes instead of chasing one small array per section.
 public struct LayoutInput: Sendable, Hashable {
-    public var sections: [LayoutSectionInput]
+    /// Natural sizes, all items in order; a NaN width marks an item without one.
+    private(set) var naturalSizes: [Size] = []
+    private(set) var kinds: [ItemKind?] = []
+    private(set) var labels: [String] = []
+    /// `sectionStarts[s]` is the index of section `s`'s first item; one extra entry at the end.
+    private(set) var sectionStarts: [Int] = [0]
+    private(set) var titles: [String] = []
+
+    public init() {}
 
     public init(sections: [LayoutSectionInput]) {
-        self.sections = sections
+        let count = sections.reduce(0) { $0 + $1.items.count }
+        reserveCapacity(sections: sections.count, items: count)
+        for section in sections { append(section) }
     }
 
     /// The layout input of a catalogue: item sizes from `size`, labels from titles and icon names.
     public init(_ catalog: Catalog) {
-        sections = catalog.sections.map { section in
-            LayoutSectionInput(
-                title: section.title ?? section.id,
-                items: section.items.map { LayoutItemInput(size: $0.size, kind: $0.kind, label: $0.content.displayText) }
-            )
+        reserveCapacity(sections: catalog.sections.count, items: catalog.itemCount)
+        for section in catalog.sections {
+            titles.append(section.title ?? section.id)
+            for item in section.items {
+                naturalSizes.append(item.size ?? Self.noSize)
+                kinds.append(item.kind)
+                labels.append(item.content.displayText)
+            }
+            sectionStarts.append(naturalSizes.count)
         }
     }
 
-    /// Sections of `counts[s]` items each, all without a natural size or kind: for tests and benchmarks.
+    /// Sections of `counts[s]` items each, without natural sizes: for tests and benchmarks.
     public init(itemCounts counts: [Int], kind: ItemKind? = nil) {
-        sections = counts.enumerated().map { index, count in
-            LayoutSectionInput(title: "Section \(index)",
-                               items: Array(repeating: LayoutItemInput(kind: kind), count: count))
+        reserveCapacity(sections: counts.count, items: counts.reduce(0, +))
+        for (index, count) in counts.enumerated() {
+            titles.append("Section \(index)")
+            naturalSizes.append(contentsOf: repeatElement(Self.noSize, count: count))
+            kinds.append(contentsOf: repeatElement(kind, count: count))
+            labels.append(contentsOf: repeatElement("", count: count))
+            sectionStarts.append(naturalSizes.count)
         }
     }
 
-    public var itemCount: Int { sections.reduce(0) { $0 + $1.items.count } }
+    static let noSize = Size(width: .nan, height: .nan)
+
+    public mutating func reserveCapacity(sections: Int, items: Int) {
+        naturalSizes.reserveCapacity(items)
+        kinds.reserveCapacity(items)
+        labels.reserveCapacity(items)
+        sectionStarts.reserveCapacity(sections + 1)
+        titles.reserveCapacity(sections)
+    }
+
+    /// Adds a section after the others.
+    public mutating func append(_ section: LayoutSectionInput) {
+        titles.append(section.title)
+        for item in section.items {
+            naturalSizes.append(item.size ?? Self.noSize)
+            kinds.append(item.kind)
+            labels.append(item.label)
+        }
+        sectionStarts.append(naturalSizes.count)
+    }
+
+    public var numberOfSections: Int { titles.count }
+    public var itemCount: Int { naturalSizes.count }
+    public func numberOfItems(inSection section: Int) -> Int { sectionStarts[section + 1] - sectionStarts[section] }
+    public func title(ofSection section: Int) -> String { titles[section] }
+
+    /// The item at `path`, or `nil` out of range.
+    public func item(at path: IndexPath) -> LayoutItemInput? {
+        guard path.section >= 0, path.section < numberOfSections, path.item >= 0,
+              path.item < numberOfItems(inSection: path.section) else { return nil }
+        let index = sectionStarts[path.section] + path.item
+        let size = naturalSizes[index]
+        return LayoutItemInput(size: size.width.isNaN ? nil : size, kind: kinds[index], label: labels[index])
+    }
+
+    /// The sections, rebuilt from the flat storage.
+    public var sections: [LayoutSectionInput] {
+        (0..<numberOfSections).map { s in
+            LayoutSectionInput(title: titles[s], items: (0..<numberOfItems(inSection: s)).map {
+                item(at: IndexPath(section: s, item: $0))!
+            })
+        }
+    }
 }
 
 public struct LayoutSectionInput: Sendable, Hashable {

@@ -55,13 +55,11 @@ public struct LayoutPicture: Sendable {
     }
 
     private func label(_ path: IndexPath) -> String {
-        guard path.section < input.sections.count, path.item < input.sections[path.section].items.count else { return "" }
-        return input.sections[path.section].items[path.item].label
+        input.item(at: path)?.label ?? ""
     }
 
     private func kind(_ path: IndexPath) -> ItemKind? {
-        guard path.section < input.sections.count, path.item < input.sections[path.section].items.count else { return nil }
-        return input.sections[path.section].items[path.item].kind
+        input.item(at: path)?.kind
     }
 
     private func attributes(_ element: LayoutAttributes, _ frame: Rect) -> String {
@@ -102,7 +100,7 @@ public struct LayoutPicture: Sendable {
         let f = element.frame
         let isHeader = element.kind == .header
         let section = element.indexPath.section
-        let title = section < input.sections.count ? input.sections[section].title : ""
+        let title = section < input.numberOfSections ? input.title(ofSection: section) : ""
         out += ##"<rect class="\##(element.kind.rawValue)" \##(attributes(element, f)) fill="\##(isHeader ? "#3b4252" : "#aab2bf")"/>"## + "\n"
         let text = isHeader ? title : "end of \(title)"
         let fontSize = max(6, min(13, f.height * 0.45, f.width * 0.45))

@@ -45,3 +45,32 @@ import Testing
         }
     }
 }
+
+/// Preparing a layout again — new data, a new viewport — gives exactly what a new layout gives.
+@Suite struct PrepareAgainTests {
+    @Test func preparingAgainEqualsANewLayout() throws {
+        var random = RandomLayouts(seed: 31)
+        for _ in 0..<300 {
+            var layout = try random.layout()
+            let input = random.input()
+            let viewport = random.bool() ? layout.viewportSize : Size(width: random.length(120...500), height: random.length(120...700))
+            try layout.prepare(input, viewportSize: viewport)
+            let fresh = try Layout(input, configuration: layout.configuration, viewportSize: viewport, contentOffset: layout.contentOffset)
+            #expect(layout.allElements == fresh.allElements)
+            #expect(layout.contentSize == fresh.contentSize)
+            #expect(layout.invariantViolations() == [])
+            let rect = random.rect(in: layout)
+            #expect(layout.elements(in: rect) == fresh.elements(in: rect))
+        }
+    }
+
+    @Test func aCopyKeepsItsGeometryWhenTheOriginalPreparesAgain() throws {
+        var layout = try Layout(LayoutInput(itemCounts: [7]), configuration: SpecVectorTests.f1, viewportSize: Size(width: 320, height: 480))
+        let copy = layout
+        try layout.prepare(LayoutInput(itemCounts: [2, 2]))
+        #expect(copy.numberOfItems == 7)
+        #expect(copy.attributes(forItemAt: IndexPath(section: 0, item: 6))?.frame == Rect(x: 10, y: 170, width: 90, height: 50))
+        #expect(layout.numberOfSections == 2)
+        #expect(throws: LayoutConfigurationError.self) { try layout.prepare(LayoutInput(itemCounts: [1]), viewportSize: Size(width: -1, height: 3)) }
+    }
+}
