@@ -20,7 +20,7 @@ public struct Point: Sendable, Hashable, CustomStringConvertible {
 /// Two rectangles *intersect* when they overlap with a positive area; a rectangle *contains* a
 /// point on its top and left edges but not on its bottom and right ones, so a point between two
 /// touching cells belongs to exactly one of them.
-public struct Rect: Sendable, Hashable, CustomStringConvertible {
+public struct Rect: Sendable, Hashable, BitwiseCopyable, CustomStringConvertible {
     public var x: Double
     public var y: Double
     public var width: Double
