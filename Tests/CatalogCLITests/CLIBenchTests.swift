@@ -24,4 +24,28 @@ struct CLIBenchTests {
         #expect(Set(importRows.compactMap { $0["suite"] as? String }) == ["import"])
         #expect(Set(diffRows.compactMap { $0["suite"] as? String }) == ["diff"])
     }
+
+    @Test("bench layout --json: prepare, rect query and hit test rows per style, with bytes per item")
+    func layoutRows() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "layout", "--items", "400", "--runs", "1",
+                                                                "--queries", "50", "--json"])) as? [[String: Any]])
+        let cases = rows.compactMap { $0["case"] as? String }
+        for style in ["flow", "waterfall", "shelf"] {
+            for kind in ["prepare (new layout)", "prepare again (storage reused)", "rect query", "hit test"] {
+                #expect(cases.contains("\(style) 400: \(kind)"), "missing \(style) \(kind)")
+            }
+        }
+        for row in rows {
+            #expect(row["suite"] as? String == "layout")
+            let median = try #require(row["median_ms"] as? Double)
+            let baseline = try #require(row["baseline_median_ms"] as? Double)
+            #expect(median > 0 && baseline > 0)
+            if (row["case"] as? String)?.hasSuffix("prepare (new layout)") == true {
+                let bytes = try #require(row["bytes_per_item"] as? Double)
+                #expect(bytes >= 32, "a frame alone is 32 bytes")
+            }
+        }
+    }
 }
