@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 
 /// Attributes of single elements at the current ``Layout/contentOffset``.
@@ -11,14 +12,14 @@ extension Layout {
     static let decorationZIndex = -1
 
     /// A cell's attributes; `nil` for an index path out of range.
-    public func attributes(forItemAt path: IndexPath) -> LayoutAttributes? {
+    public func attributes(forItemAt path: ItemPath) -> LayoutAttributes? {
         guard path.section >= 0, path.section < numberOfSections, path.item >= 0,
               path.item < numberOfItems(inSection: path.section) else { return nil }
         return cellAttributes(sectionStarts[path.section] + path.item, path)
     }
 
     @inline(__always)
-    func cellAttributes(_ index: Int, _ path: IndexPath) -> LayoutAttributes {
+    func cellAttributes(_ index: Int, _ path: ItemPath) -> LayoutAttributes {
         let frame = frames[index]
         let scale = configuration.style == .carousel ? carouselScale(of: frame) : 1
         return LayoutAttributes(kind: .cell, indexPath: path, frame: frame, scale: scale)
@@ -28,7 +29,7 @@ extension Layout {
     /// Pinned headers and footers are where the current offset puts them.
     public func attributes(forSupplementary kind: ElementKind, inSection section: Int) -> LayoutAttributes? {
         guard section >= 0, section < numberOfSections else { return nil }
-        let path = IndexPath(section: section, item: 0)
+        let path = ItemPath(section: section, item: 0)
         switch kind {
         case .cell:
             return nil
@@ -68,7 +69,7 @@ extension Layout {
         }
         let start = sectionStarts[section]
         for index in cells {
-            result.append(cellAttributes(index, IndexPath(section: section, item: index - start)))
+            result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
         }
         if let footer = attributes(forSupplementary: .footer, inSection: section), includeSupplementary(footer) {
             result.append(footer)

@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 
 /// Rect queries and hit tests in O(log n + k): binary searches over lines (flow, shelf, carousel),
@@ -78,11 +79,11 @@ extension Layout {
         switch cells {
         case .listed(let indices):
             for index in indices {
-                result.append(cellAttributes(index, IndexPath(section: section, item: index - start)))
+                result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
             }
         case .inLines(let lines):
             forEachCell(inLines: lines, intersecting: rect) { index in
-                result.append(cellAttributes(index, IndexPath(section: section, item: index - start)))
+                result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
             }
         }
         let hasCells = result.count > cellsStart
@@ -103,7 +104,7 @@ extension Layout {
 
     /// The cell under `point` — the topmost where cells overlap (highest zIndex, then the later
     /// index), tested against the frame as drawn (scaled in a carousel); `nil` over empty space.
-    public func indexPath(at point: Point) -> IndexPath? {
+    public func indexPath(at point: Point) -> ItemPath? {
         guard point.x.isFinite, point.y.isFinite else { return nil }
         // A rectangle one representable step wide: it intersects exactly the frames that contain the point.
         let probe = Rect(x: point.x, y: point.y, width: point.x.nextUp - point.x, height: point.y.nextUp - point.y)
@@ -111,13 +112,13 @@ extension Layout {
         cellCandidates(in: probe, into: &cells)
         var best: (index: Int, zIndex: Int)?
         for index in cells {
-            let attributes = cellAttributes(index, IndexPath(section: 0, item: 0))
+            let attributes = cellAttributes(index, ItemPath(section: 0, item: 0))
             guard attributes.visibleFrame.contains(point) else { continue }
             if best == nil || attributes.zIndex >= best!.zIndex { best = (index, attributes.zIndex) }
         }
         guard let best else { return nil }
         let section = section(ofItem: best.index)
-        return IndexPath(section: section, item: best.index - sectionStarts[section])
+        return ItemPath(section: section, item: best.index - sectionStarts[section])
     }
 
     /// Where scrolling should come to rest when the user lifts a finger with `velocity` and

@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 
 /// What a layout places: cells and the supplementary views around them.
@@ -19,37 +20,21 @@ public enum ElementKind: String, Sendable, Hashable, CaseIterable, Codable {
     }
 }
 
-/// A section and an item index, like `IndexPath(item:section:)`; supplementary views use item 0.
-public struct IndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var section: Int
-    public var item: Int
-
-    public init(section: Int, item: Int) {
-        self.section = section
-        self.item = item
-    }
-
-    public static func < (a: IndexPath, b: IndexPath) -> Bool {
-        (a.section, a.item) < (b.section, b.item)
-    }
-
-    public var description: String { "[\(section), \(item)]" }
-}
-
 /// Everything a `UICollectionViewLayoutAttributes` carries for one element.
 ///
 /// `frame` is the untransformed frame the layout assigns; `scale` is the transform a cell is drawn
 /// with (about its centre), so what a person sees is ``visibleFrame``.
 public struct LayoutAttributes: Sendable, Hashable {
     public var kind: ElementKind
-    public var indexPath: IndexPath
+    /// The element's section and item (`CatalogDiff`'s index path; item 0 for supplementary views).
+    public var indexPath: ItemPath
     public var frame: Rect
     public var scale: Double
     public var alpha: Double
     public var zIndex: Int
     public var hidden: Bool
 
-    public init(kind: ElementKind, indexPath: IndexPath, frame: Rect, scale: Double = 1, alpha: Double = 1,
+    public init(kind: ElementKind, indexPath: ItemPath, frame: Rect, scale: Double = 1, alpha: Double = 1,
                 zIndex: Int = 0, hidden: Bool = false) {
         self.kind = kind
         self.indexPath = indexPath

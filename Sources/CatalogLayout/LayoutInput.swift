@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 
 /// What a layout needs from a snapshot: per section a title and per item a natural size, a kind
@@ -75,7 +76,7 @@ public struct LayoutInput: Sendable, Hashable {
     public func title(ofSection section: Int) -> String { titles[section] }
 
     /// The item at `path`, or `nil` out of range.
-    public func item(at path: IndexPath) -> LayoutItemInput? {
+    public func item(at path: ItemPath) -> LayoutItemInput? {
         guard path.section >= 0, path.section < numberOfSections, path.item >= 0,
               path.item < numberOfItems(inSection: path.section) else { return nil }
         let index = sectionStarts[path.section] + path.item
@@ -87,7 +88,7 @@ public struct LayoutInput: Sendable, Hashable {
     public var sections: [LayoutSectionInput] {
         (0..<numberOfSections).map { s in
             LayoutSectionInput(title: titles[s], items: (0..<numberOfItems(inSection: s)).map {
-                item(at: IndexPath(section: s, item: $0))!
+                item(at: ItemPath(section: s, item: $0))!
             })
         }
     }

@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 
 /// An SVG picture of a layout for people to look at: every cell labelled with its title or icon
@@ -54,11 +55,11 @@ public struct LayoutPicture: Sendable {
         return out
     }
 
-    private func label(_ path: IndexPath) -> String {
+    private func label(_ path: ItemPath) -> String {
         input.item(at: path)?.label ?? ""
     }
 
-    private func kind(_ path: IndexPath) -> ItemKind? {
+    private func kind(_ path: ItemPath) -> ItemKind? {
         input.item(at: path)?.kind
     }
 

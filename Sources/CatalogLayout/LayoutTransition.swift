@@ -12,9 +12,9 @@ public struct LayoutTransition: Sendable {
     public let before: Layout
     public let after: Layout
     /// For every cell after the stage, the index path it had before; `nil` for a cell that appears.
-    private var source: [[IndexPath?]]
+    private var source: [[ItemPath?]]
     /// For every cell before the stage, the index path it has after; `nil` for a cell that disappears.
-    private var destination: [[IndexPath?]]
+    private var destination: [[ItemPath?]]
 
     /// Throws ``LayoutTransitionError`` when the stage does not turn `before`'s section and item
     /// counts into `after`'s (check changesets with `BatchUpdateSimulator` first for the details).
@@ -48,8 +48,8 @@ public struct LayoutTransition: Sendable {
         }
         let fading = Set(sections.reloaded)
 
-        source = (0..<m).map { [IndexPath?](repeating: nil, count: after.numberOfItems(inSection: $0)) }
-        destination = (0..<n).map { [IndexPath?](repeating: nil, count: before.numberOfItems(inSection: $0)) }
+        source = (0..<m).map { [ItemPath?](repeating: nil, count: after.numberOfItems(inSection: $0)) }
+        destination = (0..<n).map { [ItemPath?](repeating: nil, count: before.numberOfItems(inSection: $0)) }
 
         // Items: moves first, then untouched items fill the free slots of their section in order.
         let items = stage.items
@@ -65,8 +65,8 @@ public struct LayoutTransition: Sendable {
         var arriving = Set(items.inserted).union(items.moved.map(\.to))
         for path in items.reloaded { arriving.insert(path) }   // a reload is a delete and an insert in place
         for move in items.moved {
-            source[move.to.section][move.to.item] = IndexPath(section: move.from.section, item: move.from.item)
-            destination[move.from.section][move.from.item] = IndexPath(section: move.to.section, item: move.to.item)
+            source[move.to.section][move.to.item] = move.from
+            destination[move.from.section][move.from.item] = move.to
         }
         for t in 0..<m {
             guard let s = sectionSource[t], !fading.contains(s) else { continue }
@@ -76,8 +76,8 @@ public struct LayoutTransition: Sendable {
                 guard slot < source[t].count else {
                     throw fail("section \(t) has \(source[t].count) items after the stage, too few for the items that stay")
                 }
-                source[t][slot] = IndexPath(section: s, item: i)
-                destination[s][i] = IndexPath(section: t, item: slot)
+                source[t][slot] = ItemPath(section: s, item: i)
+                destination[s][i] = ItemPath(section: t, item: slot)
                 slot += 1
             }
             while slot < source[t].count, arriving.contains(ItemPath(section: t, item: slot)) { slot += 1 }
@@ -88,7 +88,7 @@ public struct LayoutTransition: Sendable {
     }
 
     /// Where a cell at `path` (after the stage) starts its animation; `nil` for a path out of range.
-    public func initialAttributes(forAppearingItemAt path: IndexPath) -> LayoutAttributes? {
+    public func initialAttributes(forAppearingItemAt path: ItemPath) -> LayoutAttributes? {
         guard let final = after.attributes(forItemAt: path) else { return nil }
         if let old = source[path.section][path.item], var start = before.attributes(forItemAt: old) {
             start.indexPath = path
@@ -98,7 +98,7 @@ public struct LayoutTransition: Sendable {
     }
 
     /// Where a cell at `path` (before the stage) ends its animation; `nil` for a path out of range.
-    public func finalAttributes(forDisappearingItemAt path: IndexPath) -> LayoutAttributes? {
+    public func finalAttributes(forDisappearingItemAt path: ItemPath) -> LayoutAttributes? {
         guard let initial = before.attributes(forItemAt: path) else { return nil }
         if let new = destination[path.section][path.item], var end = after.attributes(forItemAt: new) {
             end.indexPath = path
@@ -108,16 +108,15 @@ public struct LayoutTransition: Sendable {
     }
 
     /// Cells that fade in (after-stage index paths): inserted, reloaded, or in a new or reloaded section.
-    public var appearingItems: [IndexPath] {
-        source.enumerated().flatMap { s, paths in
-            paths.indices.filter { paths[$0] == nil }.map { IndexPath(section: s, item: $0) }
-        }
-    }
+    public var appearingItems: [ItemPath] { Self.unmatched(source) }
 
     /// Cells that fade out (before-stage index paths): deleted, reloaded, or in a deleted or reloaded section.
-    public var disappearingItems: [IndexPath] {
-        destination.enumerated().flatMap { s, paths in
-            paths.indices.filter { paths[$0] == nil }.map { IndexPath(section: s, item: $0) }
+    public var disappearingItems: [ItemPath] { Self.unmatched(destination) }
+
+    /// The index paths whose counterpart on the other side of the stage is `nil`.
+    private static func unmatched(_ counterparts: [[ItemPath?]]) -> [ItemPath] {
+        counterparts.enumerated().flatMap { s, paths in
+            paths.indices.filter { paths[$0] == nil }.map { ItemPath(section: s, item: $0) }
         }
     }
 

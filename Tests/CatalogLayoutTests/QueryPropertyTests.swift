@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogLayout
 import CatalogModel
 import Testing
@@ -69,7 +70,7 @@ import Testing
         let copy = layout
         try layout.prepare(LayoutInput(itemCounts: [2, 2]))
         #expect(copy.numberOfItems == 7)
-        #expect(copy.attributes(forItemAt: IndexPath(section: 0, item: 6))?.frame == Rect(x: 10, y: 170, width: 90, height: 50))
+        #expect(copy.attributes(forItemAt: ItemPath(section: 0, item: 6))?.frame == Rect(x: 10, y: 170, width: 90, height: 50))
         #expect(layout.numberOfSections == 2)
         #expect(throws: LayoutConfigurationError.self) { try layout.prepare(LayoutInput(itemCounts: [1]), viewportSize: Size(width: -1, height: 3)) }
     }

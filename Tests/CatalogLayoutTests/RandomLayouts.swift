@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogLayout
 import CatalogModel
 
@@ -107,7 +108,7 @@ enum BruteForce {
         }
     }
 
-    static func indexPath(_ layout: Layout, at point: Point) -> IndexPath? {
+    static func indexPath(_ layout: Layout, at point: Point) -> ItemPath? {
         var best: LayoutAttributes?
         for element in layout.allElements where element.kind == .cell && element.visibleFrame.contains(point) {
             if best == nil || element.zIndex >= best!.zIndex { best = element }

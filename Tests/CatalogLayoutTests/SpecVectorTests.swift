@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogLayout
 import CatalogModel
 import Testing
@@ -17,7 +18,7 @@ import Testing
     }
 
     static func cell(_ layout: Layout, _ item: Int, section: Int = 0) -> Rect {
-        layout.attributes(forItemAt: IndexPath(section: section, item: item))!.frame
+        layout.attributes(forItemAt: ItemPath(section: section, item: item))!.frame
     }
 
     @Test func f1FlowWithHeaderAndFooter() throws {
@@ -55,7 +56,7 @@ import Testing
             let layout = try Self.layout(config, input, offset: Point(x: 0, y: offset))
             let header = layout.attributes(forSupplementary: .header, inSection: 0)!
             #expect(header.frame.y == expected, "offset \(offset)")
-            #expect(header.zIndex > layout.attributes(forItemAt: IndexPath(section: 0, item: 0))!.zIndex)
+            #expect(header.zIndex > layout.attributes(forItemAt: ItemPath(section: 0, item: 0))!.zIndex)
         }
     }
 

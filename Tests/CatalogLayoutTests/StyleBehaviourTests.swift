@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogLayout
 import CatalogModel
 import Foundation
@@ -72,11 +73,11 @@ import Testing
         #expect(SpecVectorTests.cell(layout, 0) == Rect(x: 100, y: 100, width: 200, height: 300))
         #expect(SpecVectorTests.cell(layout, 0, section: 1).x == 760)
         #expect(layout.contentSize == Size(width: 100 + 5 * 200 + 4 * 20 + 100, height: 500))
-        let first = layout.attributes(forItemAt: IndexPath(section: 0, item: 0))!
-        let second = layout.attributes(forItemAt: IndexPath(section: 0, item: 1))!
+        let first = layout.attributes(forItemAt: ItemPath(section: 0, item: 0))!
+        let second = layout.attributes(forItemAt: ItemPath(section: 0, item: 1))!
         #expect(first.scale == 1)
         #expect(abs(second.scale - (1 - 0.5 * 220 / 400)) < 1e-12)
-        #expect(layout.attributes(forItemAt: IndexPath(section: 1, item: 1))!.scale == 0.6)
+        #expect(layout.attributes(forItemAt: ItemPath(section: 1, item: 1))!.scale == 0.6)
 
         // Snapping: the nearest centre wins; a tie goes to the first.
         #expect(layout.targetContentOffset(proposed: Point(x: 100, y: 0)) == Point(x: 0, y: 0))
@@ -143,8 +144,8 @@ import Testing
                                         viewportSize: Size(width: 320, height: 480))
                 #expect(layout.invariantViolations() == [])
                 #expect(layout.numberOfItems == counts.reduce(0, +))
-                #expect(layout.attributes(forItemAt: IndexPath(section: 0, item: 99)) == nil)
-                #expect(layout.attributes(forItemAt: IndexPath(section: -1, item: 0)) == nil)
+                #expect(layout.attributes(forItemAt: ItemPath(section: 0, item: 99)) == nil)
+                #expect(layout.attributes(forItemAt: ItemPath(section: -1, item: 0)) == nil)
             }
         }
     }

@@ -21,10 +21,10 @@ import Testing
         return Catalog(name: "shelf", sections: sections)
     }
 
-    static func paths(_ catalog: Catalog) -> [String: IndexPath] {
-        var result: [String: IndexPath] = [:]
+    static func paths(_ catalog: Catalog) -> [String: ItemPath] {
+        var result: [String: ItemPath] = [:]
         for (s, section) in catalog.sections.enumerated() {
-            for (i, item) in section.items.enumerated() { result[item.id] = IndexPath(section: s, item: i) }
+            for (i, item) in section.items.enumerated() { result[item.id] = ItemPath(section: s, item: i) }
         }
         return result
     }
@@ -46,11 +46,11 @@ import Testing
             let oldPaths = Self.paths(a), newPaths = Self.paths(b)
             let itemChanges = b.contentChanges(since: a).items
             let oldSectionIDs = Set(a.sections.map(\.id)), newSectionIDs = Set(b.sections.map(\.id))
-            var appearing: [IndexPath] = [], disappearing: [IndexPath] = []
+            var appearing: [ItemPath] = [], disappearing: [ItemPath] = []
 
             for (s, section) in b.sections.enumerated() {
                 for (i, item) in section.items.enumerated() {
-                    let path = IndexPath(section: s, item: i)
+                    let path = ItemPath(section: s, item: i)
                     let initial = try #require(transition.initialAttributes(forAppearingItemAt: path))
                     #expect(initial.indexPath == path)
                     let stays = oldPaths[item.id] != nil && !itemChanges.contains(item.id)
@@ -69,7 +69,7 @@ import Testing
             }
             for (s, section) in a.sections.enumerated() {
                 for (i, item) in section.items.enumerated() {
-                    let path = IndexPath(section: s, item: i)
+                    let path = ItemPath(section: s, item: i)
                     let final = try #require(transition.finalAttributes(forDisappearingItemAt: path))
                     let stays = newPaths[item.id] != nil && !itemChanges.contains(item.id)
                         && newSectionIDs.contains(section.id) && stage.sections.reloaded.isEmpty
@@ -95,10 +95,10 @@ import Testing
         // One insert fits; none, or an insert out of range, does not.
         let good = Stage(items: ItemChanges(inserted: [ItemPath(section: 0, item: 3)]))
         let transition = try LayoutTransition(from: before, to: after, stage: good)
-        #expect(transition.appearingItems == [IndexPath(section: 0, item: 3)])
+        #expect(transition.appearingItems == [ItemPath(section: 0, item: 3)])
         #expect(transition.disappearingItems == [])
-        #expect(transition.initialAttributes(forAppearingItemAt: IndexPath(section: 0, item: 3))?.alpha == 0)
-        #expect(transition.initialAttributes(forAppearingItemAt: IndexPath(section: 5, item: 0)) == nil)
+        #expect(transition.initialAttributes(forAppearingItemAt: ItemPath(section: 0, item: 3))?.alpha == 0)
+        #expect(transition.initialAttributes(forAppearingItemAt: ItemPath(section: 5, item: 0)) == nil)
         for bad in [Stage(), Stage(items: ItemChanges(inserted: [ItemPath(section: 0, item: 9)])),
                     Stage(sections: SectionChanges(deleted: [1]))] {
             #expect(throws: LayoutTransitionError.self) { try LayoutTransition(from: before, to: after, stage: bad) }
