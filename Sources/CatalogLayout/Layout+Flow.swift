@@ -36,14 +36,13 @@ extension Layout {
         var sectionBands = Self.takeStorage(&self.sectionBands, capacity: sectionCount + 1)
         sectionBands.append(0)
         var sectionExtents = Self.takeStorage(&self.sectionExtents, capacity: sectionCount)
-        var frames = Self.takeStorage(&self.frames, capacity: itemCount)
         var bands = Self.takeStorage(&self.bands, capacity: 0)
         var position = 0.0
         var lineCount = 0
 
         // Pass 1: every item's size, and where lines break (marked with x = 1), so the lines can
         // be stored in an array of exactly the right size.
-        do {
+        var frames = Self.withStorage(&self.frames, count: itemCount) { out in
             input.naturalSizes.withUnsafeBufferPointer { sizes in
             input.kinds.withUnsafeBufferPointer { kinds in
             input.sectionStarts.withUnsafeBufferPointer { starts in
@@ -57,7 +56,7 @@ extension Layout {
                         let breaks = k == starts[s] || next > available
                         used = breaks ? length : next
                         if breaks { lineCount += 1 }
-                        frames.append(Rect(x: breaks ? 1 : 0, y: 0, width: size.width, height: size.height))
+                        out[k] = Rect(x: breaks ? 1 : 0, y: 0, width: size.width, height: size.height)
                     }
                 }
             }
@@ -147,6 +146,28 @@ extension Layout {
         array = []
         taken.removeAll(keepingCapacity: true)
         taken.reserveCapacity(capacity)
+        return taken
+    }
+
+    /// Runs `body` on storage for exactly `count` elements of a trivial type, all of which `body`
+    /// must write: the array's own memory when this layout is its only owner and it is large
+    /// enough (preparing again), else new memory left uninitialised (no zeroing pass first).
+    static func withStorage<T: BitwiseCopyable>(_ array: inout [T], count: Int,
+                                                _ body: (UnsafeMutableBufferPointer<T>) -> Void) -> [T] {
+        var taken = array
+        array = []
+        guard taken.capacity >= count, count > 0, !taken.isEmpty else {
+            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                body(buffer)
+                initialized = count
+            }
+        }
+        if taken.count > count {
+            taken.removeLast(taken.count - count)
+        } else if taken.count < count {
+            taken.append(contentsOf: repeatElement(taken[0], count: count - taken.count))
+        }
+        taken.withUnsafeMutableBufferPointer { body($0) }
         return taken
     }
 

@@ -23,7 +23,6 @@ extension Layout {
             columns[c].removeAll(keepingCapacity: true)
             columns[c].reserveCapacity(itemCount / columnCount + 16)
         }
-        var frames = Self.takeStorage(&self.frames, capacity: itemCount)
         var sectionExtents = Self.takeStorage(&self.sectionExtents, capacity: sectionCount)
         let columnX = (0..<columnCount).map { inset.left + Double($0) * (columnWidth + config.columnSpacing) }
         // Where the next item of each column goes (its bottom plus the spacing, once it has an item).
@@ -31,7 +30,7 @@ extension Layout {
         var bottom = [Double](repeating: 0, count: columnCount)
 
         var position = 0.0
-        do {
+        let frames = Self.withStorage(&self.frames, count: itemCount) { out in
             input.naturalSizes.withUnsafeBufferPointer { sizes in
             input.kinds.withUnsafeBufferPointer { kinds in
                 for s in 0..<sectionCount {
@@ -43,7 +42,7 @@ extension Layout {
                     }
                     for k in input.sectionStarts[s]..<input.sectionStarts[s + 1] {
                         let natural = config.contentSize(natural: sizes[k], kind: kinds[k], crossLength: available)
-                        let height = natural.width > 0 ? (natural.height * columnWidth / natural.width).rounded(.down) : natural.height
+                        let height = natural.width > 0 ? roundedDown(natural.height * columnWidth / natural.width) : natural.height
                         var shortest = 0
                         var lowest = bottom[0]
                         for c in 1..<columnCount where bottom[c] < lowest {
@@ -52,7 +51,7 @@ extension Layout {
                         }
                         let y = next[shortest]
                         columns[shortest].append(Int32(k))
-                        frames.append(Rect(x: columnX[shortest], y: y, width: columnWidth, height: height))
+                        out[k] = Rect(x: columnX[shortest], y: y, width: columnWidth, height: height)
                         bottom[shortest] = y + height
                         next[shortest] = y + height + spacing
                     }
@@ -69,4 +68,11 @@ extension Layout {
         self.sectionExtents = sectionExtents
         contentSize = Size(width: width, height: position)
     }
+}
+
+/// `value.rounded(.down)` without a call into libm for the usual case: a conversion truncates,
+/// which is the same for values from 0 to 2⁵³ (x86-64 without SSE 4.1 has no rounding instruction).
+@inline(__always)
+func roundedDown(_ value: Double) -> Double {
+    value >= 0 && value < 9_007_199_254_740_992 ? Double(Int64(value)) : value.rounded(.down)
 }
