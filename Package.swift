@@ -73,12 +73,14 @@ let package = Package(
         .executableTarget(name: "catalog", dependencies: ["CatalogCLI"]),
 
         .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
-        .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel"]),
+        // Random catalogues and operations shared by the property tests of several modules.
+        .target(name: "CatalogTestSupport", dependencies: ["CatalogModel"], path: "Tests/CatalogTestSupport"),
+        .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel", "CatalogTestSupport"]),
         .testTarget(name: "CatalogLayoutTests", dependencies: ["CatalogLayout", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport"]),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogImport", "CatalogDiff", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CatalogStore", "CatalogImport", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff"]),
     ],

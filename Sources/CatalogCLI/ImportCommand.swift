@@ -88,7 +88,7 @@ struct ImportCommand: ParsableCommand {
         report(imported, results: results)
     }
 
-    private func report(_ imported: [ImportedCatalog], results: [ReplaceResult]?) {
+    private func report(_ imported: [ImportedCatalog], results: [WriteResult]?) {
         if json {
             let objects = imported.enumerated().map { index, entry in Self.jsonValue(entry, results?[index]) }
             Output.json(objects.count == 1 ? objects[0] : .array(objects))
@@ -118,7 +118,7 @@ struct ImportCommand: ParsableCommand {
 extension ImportCommand {
     /// `{"catalog", "revision", "previousRevision", "changeset", "report"}` for one imported file;
     /// `"dryRun": true` in place of the write's fields when nothing was written.
-    static func jsonValue(_ entry: ImportedCatalog, _ result: ReplaceResult?) -> OrderedJSON {
+    static func jsonValue(_ entry: ImportedCatalog, _ result: WriteResult?) -> OrderedJSON {
         var members: [(String, OrderedJSON)] = [("catalog", .string(entry.catalog.name))]
         if let result {
             members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision)),

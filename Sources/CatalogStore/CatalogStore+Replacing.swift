@@ -3,8 +3,8 @@ import CatalogModel
 import Foundation
 import GRDB
 
-/// The outcome of storing one catalogue.
-public struct ReplaceResult: Sendable, Hashable {
+/// The outcome of one write to a catalogue: an import, a batch or a move.
+public struct WriteResult: Sendable, Hashable {
     public var catalog: String
     /// The revision before the write; 0 when the catalogue is new.
     public var previousRevision: Int
@@ -19,7 +19,7 @@ extension CatalogStore {
     /// Stores `catalog`, replacing the content of any catalogue of the same name (or creating it),
     /// in one transaction that raises its revision by one.
     @discardableResult
-    public func replace(_ catalog: Catalog, record: ImportRecord? = nil) throws(StoreError) -> ReplaceResult {
+    public func replace(_ catalog: Catalog, record: ImportRecord? = nil) throws(StoreError) -> WriteResult {
         try replace([(catalog, record)])[0]
     }
 
@@ -32,7 +32,7 @@ extension CatalogStore {
     public func replace(
         _ catalogs: [(Catalog, ImportRecord?)],
         progress: ((_ written: Int, _ total: Int) -> Void)? = nil
-    ) throws(StoreError) -> [ReplaceResult] {
+    ) throws(StoreError) -> [WriteResult] {
         for (catalog, _) in catalogs {
             do throws(CatalogValidationError) {
                 try catalog.validate()
@@ -77,7 +77,7 @@ struct CatalogWriter {
         self.progress = progress
     }
 
-    mutating func replace(_ catalog: Catalog, record: ImportRecord?) throws -> ReplaceResult {
+    mutating func replace(_ catalog: Catalog, record: ImportRecord?) throws -> WriteResult {
         // The old content, read inside the same transaction, for the changeset.
         let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM catalog WHERE name = ?)", arguments: [catalog.name]) ?? false
         let old = exists ? try CatalogStore.loadCatalog(named: catalog.name, in: db) : Catalog(name: catalog.name)
@@ -123,7 +123,7 @@ struct CatalogWriter {
         } catch {
             throw StoreError.database("the stored catalogue repeats ids: \(error)")
         }
-        return ReplaceResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision, changeset: changeset)
+        return WriteResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision, changeset: changeset)
     }
 
     /// Checks that sections are at positions 0..<n in the catalogue, and items at 0..<count in each

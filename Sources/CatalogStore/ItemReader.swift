@@ -21,16 +21,40 @@ struct ItemReader {
             """)
     }
 
+    /// One section's items in order, each with its row's primary key: what an edit reads.
+    static func items(inSection sectionPK: Int64, db: Database) throws -> [(pk: Int64, item: Item)] {
+        // The same columns as the catalogue walk, with the item's own key first.
+        let statement = try db.cachedStatement(sql: """
+            SELECT i.pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
+                   i.status_text, i.author, i.name, i.icon, i.width, i.height
+            FROM item i WHERE i.section_pk = ? ORDER BY i.position
+            """)
+        let reader = ItemReader(db: db, statement: statement)
+        var result: [(pk: Int64, item: Item)] = []
+        try reader.forEachRow(binding: sectionPK) { key, item in result.append((key, item)) }
+        return result
+    }
+
+    private init(db: Database, statement: Statement) {
+        self.db = db
+        self.statement = statement
+    }
+
     /// Calls `body` with each item of the catalogue and the primary key of its section, in
     /// display order: by section position, then item position. Both walks use the UNIQUE
     /// (…, position) indexes, so SQLite sorts nothing.
     func forEachItem(catalogPK: Int64, _ body: (_ sectionPK: Int64, _ item: Item) throws -> Void) throws {
+        try forEachRow(binding: catalogPK, body)
+    }
+
+    /// Steps the statement with its one parameter bound to `key`, passing column 0 and the item.
+    private func forEachRow(binding key: Int64, _ body: (_ column0: Int64, _ item: Item) throws -> Void) throws {
         let handle = statement.sqliteStatement
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        sqlite3_bind_int64(handle, 1, catalogPK)
+        sqlite3_bind_int64(handle, 1, key)
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }

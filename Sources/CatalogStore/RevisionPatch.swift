@@ -21,6 +21,17 @@ struct RevisionPatch: Codable, Equatable {
         sectionOrder = oldOrder == new.sections.map(\.id) ? nil : oldOrder
     }
 
+    /// The patch that undoes an edit: the edited sections as they were, and the order before.
+    init<Source: CatalogSource>(undoing edit: CatalogEditor<Source>) {
+        var previous: [StoredSection] = []
+        for id in edit.changedSections {
+            if let original = edit.originals[id]?.section { previous.append(StoredSection(original)) }
+        }
+        for id in edit.deleted.sorted() { previous.append(StoredSection(edit.originals[id]!.section)) }
+        sections = previous
+        sectionOrder = edit.order != edit.orderBefore ? edit.orderBefore : nil
+    }
+
     /// The previous revision, rebuilt from `new` (whose revision it gets, minus one).
     func apply(to new: Catalog) throws -> Catalog {
         var byID: [String: Section] = [:]
@@ -61,7 +72,9 @@ struct StoredSection: Codable, Equatable {
 
     func section() throws -> Section {
         guard let kind = SectionKind(rawValue: kind) else { throw StoreError.database("the journal holds an unknown section kind \(kind)") }
-        return Section(id: id, kind: kind, title: title, capacity: capacity, items: try items.map { try $0.item() })
+        var section = Section(id: id, kind: kind, title: title, items: try items.map { try $0.item() })
+        section.capacity = capacity   // nil is unbounded, not the kind's default
+        return section
     }
 }
 

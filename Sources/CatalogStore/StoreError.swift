@@ -19,6 +19,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case revisionTooOld(catalog: String, requested: Int, oldest: Int)
     /// The catalogue has not reached this revision (or it is negative).
     case revisionNotReached(catalog: String, requested: Int, current: Int)
+    /// A batch or a move broke a rule (a full shelf, an unknown id, a stale base revision, …);
+    /// nothing of it was written.
+    case rejected(catalog: String, BatchError)
 
     public var description: String {
         switch self {
@@ -40,6 +43,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "revision \(requested) of catalogue \"\(catalog)\" is too old: the journal keeps revisions from \(oldest) on; reload the snapshot"
         case .revisionNotReached(let catalog, let requested, let current):
             "catalogue \"\(catalog)\" has no revision \(requested): it is at revision \(current)"
+        case .rejected(let catalog, let error):
+            "catalogue \"\(catalog)\": \(error)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogModel
+import CatalogTestSupport
 import Testing
 
 /// 10,000 random operation sequences (valid and invalid mixed) on catalogues in memory: after

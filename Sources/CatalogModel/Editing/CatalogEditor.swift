@@ -6,7 +6,8 @@
 /// they name, the next shelves of a displacing move, the section order for section operations —
 /// so the store can apply an edit of two shelves of a million-book catalogue by reading two shelves.
 public struct CatalogEditor<Source: CatalogSource> {
-    private(set) var source: Source
+    /// What the edit read from; a database source also remembers the rows it read.
+    public private(set) var source: Source
     /// Sections as they were before the edit, with their positions: every section the edit read.
     public private(set) var originals: [String: (section: Section, position: Int)] = [:]
     /// The current version of every section the edit read or created (deleted ones removed).

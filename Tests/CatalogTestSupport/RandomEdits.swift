@@ -1,25 +1,25 @@
 import CatalogModel
 
 /// Random catalogues of shelves and random operations on them — valid and invalid mixed — for
-/// the editing property tests (here and in the store's tests).
-struct RandomEdits {
-    var random: SplitMix64
+/// the editing property tests of the model and of the store.
+public struct RandomEdits {
+    public var random: SplitMix64
     var nextID = 0
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         random = SplitMix64(seed: seed)
     }
 
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
-    mutating func chance(_ percent: Int) -> Bool { int(1...100) <= percent }
+    public mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+    public mutating func chance(_ percent: Int) -> Bool { int(1...100) <= percent }
 
-    mutating func book() -> Item {
+    public mutating func book() -> Item {
         nextID += 1
         return Item(id: "n\(nextID)", content: .book(Book(title: "New \(nextID)", cover: "c\(nextID)")))
     }
 
     /// 1–6 shelves (capacities 1–5, some unbounded) and sometimes an icons section.
-    mutating func catalog() -> Catalog {
+    public mutating func catalog() -> Catalog {
         var sections: [Section] = []
         var n = 0
         for s in 0..<int(1...6) {
@@ -42,7 +42,7 @@ struct RandomEdits {
 
     /// An operation on `catalog`: mostly sensible, sometimes with an unknown id, a bad index or a
     /// full shelf.
-    mutating func operation(on catalog: Catalog) -> BatchOperation {
+    public mutating func operation(on catalog: Catalog) -> BatchOperation {
         let sectionIDs = catalog.sections.map(\.id) + ["missing"]
         let itemIDs = catalog.sections.flatMap { $0.items.map(\.id) } + ["ghost"]
         func pick<T>(_ values: [T]) -> T { values[int(0...values.count - 1)] }

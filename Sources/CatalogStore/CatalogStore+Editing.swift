@@ -1,0 +1,54 @@
+import CatalogDiff
+import CatalogModel
+import GRDB
+
+extension CatalogStore {
+    /// Applies a batch (SPEC §4) to a catalogue in one transaction: every operation in order,
+    /// each checked (unknown ids, indices, full shelves, kinds, `baseRevision`); on any failure
+    /// nothing is written and the revision stays. Only the sections the batch touches are read
+    /// and written.
+    ///
+    /// - Returns: the new revision and the staged changeset from the old snapshot to the new one.
+    /// - Throws: ``StoreError/rejected(catalog:_:)`` with the ``BatchError`` (which operation,
+    ///   why); ``StoreError/unknownCatalog(_:)``; ``StoreError/database(_:)``.
+    @discardableResult
+    public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
+        try write { db in
+            var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: catalog))
+            do {
+                try editor.apply(batch)
+            } catch let error as BatchError {
+                throw StoreError.rejected(catalog: catalog, error)
+            }
+            return try Self.commit(editor, catalog: catalog, in: db)
+        }
+    }
+
+    /// Moves a book (SPEC §5): within its shelf, or to `index` of another shelf with `policy`
+    /// deciding what a full shelf does. The same as a batch of one `moveItem`.
+    @discardableResult
+    public func move(item: String, toSection section: String, index: Int, policy: MovePolicy = .reject,
+                     in catalog: String, baseRevision: Int? = nil) throws(StoreError) -> WriteResult {
+        try apply(Batch(baseRevision: baseRevision,
+                        operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
+    }
+
+    /// Writes the edit's rows, raises the revision, checks positions, journals how to undo it and
+    /// computes its changeset — all in the caller's transaction.
+    static func commit(_ editor: CatalogEditor<DatabaseCatalogSource>, catalog: String, in db: Database) throws -> WriteResult {
+        var writer = EditWriter(db: db, editor: editor)
+        try writer.write()
+        let source = editor.source
+        let revision = try Int.fetchOne(db, sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision",
+                                        arguments: [source.catalogPK])!
+        try writer.verifyContiguousPositions()
+        try journal(RevisionPatch(undoing: editor), catalogPK: source.catalogPK, revision: revision, in: db)
+        let changeset: Changeset
+        do {
+            changeset = try editor.changeset(catalog: catalog)
+        } catch {
+            throw StoreError.database("the stored catalogue repeats ids: \(error)")
+        }
+        return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision, changeset: changeset)
+    }
+}

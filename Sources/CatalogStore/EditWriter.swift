@@ -1,0 +1,151 @@
+import CatalogModel
+import GRDB
+
+/// Writes an edit (what a ``CatalogEditor`` changed) back to the database, row by row, inside
+/// the caller's transaction: only the rows of the sections the edit touched.
+///
+/// Positions are UNIQUE per section (items) and per catalogue (sections), so rows that change
+/// place first park at distinct negative positions, then take their final ones; new rows are
+/// inserted once every slot is final. SQLite's triggers still check kinds and capacities.
+struct EditWriter {
+    let db: Database
+    let source: DatabaseCatalogSource
+    let editor: CatalogEditor<DatabaseCatalogSource>
+    /// Distinct negative positions for rows in transit.
+    private var parking: Int64 = -1
+
+    init(db: Database, editor: CatalogEditor<DatabaseCatalogSource>) {
+        self.db = db
+        self.editor = editor
+        source = editor.source
+    }
+
+    mutating func write() throws {
+        let catalogPK = source.catalogPK
+        var sectionPKs = source.sectionPKs
+
+        // Sections: those that change place park; new ones are inserted parked.
+        var sectionFinal: [(pk: Int64, position: Int)] = []
+        if let order = editor.order, let before = editor.orderBefore {
+            var oldPosition: [String: Int] = [:]
+            for (position, id) in before.enumerated() { oldPosition[id] = position }
+            let moveSection = try db.cachedStatement(sql: "UPDATE section SET position = ? WHERE pk = ?")
+            let idOf = try db.cachedStatement(sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?")
+            for (position, id) in order.enumerated() {
+                if editor.inserted.contains(id) {
+                    let section = editor.sections[id]!
+                    try db.execute(sql: """
+                        INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
+                        """, arguments: [catalogPK, id, parking, section.kind.rawValue, section.title, section.capacity])
+                    parking -= 1
+                    sectionPKs[id] = db.lastInsertedRowID
+                    sectionFinal.append((db.lastInsertedRowID, position))
+                } else if oldPosition[id] != position {
+                    let pk: Int64
+                    if let known = sectionPKs[id] {
+                        pk = known
+                    } else {
+                        pk = try Int64.fetchOne(idOf, arguments: [catalogPK, id])!
+                        sectionPKs[id] = pk
+                    }
+                    try moveSection.execute(arguments: [parking, pk])
+                    parking -= 1
+                    sectionFinal.append((pk, position))
+                }
+            }
+        }
+
+        // Items: where each one was, and where it is now.
+        var oldPlace: [String: (section: String, position: Int)] = [:]
+        for (id, entry) in editor.originals {
+            for (position, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, position) }
+        }
+        let park = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
+        let place = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
+        var itemFinal: [(pk: Int64, position: Int)] = []
+        var newItems: [(item: Item, section: Int64, position: Int)] = []
+        var updatedItems: [(pk: Int64, item: Item)] = []
+        var present = Set<String>()
+        for (sectionID, section) in editor.sections {
+            let sectionPK = sectionPKs[sectionID]!
+            for (position, item) in section.items.enumerated() {
+                present.insert(item.id)
+                guard let pk = source.itemPKs[item.id], let old = oldPlace[item.id] else {
+                    newItems.append((item, sectionPK, position))
+                    continue
+                }
+                if old.section != sectionID || old.position != position {
+                    try park.execute(arguments: [sectionPK, parking, pk])
+                    parking -= 1
+                    itemFinal.append((pk, position))
+                }
+                let previous = editor.originals[old.section]!.section.items[old.position]
+                if !previous.hasSameContent(as: item) { updatedItems.append((pk, item)) }
+            }
+        }
+        // Items that are nowhere now: deleted (those of deleted sections go with their section).
+        let deleteItem = try db.cachedStatement(sql: "DELETE FROM item WHERE pk = ?")
+        for (id, old) in oldPlace where !present.contains(id) && !editor.deleted.contains(old.section) {
+            try deleteItem.execute(arguments: [source.itemPKs[id]!])
+        }
+        let deleteSection = try db.cachedStatement(sql: "DELETE FROM section WHERE pk = ?")
+        for id in editor.deleted {
+            try deleteSection.execute(arguments: [sectionPKs[id]!])
+        }
+
+        // Final places, then new rows, then new content.
+        for (pk, position) in itemFinal { try place.execute(arguments: [position, pk]) }
+        let inserter = try ItemInserter(db: db)
+        for (item, sectionPK, position) in newItems {
+            try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, position: position)
+        }
+        let update = try db.cachedStatement(sql: """
+            UPDATE item SET title = ?, cover = ?, play_count = ?, like_count = ?, status = ?, status_text = ?,
+                            author = ?, name = ?, icon = ?, width = ?, height = ? WHERE pk = ?
+            """)
+        for (pk, item) in updatedItems {
+            var values: [(any DatabaseValueConvertible)?] = Array(repeating: nil, count: 9)
+            switch item.content {
+            case .video(let v): values = [v.title, v.cover, v.playCount, v.likeCount, v.status.rawValue, v.statusText, nil, nil, nil]
+            case .book(let b): values = [b.title, b.cover, nil, nil, nil, nil, b.author, nil, nil]
+            case .icon(let i): values = [nil, nil, nil, nil, nil, nil, nil, i.name, i.icon]
+            }
+            values += [item.size?.width, item.size?.height, pk]
+            try update.execute(arguments: StatementArguments(values))
+        }
+        let placeSection = try db.cachedStatement(sql: "UPDATE section SET position = ? WHERE pk = ?")
+        for (pk, position) in sectionFinal { try placeSection.execute(arguments: [position, pk]) }
+        let updateSection = try db.cachedStatement(sql: "UPDATE section SET title = ?, capacity = ? WHERE pk = ?")
+        for (id, section) in editor.sections where !editor.inserted.contains(id) {
+            let original = editor.originals[id]!.section
+            if original.title != section.title || original.capacity != section.capacity {
+                try updateSection.execute(arguments: [section.title, section.capacity, sectionPKs[id]!])
+            }
+        }
+    }
+
+    /// Checks that the sections the edit touched hold items at 0..<count, and that the section
+    /// order is 0..<n when it changed: the rest of the catalogue was not written.
+    func verifyContiguousPositions() throws {
+        let check = try db.cachedStatement(sql: """
+            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM item WHERE section_pk = ?
+            """)
+        for id in editor.changedSections {
+            guard let pk = try sectionPK(id) else { continue }
+            if try Bool.fetchOne(check, arguments: [pk]) != true {
+                throw StoreError.positionsNotContiguous(catalog: source.name, section: id)
+            }
+        }
+        if editor.order != editor.orderBefore {
+            let ok = try Bool.fetchOne(db, sql: """
+                SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
+                """, arguments: [source.catalogPK]) ?? true
+            if !ok { throw StoreError.positionsNotContiguous(catalog: source.name, section: "(section order)") }
+        }
+    }
+
+    private func sectionPK(_ id: String) throws -> Int64? {
+        if let pk = source.sectionPKs[id] { return pk }
+        return try Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?", arguments: [source.catalogPK, id])
+    }
+}
