@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogDiff
 import CatalogImport
 import CatalogLayout
 import CatalogModel
@@ -34,11 +35,12 @@ struct DemoCommand: ParsableCommand {
         try CatalogStore.checkDistinctNames(catalogs)
         let store = try global.openStore()
         let results = try store.replace(catalogs)
+        let moves = try demonstrateMoves(store)
         let picture = try drawBookshelf(store)
         if json {
             let imports = zip(imported, results).map { ImportCommand.jsonValue($0, $1) }
             Output.json(.object([("imports", .array(imports)), ("catalogs", ListCommand.jsonValue(try store.summaries())),
-                                 ("picture", .string(picture))]))
+                                 ("moves", .array(moves.map(\.jsonValue))), ("picture", .string(picture))]))
             return
         }
 
@@ -56,8 +58,55 @@ struct DemoCommand: ParsableCommand {
             print("")
             print(ShowCommand.describe(try store.catalog(named: result.catalog), maxItemsPerSection: 4))
         }
+        if !moves.isEmpty {
+            print("\nMoving books in \"bookshelf\" (shelves hold 4):\n")
+            for move in moves { print("  " + move.line) }
+        }
         print("\nA picture of the bookshelf (shelf layout, 390×844 viewport): \(picture)")
         print("\nNext: `swift run catalog show bookshelf`, `swift run catalog list --json`, `swift run catalog import FILE`.")
+    }
+
+    /// One outcome of the demo's moves.
+    struct MoveOutcome {
+        var item: String
+        var target: String
+        var result: Result<WriteResult, StoreError>
+
+        var line: String {
+            switch result {
+            case .success(let write):
+                "move \(item) → \(target): moved, revision \(write.previousRevision) → \(write.revision) (\(write.changeset.summary))"
+            case .failure(let error):
+                "move \(item) → \(target): rejected, \(error)"
+            }
+        }
+
+        var jsonValue: OrderedJSON {
+            var members: [(String, OrderedJSON)] = [("item", .string(item)), ("toSection", .string(target))]
+            switch result {
+            case .success(let write):
+                members += [("outcome", "moved"), ("revision", .integer(write.revision)), ("changeset", write.changeset.jsonValue)]
+            case .failure(let error):
+                members += [("outcome", "rejected"), ("error", .string(error.description))]
+            }
+            return .object(members)
+        }
+    }
+
+    /// Moves a book from the full "classics" shelf to "science", which has room for one more,
+    /// then tries a second, which the now full shelf refuses. Nothing happens without the sample
+    /// bookshelf (a custom --samples folder).
+    private func demonstrateMoves(_ store: CatalogStore) throws -> [MoveOutcome] {
+        guard let shelf = try? store.catalog(named: "bookshelf"),
+              let from = shelf.sections.first(where: { $0.id == "classics" }), from.items.count >= 2,
+              let to = shelf.sections.first(where: { $0.id == "science" }),
+              let capacity = to.capacity, to.items.count == capacity - 1 else { return [] }
+        return [from.items[0].id, from.items[1].id].map { item in
+            let result = Result { () throws(StoreError) in
+                try store.move(item: item, toSection: to.id, index: 0, in: shelf.name)
+            }
+            return MoveOutcome(item: item, target: to.id, result: result)
+        }
     }
 
     /// Lays out the sample bookshelf as shelves on a phone-sized screen and writes the picture

@@ -8,6 +8,15 @@ extension GlobalOptions {
         try CatalogStore(path: path)
     }
 
+    /// Opens an existing store for writing: a missing file is an error (a typo in --db should not
+    /// create an empty database).
+    func openExistingStore() throws -> CatalogStore {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CLIError("no database at \(path); run `catalog demo` or `catalog import FILE…` first, or pass --db")
+        }
+        return try CatalogStore(path: path)
+    }
+
     /// Opens an existing store for reading: a missing file is an error, and the file is not modified.
     func openStoreForReading() throws -> CatalogStore {
         guard FileManager.default.fileExists(atPath: path) else {

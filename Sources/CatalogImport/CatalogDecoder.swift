@@ -10,6 +10,16 @@ struct Location {
         case flat
         /// `[s][i]`: an array of shelves
         case nested
+        /// Below a path of another document (`operations[3].section`), with `.items[i]` under it.
+        case prefixed(String)
+
+        /// Whether a section's items sit under an `items` key (not the section value itself).
+        var holdsItemsUnderKey: Bool {
+            switch self {
+            case .native, .prefixed: true
+            case .flat, .nested: false
+            }
+        }
     }
 
     var layout: Layout
@@ -27,6 +37,8 @@ struct Location {
             text = item.map { "[\($0)]" } ?? ""
         case .nested:
             text = "[\(section)]" + (item.map { "[\($0)]" } ?? "")
+        case .prefixed(let prefix):
+            text = prefix + (item.map { ".items[\($0)]" } ?? "")
         }
         if let key { text += text.isEmpty ? key : ".\(key)" }
         return text
@@ -78,7 +90,7 @@ struct CatalogDecoder {
             sections = []
             sections.reserveCapacity(sectionValues.count)
             for (s, value) in sectionValues.enumerated() {
-                sections.append(try nativeSection(value, at: s))
+                sections.append(try nativeSection(value, at: Location(layout: .native, section: s, item: nil)))
             }
         case .icons, .videos:
             let kind: SectionKind = shape == .icons ? .icons : .videos
@@ -152,8 +164,8 @@ struct CatalogDecoder {
         return values
     }
 
-    private mutating func nativeSection(_ value: PropertyValue, at s: Int) throws(ImportError) -> Section {
-        let location = Location(layout: .native, section: s, item: nil)
+    mutating func nativeSection(_ value: PropertyValue, at location: Location) throws(ImportError) -> Section {
+        let s = location.section
         guard case .dictionary(let dictionary) = value else {
             throw error(location.path(), .wrongType(expected: "a section dictionary", found: value.typeDescription))
         }
@@ -191,7 +203,7 @@ struct CatalogDecoder {
             }
             items.reserveCapacity(values.count)
             for (i, itemValue) in values.enumerated() {
-                items.append(try item(itemValue, kind: kind.itemKind, at: Location(layout: .native, section: s, item: i)))
+                items.append(try item(itemValue, kind: kind.itemKind, at: Location(layout: location.layout, section: s, item: i)))
             }
         }
         let section = Section(id: id, kind: kind, title: title, capacity: capacity, items: items)
@@ -225,14 +237,14 @@ struct CatalogDecoder {
     private func checkCapacity(of section: Section, at location: Location) throws(ImportError) {
         if let capacity = section.capacity, section.items.count > capacity {
             let name = section.id.isEmpty ? location.path() : section.id
-            throw error(location.layout == .native ? location.path("items") : location.path(),
+            throw error(location.layout.holdsItemsUnderKey ? location.path("items") : location.path(),
                         .overCapacity(section: name, count: section.items.count, capacity: capacity))
         }
     }
 
     // MARK: - Items
 
-    private mutating func item(_ value: PropertyValue, kind sectionItemKind: ItemKind, at location: Location) throws(ImportError) -> Item {
+    mutating func item(_ value: PropertyValue, kind sectionItemKind: ItemKind, at location: Location) throws(ImportError) -> Item {
         guard case .dictionary(let dictionary) = value else {
             throw error(location.path(), .wrongType(expected: "an item dictionary", found: value.typeDescription))
         }
@@ -298,7 +310,7 @@ struct CatalogDecoder {
         return Item(id: id, content: content, size: size)
     }
 
-    private func size(_ value: PropertyValue, at path: @autoclosure () -> String) throws(ImportError) -> Size {
+    func size(_ value: PropertyValue, at path: @autoclosure () -> String) throws(ImportError) -> Size {
         guard case .array(let elements) = value, elements.count == 2 else {
             throw error(path(), .wrongType(expected: "[width, height]", found: value.typeDescription))
         }

@@ -60,7 +60,7 @@ public enum CatalogImporter {
         }
     }
 
-    private static func parse(_ data: Data, format: CatalogFileFormat, fileName: String) throws(ImportError) -> PropertyValue {
+    static func parse(_ data: Data, format: CatalogFileFormat, fileName: String) throws(ImportError) -> PropertyValue {
         let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
         // Text must be UTF-8; say where it is not rather than letting a parser guess.
         if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {

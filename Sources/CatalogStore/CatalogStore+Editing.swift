@@ -52,3 +52,20 @@ extension CatalogStore {
         return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision, changeset: changeset)
     }
 }
+
+extension CatalogStore {
+    /// How many items a section holds now (where an append goes).
+    public func itemCount(inSection section: String, of catalog: String) throws(StoreError) -> Int {
+        try read { db in
+            guard let catalogPK = try Int64.fetchOne(db, sql: "SELECT pk FROM catalog WHERE name = ?", arguments: [catalog]) else {
+                throw StoreError.unknownCatalog(catalog)
+            }
+            guard let count = try Int.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM item WHERE section_pk = s.pk) FROM section s WHERE s.catalog_pk = ? AND s.id = ?
+                """, arguments: [catalogPK, section]) else {
+                throw StoreError.rejected(catalog: catalog, BatchError(operation: 0, operationName: "moveItem", reason: .unknownSection(section)))
+            }
+            return count
+        }
+    }
+}

@@ -18,10 +18,14 @@ struct CLICommandTests {
         #expect(shelfMock["sections"] as? Int == 7)
         #expect(shelfMock["items"] as? Int == 21)
         #expect(shelfMock["revision"] as? Int == 1)
-        // Running the demo again re-imports: every revision rises by one.
+        // The demo moves one book into a shelf with room for one, then fails to move a second.
+        #expect(output.contains("move b-moby → science: moved, revision 1 → 2 (stage 1: 1 item moved)"))
+        #expect(output.contains(#"move b-pride → science: rejected, catalogue "bookshelf": operation 0 (moveItem): shelf "science" is full: it holds at most 4 books"#))
+        #expect(list.first { $0["name"] as? String == "bookshelf" }?["revision"] as? Int == 2)
+        // Running the demo again re-imports (one revision each) and moves again (one more for the bookshelf).
         _ = try cli.succeed(["demo", "--db", cli.db])
         let again = try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]])
-        #expect(again.allSatisfy { $0["revision"] as? Int == 2 })
+        #expect(again.allSatisfy { $0["revision"] as? Int == ($0["name"] as? String == "bookshelf" ? 4 : 2) })
     }
 
     @Test("show --json prints the native format plus revision, and imports again unchanged")
@@ -33,7 +37,9 @@ struct CLICommandTests {
             let shown = try cli.succeed(["show", name, "--json", "--db", cli.db])
             let object = try #require(try CLIRunner.json(shown) as? [String: Any])
             #expect(object["catalog"] as? String == name)
-            #expect(object["revision"] as? Int == 1)
+            // The demo also moved a book in the bookshelf.
+            let revision = name == "bookshelf" ? 2 : 1
+            #expect(object["revision"] as? Int == revision)
             let sections = try #require(object["sections"] as? [[String: Any]])
             for section in sections {
                 for item in section["items"] as? [[String: Any]] ?? [] {
@@ -44,10 +50,10 @@ struct CLICommandTests {
             let report = try cli.succeed(["import", file, "--json", "--db", cli.db])
             let imported = try #require(try CLIRunner.json(report) as? [String: Any])
             #expect(imported["catalog"] as? String == name)
-            #expect(imported["revision"] as? Int == 2)
-            #expect(imported["previousRevision"] as? Int == 1)
+            #expect(imported["revision"] as? Int == revision + 1)
+            #expect(imported["previousRevision"] as? Int == revision)
             let reimported = try cli.succeed(["show", name, "--json", "--db", cli.db])
-            #expect(reimported == shown.replacingOccurrences(of: "\"revision\": 1,", with: "\"revision\": 2,"))
+            #expect(reimported == shown.replacingOccurrences(of: "\"revision\": \(revision),", with: "\"revision\": \(revision + 1),"))
         }
     }
 

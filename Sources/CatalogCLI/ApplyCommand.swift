@@ -1,0 +1,95 @@
+import ArgumentParser
+import CatalogDiff
+import CatalogImport
+import CatalogModel
+import CatalogStore
+import Foundation
+
+struct ApplyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply",
+        abstract: "Apply a batch of updates (SPEC §4) to a catalogue in one transaction.",
+        discussion: """
+            BATCH.json: {"baseRevision": 12, "operations": [{"op": "moveItem", "id": "b5", "toSection": "s1", \
+            "index": 2}, …]} with the operations insertItem, deleteItem, updateItem, moveItem (with an optional \
+            "policy": reject, displace or swap), insertSection, deleteSection, moveSection and updateSection. \
+            Any failure rejects the whole batch and changes nothing.
+            """
+    )
+
+    @Argument(help: "The catalogue's name.")
+    var catalog: String
+
+    @Argument(help: "The batch file (JSON).")
+    var batch: String
+
+    @Flag(help: "Print JSON: {\"revision\": N, \"changeset\": {…}}.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        // The file is read and checked before the database is opened.
+        let batch = try BatchReader.read(contentsOf: URL(fileURLWithPath: self.batch))
+        let store = try global.openExistingStore()
+        let result = try store.apply(batch, to: catalog)
+        WriteOutput.print(result, json: json, what: plural(batch.operations.count, "operation"))
+    }
+}
+
+struct MoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "move",
+        abstract: "Move a book within its shelf or to another shelf (SPEC §5).",
+        discussion: """
+            Policies for a full target shelf: reject (the default: an error naming the shelf and its capacity), \
+            displace (the shelf's last book moves to the start of the next shelf, cascading) or swap (the book at \
+            the index takes the moved book's place). Without --index the book goes to the end of the shelf.
+            """
+    )
+
+    @Argument(help: "The catalogue's name.")
+    var catalog: String
+
+    @Argument(help: "The id of the item to move.")
+    var item: String
+
+    @Option(name: .customLong("to"), help: "The id of the target section.")
+    var section: String
+
+    @Option(help: "The index in the target section (default: the end).")
+    var index: Int?
+
+    @Option(help: "What to do when the target shelf is full: reject, displace or swap.")
+    var policy: MovePolicy = .reject
+
+    @Option(help: "Refuse the move unless the catalogue is still at this revision.")
+    var baseRevision: Int?
+
+    @Flag(help: "Print JSON: {\"revision\": N, \"changeset\": {…}}.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let store = try global.openExistingStore()
+        let target = try index ?? store.itemCount(inSection: section, of: catalog)
+        let result = try store.move(item: item, toSection: section, index: target, policy: policy,
+                                    in: catalog, baseRevision: baseRevision)
+        WriteOutput.print(result, json: json, what: "moved \(item) to \(section) at \(target)")
+    }
+}
+
+extension MovePolicy: ExpressibleByArgument {}
+
+/// What `apply` and `move` print: the new revision and the changeset to animate.
+enum WriteOutput {
+    static func print(_ result: WriteResult, json: Bool, what: String) {
+        if json {
+            Output.json(.object([("revision", .integer(result.revision)), ("changeset", result.changeset.jsonValue)]))
+            return
+        }
+        Swift.print("\(result.catalog): revision \(result.previousRevision) → \(result.revision) (\(what))")
+        Swift.print(result.changeset.summary)
+    }
+}

@@ -1,0 +1,234 @@
+import CatalogModel
+import Foundation
+
+/// Reads batch files (SPEC §4) — `{"baseRevision": 12, "operations": [{"op": "moveItem", …}]}` —
+/// into a ``Batch``, with the same errors as catalogue files: the file, the path inside it
+/// (`operations[3].index`) and what was expected. Items and sections are read by the catalogue
+/// decoder, so they follow exactly the catalogue format's rules; batch items and sections must
+/// carry their `id`.
+public enum BatchReader {
+    public static func read(contentsOf url: URL) throws(ImportError) -> Batch {
+        let name = url.relativePath
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ImportError(file: name, reason: .unreadable(FileManager.default.fileExists(atPath: url.path)
+                ? error.localizedDescription : "no such file"))
+        }
+        return try decode(data, fileName: name)
+    }
+
+    /// Decodes a batch from JSON (or a property list of the same shape) bytes.
+    public static func decode(_ data: Data, fileName: String) throws(ImportError) -> Batch {
+        if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
+        let format: CatalogFileFormat = CatalogFileFormat(fileName: fileName) ?? (data.starts(with: Data("bplist".utf8)) ? .plist : .json)
+        let root = try CatalogImporter.parse(data, format: format, fileName: fileName)
+        return try BatchDecoding(fileName: fileName).batch(root)
+    }
+}
+
+/// The walk over a parsed batch file.
+private struct BatchDecoding {
+    let fileName: String
+
+    func error(_ path: String, _ reason: ImportError.Reason) -> ImportError {
+        ImportError(file: fileName, path: path, reason: reason)
+    }
+
+    func batch(_ root: PropertyValue) throws(ImportError) -> Batch {
+        let fields = try dictionary(root, at: "", expected: "a batch: {\"baseRevision\": N, \"operations\": […]}")
+        try refuseUnknownKeys(fields, known: ["baseRevision", "operations"], at: "")
+        let base = try fields["baseRevision"].map { v throws(ImportError) in try integer(v, at: "baseRevision") }
+        guard let operationsValue = fields["operations"] else {
+            throw error("operations", .missingField(expected: "an array of operations"))
+        }
+        guard case .array(let values) = operationsValue else {
+            throw error("operations", .wrongType(expected: "an array of operations", found: operationsValue.typeDescription))
+        }
+        var operations: [BatchOperation] = []
+        for (index, value) in values.enumerated() {
+            operations.append(try operation(value, at: "operations[\(index)]"))
+        }
+        return Batch(baseRevision: base, operations: operations)
+    }
+
+    static let keys: [String: Set<String>] = [
+        "insertItem": ["op", "section", "index", "item"],
+        "deleteItem": ["op", "id"],
+        "updateItem": ["op", "id", "fields"],
+        "moveItem": ["op", "id", "toSection", "index", "policy"],
+        "insertSection": ["op", "index", "section"],
+        "deleteSection": ["op", "id"],
+        "moveSection": ["op", "id", "index"],
+        "updateSection": ["op", "id", "fields"],
+    ]
+    static let names = ["insertItem", "deleteItem", "updateItem", "moveItem", "insertSection", "deleteSection", "moveSection", "updateSection"]
+
+    func operation(_ value: PropertyValue, at path: String) throws(ImportError) -> BatchOperation {
+        let fields = try dictionary(value, at: path, expected: "an operation dictionary with \"op\"")
+        guard let opValue = fields["op"] else {
+            throw error(path + ".op", .missingField(expected: "one of " + Self.names.joined(separator: ", ")))
+        }
+        let op = try string(opValue, at: path + ".op")
+        guard let known = Self.keys[op] else {
+            throw error(path + ".op", .invalidValue(expected: "one of " + Self.names.joined(separator: ", "), found: "\"\(op)\""))
+        }
+        try refuseUnknownKeys(fields, known: known, at: path)
+        func required(_ key: String) throws(ImportError) -> PropertyValue {
+            guard let value = fields[key] else { throw error("\(path).\(key)", .missingField(expected: key == "index" ? "an integer" : "a value")) }
+            return value
+        }
+        func id(_ key: String = "id") throws(ImportError) -> String {
+            try nonEmptyString(try required(key), at: "\(path).\(key)")
+        }
+        func index() throws(ImportError) -> Int {
+            try integer(try required("index"), at: "\(path).index")
+        }
+        switch op {
+        case "insertItem":
+            return .insertItem(section: try id("section"), index: try index(), item: try item(try required("item"), at: "\(path).item"))
+        case "deleteItem":
+            return .deleteItem(id: try id())
+        case "updateItem":
+            return .updateItem(id: try id(), fields: try itemFields(try required("fields"), at: "\(path).fields"))
+        case "moveItem":
+            var policy = MovePolicy.reject
+            if let value = fields["policy"] {
+                let name = try string(value, at: "\(path).policy")
+                guard let parsed = MovePolicy(rawValue: name) else {
+                    throw error("\(path).policy", .invalidValue(expected: "one of reject, displace, swap", found: "\"\(name)\""))
+                }
+                policy = parsed
+            }
+            return .moveItem(id: try id(), toSection: try id("toSection"), index: try index(), policy: policy)
+        case "insertSection":
+            return .insertSection(index: try index(), section: try section(try required("section"), at: "\(path).section"))
+        case "deleteSection":
+            return .deleteSection(id: try id())
+        case "moveSection":
+            return .moveSection(id: try id(), index: try index())
+        default:
+            return .updateSection(id: try id(), fields: try sectionFields(try required("fields"), at: "\(path).fields"))
+        }
+    }
+
+    /// An item with its own `kind` and `id` (a batch item has no section to imply them).
+    func item(_ value: PropertyValue, at path: String) throws(ImportError) -> Item {
+        let fields = try dictionary(value, at: path, expected: "an item dictionary")
+        guard let kindValue = fields["kind"] else { throw error(path + ".kind", .missingField(expected: "one of video, book, icon")) }
+        let kindName = try string(kindValue, at: path + ".kind")
+        guard let kind = ItemKind(rawValue: kindName) else {
+            throw error(path + ".kind", .invalidValue(expected: "one of video, book, icon", found: "\"\(kindName)\""))
+        }
+        guard fields["id"] != nil else { throw error(path + ".id", .missingField(expected: "a string (batch items need an id)")) }
+        var decoder = CatalogDecoder(fileName: fileName, options: ImportOptions())
+        return try decoder.item(value, kind: kind, at: Location(layout: .prefixed(path), section: 0, item: nil))
+    }
+
+    func section(_ value: PropertyValue, at path: String) throws(ImportError) -> Section {
+        let fields = try dictionary(value, at: path, expected: "a section dictionary")
+        guard fields["id"] != nil else { throw error(path + ".id", .missingField(expected: "a string (batch sections need an id)")) }
+        if case .array(let items)? = fields["items"] {
+            for (i, item) in items.enumerated() {
+                if case .dictionary(let itemFields) = item, itemFields["id"] == nil {
+                    throw error("\(path).items[\(i)].id", .missingField(expected: "a string (batch items need an id)"))
+                }
+            }
+        }
+        var decoder = CatalogDecoder(fileName: fileName, options: ImportOptions())
+        return try decoder.nativeSection(value, at: Location(layout: .prefixed(path), section: 0, item: nil))
+    }
+
+    func itemFields(_ value: PropertyValue, at path: String) throws(ImportError) -> ItemFields {
+        let fields = try dictionary(value, at: path, expected: "a dictionary of item fields")
+        try refuseUnknownKeys(fields, known: ["title", "cover", "author", "playCount", "likeCount", "status", "statusText",
+                                              "name", "icon", "size"], at: path)
+        var result = ItemFields()
+        func text(_ key: String) throws(ImportError) -> String? {
+            try fields[key].map { v throws(ImportError) in try nonEmptyString(v, at: "\(path).\(key)") }
+        }
+        func clearable(_ key: String) throws(ImportError) -> String?? {
+            guard let value = fields[key] else { return nil }
+            if case .null = value { return .some(nil) }
+            return .some(try string(value, at: "\(path).\(key)"))
+        }
+        func counter(_ key: String) throws(ImportError) -> Int? {
+            guard let value = fields[key] else { return nil }
+            let number = try integer(value, at: "\(path).\(key)")
+            guard number >= 0 else { throw error("\(path).\(key)", .invalidValue(expected: "an integer ≥ 0", found: "\(number)")) }
+            return number
+        }
+        result.title = try text("title")
+        result.cover = try text("cover")
+        result.name = try text("name")
+        result.icon = try text("icon")
+        result.author = try clearable("author")
+        result.statusText = try clearable("statusText")
+        result.playCount = try counter("playCount")
+        result.likeCount = try counter("likeCount")
+        if let value = fields["status"] {
+            let name = try string(value, at: "\(path).status")
+            guard let status = VideoStatus(rawValue: name) else {
+                throw error("\(path).status", .invalidValue(expected: "one of draft, reviewing, recommended, published, rejected", found: "\"\(name)\""))
+            }
+            result.status = status
+        }
+        if let value = fields["size"] {
+            if case .null = value {
+                result.size = .some(nil)
+            } else {
+                let decoder = CatalogDecoder(fileName: fileName, options: ImportOptions())
+                result.size = .some(try decoder.size(value, at: "\(path).size"))
+            }
+        }
+        return result
+    }
+
+    func sectionFields(_ value: PropertyValue, at path: String) throws(ImportError) -> SectionFields {
+        let fields = try dictionary(value, at: path, expected: "a dictionary of section fields")
+        try refuseUnknownKeys(fields, known: ["title", "capacity"], at: path)
+        var result = SectionFields()
+        if let value = fields["title"] {
+            if case .null = value { result.title = .some(nil) } else { result.title = .some(try string(value, at: "\(path).title")) }
+        }
+        if let value = fields["capacity"] {
+            if case .null = value {
+                result.capacity = .some(nil)
+            } else {
+                let capacity = try integer(value, at: "\(path).capacity")
+                guard capacity > 0 else { throw error("\(path).capacity", .invalidValue(expected: "a positive integer", found: "\(capacity)")) }
+                result.capacity = .some(capacity)
+            }
+        }
+        return result
+    }
+
+    // MARK: Values
+
+    func dictionary(_ value: PropertyValue, at path: String, expected: String) throws(ImportError) -> [String: PropertyValue] {
+        guard case .dictionary(let fields) = value else { throw error(path, .wrongType(expected: expected, found: value.typeDescription)) }
+        return fields
+    }
+
+    func refuseUnknownKeys(_ fields: [String: PropertyValue], known: Set<String>, at path: String) throws(ImportError) {
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw error(path.isEmpty ? unknown : "\(path).\(unknown)",
+                        .invalidValue(expected: "one of the keys " + known.sorted().joined(separator: ", "), found: "the unknown key \"\(unknown)\""))
+        }
+    }
+
+    func string(_ value: PropertyValue, at path: String) throws(ImportError) -> String {
+        try CatalogDecoder.string(fileName, value, at: path)
+    }
+
+    func nonEmptyString(_ value: PropertyValue, at path: String) throws(ImportError) -> String {
+        let text = try string(value, at: path)
+        guard !text.isEmpty else { throw error(path, .invalidValue(expected: "a non-empty string", found: "an empty string")) }
+        return text
+    }
+
+    func integer(_ value: PropertyValue, at path: String) throws(ImportError) -> Int {
+        try CatalogDecoder.integer(fileName, value, at: path)
+    }
+}
