@@ -23,16 +23,24 @@ struct ApplyCommand: ParsableCommand {
     @Argument(help: "The batch file (JSON).")
     var batch: String
 
+    @Flag(help: "Check the batch and print what it would do, without writing.")
+    var dryRun = false
+
     @Flag(help: "Print JSON: {\"revision\": N, \"changeset\": {…}}.")
     var json = false
 
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        // The file is read and checked before the database is opened.
+        // The file is read and checked before the database is opened, and the batch is checked
+        // against a read-only connection first, so a refused batch leaves the file untouched.
         let batch = try BatchReader.read(contentsOf: URL(fileURLWithPath: self.batch))
-        let store = try global.openExistingStore()
-        let result = try store.apply(batch, to: catalog)
+        let preview = try global.openStoreForReading().preview(batch, to: catalog)
+        if dryRun {
+            WriteOutput.print(preview, json: json, what: "dry run: \(plural(batch.operations.count, "operation")), nothing written")
+            return
+        }
+        let result = try global.openExistingStore().apply(batch, to: catalog)
         WriteOutput.print(result, json: json, what: plural(batch.operations.count, "operation"))
     }
 }
@@ -72,10 +80,12 @@ struct MoveCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openExistingStore()
-        let target = try index ?? store.itemCount(inSection: section, of: catalog)
-        let result = try store.move(item: item, toSection: section, index: target, policy: policy,
-                                    in: catalog, baseRevision: baseRevision)
+        // Checked against a read-only connection first, so a refused move leaves the file untouched.
+        let reader = try global.openStoreForReading()
+        let target = try index ?? reader.itemCount(inSection: section, of: catalog)
+        let batch = Batch(baseRevision: baseRevision, operations: [.moveItem(id: item, toSection: section, index: target, policy: policy)])
+        _ = try reader.preview(batch, to: catalog)
+        let result = try global.openExistingStore().apply(batch, to: catalog)
         WriteOutput.print(result, json: json, what: "moved \(item) to \(section) at \(target)")
     }
 }

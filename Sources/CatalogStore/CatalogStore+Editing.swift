@@ -24,6 +24,27 @@ extension CatalogStore {
         }
     }
 
+    /// What ``apply(_:to:)`` would do, computed in a read transaction that writes nothing: the
+    /// same checks and errors, the revision it would make and its changeset. Works on a store
+    /// opened for reading, so a command line can refuse a bad batch without touching the file.
+    public func preview(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
+        try read { db in
+            var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: catalog))
+            do {
+                try editor.apply(batch)
+            } catch let error as BatchError {
+                throw StoreError.rejected(catalog: catalog, error)
+            }
+            let changeset: Changeset
+            do {
+                changeset = try editor.changeset(catalog: catalog)
+            } catch {
+                throw StoreError.database("the stored catalogue repeats ids: \(error)")
+            }
+            return WriteResult(catalog: catalog, previousRevision: editor.revision, revision: editor.revision + 1, changeset: changeset)
+        }
+    }
+
     /// Moves a book (SPEC §5): within its shelf, or to `index` of another shelf with `policy`
     /// deciding what a full shelf does. The same as a batch of one `moveItem`.
     @discardableResult
