@@ -128,6 +128,13 @@ public struct LayoutBenchmark {
         }
     }
 
+    /// Milliseconds taken by `body`, which may throw.
+    static func timeThrowing(_ body: () throws -> Void) throws -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
     /// Milliseconds taken by `body`.
     @inline(__always)
     static func time(_ body: () -> Void) -> Double {

@@ -6,14 +6,14 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import, diff, layout. Example: swift run -c release catalog bench layout"
+        discussion: "Suites: import, diff, layout, writes. Example: swift run -c release catalog bench writes"
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff, layout
+        case all, `import`, diff, layout, writes
     }
 
-    @Argument(help: "Which suite: all, import, diff or layout.")
+    @Argument(help: "Which suite: all, import, diff, layout or writes.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
@@ -25,6 +25,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Rect queries and hit tests per layout (the layout suite).")
     var queries: Int = 10_000
 
+    @Option(help: "Books in the writes suite's catalogue (on books/50 shelves of capacity 100).")
+    var books: Int = 1_000_000
+
+    @Option(help: "Single moves timed in the writes suite.")
+    var moves: Int = 2_000
+
     @Option(help: "Timed runs per case (the median is reported).")
     var runs: Int = 7
 
@@ -35,6 +41,7 @@ struct BenchCommand: ParsableCommand {
         guard items > 0 else { throw ValidationError("--items must be ≥ 1") }
         guard runs > 0 else { throw ValidationError("--runs must be ≥ 1") }
         guard queries > 0 else { throw ValidationError("--queries must be ≥ 1") }
+        guard books >= 100, moves > 0 else { throw ValidationError("--books must be ≥ 100 and --moves ≥ 1") }
     }
 
     func run() throws {
@@ -56,6 +63,10 @@ struct BenchCommand: ParsableCommand {
         if suite == .all || suite == .layout {
             results += try LayoutBenchmark(items: items, runs: runs, queries: queries,
                                            bruteForceQueries: min(queries, 1_000)).run(log: log)
+        }
+        if suite == .all || suite == .writes {
+            results += try WriteBenchmark(books: books, shelves: max(2, books / 50), moves: moves,
+                                          batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

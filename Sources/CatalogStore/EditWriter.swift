@@ -60,9 +60,14 @@ struct EditWriter {
         for (id, entry) in editor.originals {
             for (position, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, position) }
         }
-        let park = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
-        let place = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
-        var itemFinal: [(pk: Int64, position: Int)] = []
+        var relocations: [Relocation] = []
+        var occupied: [Slot: Int64] = [:]
+        for (sectionID, entry) in editor.originals {
+            guard let sectionPK = sectionPKs[sectionID] else { continue }
+            for (position, item) in entry.section.items.enumerated() {
+                occupied[Slot(section: sectionPK, position: position)] = source.itemPKs[item.id]
+            }
+        }
         var newItems: [(item: Item, section: Int64, position: Int)] = []
         var updatedItems: [(pk: Int64, item: Item)] = []
         var present = Set<String>()
@@ -75,9 +80,8 @@ struct EditWriter {
                     continue
                 }
                 if old.section != sectionID || old.position != position {
-                    try park.execute(arguments: [sectionPK, parking, pk])
-                    parking -= 1
-                    itemFinal.append((pk, position))
+                    relocations.append(Relocation(pk: pk, from: Slot(section: sectionPKs[old.section]!, position: old.position),
+                                                  to: Slot(section: sectionPK, position: position)))
                 }
                 let previous = editor.originals[old.section]!.section.items[old.position]
                 if !previous.hasSameContent(as: item) { updatedItems.append((pk, item)) }
@@ -87,14 +91,15 @@ struct EditWriter {
         let deleteItem = try db.cachedStatement(sql: "DELETE FROM item WHERE pk = ?")
         for (id, old) in oldPlace where !present.contains(id) && !editor.deleted.contains(old.section) {
             try deleteItem.execute(arguments: [source.itemPKs[id]!])
+            occupied[Slot(section: sectionPKs[old.section]!, position: old.position)] = nil
         }
+        try relocate(relocations, occupied: occupied)
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM section WHERE pk = ?")
         for id in editor.deleted {
             try deleteSection.execute(arguments: [sectionPKs[id]!])
         }
 
-        // Final places, then new rows, then new content.
-        for (pk, position) in itemFinal { try place.execute(arguments: [position, pk]) }
+        // New rows into the slots left free, then new content.
         let inserter = try ItemInserter(db: db)
         for (item, sectionPK, position) in newItems {
             try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, position: position)
@@ -121,6 +126,76 @@ struct EditWriter {
             if original.title != section.title || original.capacity != section.capacity {
                 try updateSection.execute(arguments: [section.title, section.capacity, sectionPKs[id]!])
             }
+        }
+    }
+
+    /// A place for an item: a section's row key and a position in it.
+    struct Slot: Hashable {
+        var section: Int64
+        var position: Int
+    }
+
+    /// An item row that changes place.
+    struct Relocation {
+        var pk: Int64
+        var from: Slot
+        var to: Slot
+    }
+
+    /// Moves every row to its new place with as few updates as the UNIQUE (section, position)
+    /// index allows: a row goes straight to its slot once that slot is free — so a shelf that
+    /// shifts by one costs one update per book — and only rows caught in a cycle (a swap) park
+    /// at a negative position first. Rows that stay in their section do not touch `section_pk`,
+    /// so SQLite checks the foreign key only for rows that change section.
+    private mutating func relocate(_ relocations: [Relocation], occupied: [Slot: Int64]) throws {
+        guard !relocations.isEmpty else { return }
+        let setPosition = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
+        let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
+        var occupied = occupied
+        var current = relocations          // where each row is now (from), and where it goes (to)
+        var waiting: [Slot: [Int]] = [:]   // rows waiting for a slot to free
+        var ready: [Int] = []
+        for (index, relocation) in relocations.enumerated() {
+            if occupied[relocation.to] == nil { ready.append(index) } else { waiting[relocation.to, default: []].append(index) }
+        }
+        var done = 0
+        var indexOfRow: [Int64: Int] = [:]
+        for (index, relocation) in relocations.enumerated() { indexOfRow[relocation.pk] = index }
+        func put(_ index: Int, at slot: Slot) throws {
+            let row = current[index]
+            if slot.section == row.from.section {
+                try setPosition.execute(arguments: [slot.position, row.pk])
+            } else {
+                try setPlace.execute(arguments: [slot.section, slot.position, row.pk])
+            }
+            occupied[row.from] = nil
+            occupied[slot] = row.pk
+            if let waiters = waiting.removeValue(forKey: row.from) { ready += waiters }
+            current[index].from = slot
+        }
+        while done < relocations.count {
+            if let index = ready.popLast() {
+                if occupied[current[index].to] != nil {
+                    waiting[current[index].to, default: []].append(index)   // taken again meanwhile
+                    continue
+                }
+                try put(index, at: current[index].to)
+                done += 1
+                continue
+            }
+            // Every row left waits for a slot another waiting row holds. Follow the chain from any
+            // of them to a row on a cycle and park it: that frees a slot the cycle is waiting for.
+            var index = relocations.indices.first { current[$0].from != current[$0].to }!
+            var seen = Set<Int>()
+            while seen.insert(index).inserted {
+                guard let blocker = occupied[current[index].to], let next = indexOfRow[blocker] else {
+                    throw StoreError.database("cannot place item rows: slot \(current[index].to) is held by a row that does not move")
+                }
+                index = next
+            }
+            try put(index, at: Slot(section: current[index].to.section, position: Int(parking)))
+            parking -= 1
+            waiting[current[index].to, default: []].append(index)
         }
     }
 

@@ -11,6 +11,17 @@ struct RevisionPatch: Codable, Equatable {
     var sectionOrder: [String]?
     /// Previous versions of the sections that differ, including those the next revision removed.
     var sections: [StoredSection]
+    /// Sections whose fields did not change but whose items did: only their previous item ids,
+    /// in order (the items themselves are in the next revision, or in `items`). This keeps the
+    /// journal of a move between two shelves to two lists of ids.
+    var itemOrders: [ItemOrder]?
+    /// Previous versions of items the next revision deleted or changed.
+    var items: [StoredItem]?
+
+    struct ItemOrder: Codable, Equatable {
+        var section: String
+        var items: [String]
+    }
 
     /// The patch that rebuilds `old` from `new`.
     init(from new: Catalog, to old: Catalog) {
@@ -21,14 +32,33 @@ struct RevisionPatch: Codable, Equatable {
         sectionOrder = oldOrder == new.sections.map(\.id) ? nil : oldOrder
     }
 
-    /// The patch that undoes an edit: the edited sections as they were, and the order before.
+    /// The patch that undoes an edit: deleted sections and sections whose fields changed as they
+    /// were; for the other edited sections, their previous item ids; the previous versions of
+    /// items deleted or changed; and the order before, when it changed.
     init<Source: CatalogSource>(undoing edit: CatalogEditor<Source>) {
         var previous: [StoredSection] = []
+        var orders: [ItemOrder] = []
+        var items: [StoredItem] = []
+        var current: [String: Item] = [:]
+        for (_, section) in edit.sections {
+            for item in section.items { current[item.id] = item }
+        }
         for id in edit.changedSections {
-            if let original = edit.originals[id]?.section { previous.append(StoredSection(original)) }
+            guard let original = edit.originals[id]?.section else { continue }   // inserted: not in the previous revision
+            let now = edit.sections[id]!
+            if original.kind == now.kind, original.title == now.title, original.capacity == now.capacity {
+                orders.append(ItemOrder(section: id, items: original.items.map(\.id)))
+                for item in original.items where current[item.id].map({ !$0.hasSameContent(as: item) }) ?? true {
+                    items.append(StoredItem(item))
+                }
+            } else {
+                previous.append(StoredSection(original))
+            }
         }
         for id in edit.deleted.sorted() { previous.append(StoredSection(edit.originals[id]!.section)) }
         sections = previous
+        itemOrders = orders.isEmpty ? nil : orders
+        self.items = items.isEmpty ? nil : items
         sectionOrder = edit.order != edit.orderBefore ? edit.orderBefore : nil
     }
 
@@ -36,6 +66,23 @@ struct RevisionPatch: Codable, Equatable {
     func apply(to new: Catalog) throws -> Catalog {
         var byID: [String: Section] = [:]
         for section in new.sections { byID[section.id] = section }
+        if let itemOrders {
+            var itemsByID: [String: Item] = [:]
+            for section in new.sections {
+                for item in section.items { itemsByID[item.id] = item }
+            }
+            for stored in items ?? [] { itemsByID[stored.id] = try stored.item() }
+            for order in itemOrders {
+                guard var section = byID[order.section] else {
+                    throw StoreError.database("the journal of \(new.name) lacks section \(order.section)")
+                }
+                section.items = try order.items.map { id in
+                    guard let item = itemsByID[id] else { throw StoreError.database("the journal of \(new.name) lacks item \(id)") }
+                    return item
+                }
+                byID[order.section] = section
+            }
+        }
         for stored in sections { byID[stored.id] = try stored.section() }
         let order = sectionOrder ?? new.sections.map(\.id)
         let rebuilt = try order.map { id in

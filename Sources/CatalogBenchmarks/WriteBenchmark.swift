@@ -1,0 +1,140 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import GRDB
+
+/// `catalog bench writes`: moving books in a large catalogue — by default 1M books on 20,000
+/// shelves of capacity 100, in a WAL database file — one move per transaction (p50 and p99
+/// latency, including the capacity check, the journal and the changeset), and batches of 1,000
+/// moves. The baseline, in the same run and the same file: the bare SQL of the same move (shift
+/// the source shelf down, the target shelf up, update the row) through GRDB prepared statements,
+/// with no checks, no journal and no changeset.
+public struct WriteBenchmark {
+    public var books: Int
+    public var shelves: Int
+    public var capacity: Int
+    public var moves: Int
+    public var batches: Int
+    public var batchSize: Int
+
+    public init(books: Int = 1_000_000, shelves: Int = 20_000, capacity: Int = 100, moves: Int = 2_000,
+                batches: Int = 5, batchSize: Int = 1_000) {
+        self.books = books
+        self.shelves = shelves
+        self.capacity = capacity
+        self.moves = moves
+        self.batches = batches
+        self.batchSize = batchSize
+    }
+
+    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-writes-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var catalog = Catalog.generated(name: "shelves", items: books, sections: shelves, kind: .bookshelf, seed: 3)
+        for s in catalog.sections.indices { catalog.sections[s].capacity = capacity }
+        let path = folder.appendingPathComponent("shelves.sqlite").path
+        let store = try CatalogStore(path: path)
+        log("writes: storing \(books.abbreviated) books on \(shelves.abbreviated) shelves (setup, not timed)")
+        try store.replace(catalog)
+        let pool = try DatabasePool(path: path)
+
+        // Where every book is, kept up to date by both sides so each move is a valid one.
+        var shelfOf: [String] = []
+        var contents = catalog.sections.map { $0.items.map(\.id) }
+        shelfOf.reserveCapacity(books)
+        var random = SplitMix64(seed: 11)
+        /// A random book and a random other shelf with room, and an index in it.
+        func randomMove() -> (book: String, from: Int, fromIndex: Int, to: Int, index: Int) {
+            while true {
+                let from = Int.random(in: 0..<contents.count, using: &random)
+                guard !contents[from].isEmpty else { continue }
+                let to = Int.random(in: 0..<contents.count, using: &random)
+                guard to != from, contents[to].count < capacity else { continue }
+                let fromIndex = Int.random(in: 0..<contents[from].count, using: &random)
+                return (contents[from][fromIndex], from, fromIndex, to, Int.random(in: 0...contents[to].count, using: &random))
+            }
+        }
+        func record(_ move: (book: String, from: Int, fromIndex: Int, to: Int, index: Int)) {
+            contents[move.from].remove(at: move.fromIndex)
+            contents[move.to].insert(move.book, at: move.index)
+        }
+        let ids = catalog.sections.map(\.id)
+
+        log("writes: \(moves) single moves, alternating with the bare SQL move")
+        var moveTimes: [Double] = [], bareTimes: [Double] = []
+        for _ in 0..<moves {
+            let move = randomMove()
+            moveTimes.append(try LayoutBenchmark.timeThrowing {
+                try store.move(item: move.book, toSection: ids[move.to], index: move.index, in: catalog.name)
+            })
+            record(move)
+            let back = randomMove()
+            bareTimes.append(try LayoutBenchmark.timeThrowing {
+                try pool.write { db in try Self.bareMove(back.book, toSection: ids[back.to], index: back.index, catalog: catalog.name, db: db) }
+            })
+            record(back)
+        }
+
+        log("writes: \(batches) batches of \(batchSize) moves")
+        var batchTimes: [Double] = [], bareBatchTimes: [Double] = []
+        for _ in 0..<batches {
+            var operations: [BatchOperation] = []
+            for _ in 0..<batchSize {
+                let move = randomMove()
+                operations.append(.moveItem(id: move.book, toSection: ids[move.to], index: move.index))
+                record(move)
+            }
+            batchTimes.append(try LayoutBenchmark.timeThrowing { try store.apply(Batch(operations: operations), to: catalog.name) })
+            var bare: [(String, Int, Int)] = []
+            for _ in 0..<batchSize {
+                let move = randomMove()
+                bare.append((move.book, move.to, move.index))
+                record(move)
+            }
+            bareBatchTimes.append(try LayoutBenchmark.timeThrowing {
+                try pool.write { db in
+                    for (book, to, index) in bare { try Self.bareMove(book, toSection: ids[to], index: index, catalog: catalog.name, db: db) }
+                }
+            })
+        }
+        try store.checkIntegrity()
+
+        let label = "\(books.abbreviated) books on \(shelves.abbreviated) shelves"
+        let bare = "bare SQL move (GRDB, no checks)"
+        return [
+            BenchmarkResult(suite: "writes", name: "\(label): move p50", medianMS: Self.percentile(moveTimes, 0.5),
+                            baseline: bare + " p50", baselineMedianMS: Self.percentile(bareTimes, 0.5), items: 1),
+            BenchmarkResult(suite: "writes", name: "\(label): move p99", medianMS: Self.percentile(moveTimes, 0.99),
+                            baseline: bare + " p99", baselineMedianMS: Self.percentile(bareTimes, 0.99), items: 1),
+            BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
+                            baseline: "\(batchSize.abbreviated) bare SQL moves in one transaction", baselineMedianMS: Clock.median(bareBatchTimes),
+                            items: batchSize),
+        ]
+    }
+
+    /// The same move as bare SQL: close the gap in the source shelf, open one in the target
+    /// shelf (through negative positions, because of the UNIQUE index), put the book there.
+    static func bareMove(_ book: String, toSection section: String, index: Int, catalog: String, db: Database) throws {
+        let catalogPK = try Int64.fetchOne(db.cachedStatement(sql: "SELECT pk FROM catalog WHERE name = ?"), arguments: [catalog])!
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT pk, section_pk, position FROM item WHERE catalog_pk = ? AND id = ?"),
+                                   arguments: [catalogPK, book])!
+        let pk: Int64 = row[0], from: Int64 = row[1], position: Int = row[2]
+        let to = try Int64.fetchOne(db.cachedStatement(sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?"),
+                                    arguments: [catalogPK, section])!
+        // The book steps aside (-1); the source's later books go to -2-p, then back to p-1; the
+        // target's books from `index` on go to -1-p, then to p+1; the book takes its place.
+        try db.cachedStatement(sql: "UPDATE item SET position = -1 WHERE pk = ?").execute(arguments: [pk])
+        try db.cachedStatement(sql: "UPDATE item SET position = -2 - position WHERE section_pk = ? AND position > ?").execute(arguments: [from, position])
+        try db.cachedStatement(sql: "UPDATE item SET position = -position - 3 WHERE section_pk = ? AND position <= -2").execute(arguments: [from])
+        try db.cachedStatement(sql: "UPDATE item SET position = -1 - position WHERE section_pk = ? AND position >= ?").execute(arguments: [to, index])
+        try db.cachedStatement(sql: "UPDATE item SET position = -position WHERE section_pk = ? AND position < 0").execute(arguments: [to])
+        try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?").execute(arguments: [to, index, pk])
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+}
