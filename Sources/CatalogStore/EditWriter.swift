@@ -149,6 +149,67 @@ struct EditWriter {
     /// so SQLite checks the foreign key only for rows that change section.
     private mutating func relocate(_ relocations: [Relocation], occupied: [Slot: Int64]) throws {
         guard !relocations.isEmpty else { return }
+        var occupied = occupied
+        // Runs — three or more rows of one section shifting by the same amount, such as a shelf's
+        // books after an insert — move with two set-based UPDATEs instead of one per row: out of
+        // the way to positions below `runBase` first, to their final positions last.
+        let runs = Self.runs(in: relocations)
+        let runBase: Int64 = -(1 << 40)
+        let runOut = try db.cachedStatement(sql: """
+            UPDATE item SET position = ? - (position + ?) WHERE section_pk = ? AND position BETWEEN ? AND ?
+            """)
+        var single: [Relocation] = []
+        var inRun = Set<Int64>()
+        for run in runs {
+            try runOut.execute(arguments: [runBase, run.delta, run.section, run.first, run.last])
+            for position in run.first...run.last {
+                if let pk = occupied.removeValue(forKey: Slot(section: run.section, position: position)) { inRun.insert(pk) }
+            }
+        }
+        single = relocations.filter { !inRun.contains($0.pk) }
+        try schedule(single, occupied: occupied)
+        let runIn = try db.cachedStatement(sql: "UPDATE item SET position = ? - position WHERE section_pk = ? AND position <= ?")
+        for section in Set(runs.map(\.section)) {
+            try runIn.execute(arguments: [runBase, section, runBase])
+        }
+    }
+
+    /// A run of rows in one section, at positions `first...last`, all moving by `delta`.
+    struct Run {
+        var section: Int64
+        var first: Int
+        var last: Int
+        var delta: Int
+    }
+
+    /// Maximal runs of at least three same-section relocations with equal shifts and
+    /// consecutive old positions.
+    static func runs(in relocations: [Relocation]) -> [Run] {
+        var bySection: [Int64: [(position: Int, delta: Int)]] = [:]
+        for relocation in relocations where relocation.from.section == relocation.to.section {
+            bySection[relocation.from.section, default: []].append((relocation.from.position, relocation.to.position - relocation.from.position))
+        }
+        var runs: [Run] = []
+        for (section, moves) in bySection {
+            let sorted = moves.sorted { $0.position < $1.position }
+            var start = 0
+            while start < sorted.count {
+                var end = start + 1
+                while end < sorted.count, sorted[end].position == sorted[end - 1].position + 1, sorted[end].delta == sorted[start].delta {
+                    end += 1
+                }
+                if end - start >= 3 {
+                    runs.append(Run(section: section, first: sorted[start].position, last: sorted[end - 1].position, delta: sorted[start].delta))
+                }
+                start = end
+            }
+        }
+        return runs
+    }
+
+    /// Moves single rows, each straight to its slot once it is free, parking rows on cycles.
+    private mutating func schedule(_ relocations: [Relocation], occupied: [Slot: Int64]) throws {
+        guard !relocations.isEmpty else { return }
         let setPosition = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
         let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
         var occupied = occupied

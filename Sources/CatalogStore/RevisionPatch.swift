@@ -92,8 +92,65 @@ struct RevisionPatch: Codable, Equatable {
         return Catalog(name: new.name, revision: new.revision - 1, sections: rebuilt)
     }
 
+    /// The patch as JSON. Patches of moves (id lists only) are written by hand — `JSONEncoder`
+    /// cost as much as the rest of a move; patches with whole sections or items go through it.
     func encoded() throws -> String {
-        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+        guard sections.isEmpty, items == nil else {
+            return String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+        }
+        var out = "{\"sections\":[]"
+        if let sectionOrder {
+            out += ",\"sectionOrder\":"
+            Self.write(sectionOrder, to: &out)
+        }
+        if let itemOrders {
+            out += ",\"itemOrders\":["
+            for (index, order) in itemOrders.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"section\":"
+                Self.write(order.section, to: &out)
+                out += ",\"items\":"
+                Self.write(order.items, to: &out)
+                out += "}"
+            }
+            out += "]"
+        }
+        out += "}"
+        return out
+    }
+
+    private static func write(_ strings: [String], to out: inout String) {
+        out += "["
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out += "," }
+            write(string, to: &out)
+        }
+        out += "]"
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    private static func write(_ string: String, to out: inout String) {
+        out += "\""
+        // Most ids need no escaping: append them whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += string
+            out += "\""
+            return
+        }
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
     }
 
     static func decoded(_ text: String) throws -> RevisionPatch {

@@ -80,6 +80,25 @@ import Testing
         }
     }
 
+    @Test func theJournalOfAMoveKeepsAwkwardIDs() throws {
+        let store = try CatalogStore.inMemory()
+        let awkward = ["quote\"d", "back\\slash", "new\nline", "tab\tand\u{01}control", "été", "📚 books", "slash/and,comma"]
+        let shelves = Catalog(name: "shelf", sections: [
+            Section(id: "a \"one\"", kind: .bookshelf, capacity: 10,
+                    items: awkward.map { Item(id: $0, content: .book(Book(title: $0, cover: $0))) }),
+            Section(id: "b\\two", kind: .bookshelf, capacity: 10),
+        ])
+        try store.replace(shelves)
+        for id in awkward.reversed() {
+            try store.move(item: id, toSection: "b\\two", index: 0, in: "shelf")
+        }
+        let now = try store.catalog(named: "shelf")
+        #expect(now.sections[1].items.map(\.id) == awkward)
+        let changes = try store.changes(in: "shelf", since: 1)
+        #expect(changes.violations(from: shelves, to: now) == [])
+        #expect(changes.stages.flatMap(\.items.moved).count == awkward.count)
+    }
+
     static func books(_ prefix: String, _ count: Int) -> [Item] {
         (0..<count).map { Item(id: "\(prefix)\($0)", content: .book(Book(title: "\(prefix) \($0)", cover: "\(prefix)\($0)"))) }
     }
