@@ -1,0 +1,20 @@
+import ArgumentParser
+import CatalogStore
+
+struct CheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the database: SQLite's integrity and foreign keys, and contiguous positions everywhere.",
+        discussion: "Exit status 0 when the database is sound, 1 with the first problem otherwise. Use it after a crash."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let store = try global.openStoreForReading()
+        try store.checkIntegrity()
+        let summaries = try store.summaries()
+        print("ok: \(plural(summaries.count, "catalogue")), \(plural(summaries.reduce(0) { $0 + $1.sections }, "section")), "
+              + "\(plural(summaries.reduce(0) { $0 + $1.items }, "item")); integrity check passed; positions contiguous")
+    }
+}
