@@ -1,0 +1,76 @@
+import CatalogDiff
+import CatalogModel
+
+/// An interactive move: a person picks up an item, drags it over the layout and drops it (one
+/// move) or lets go elsewhere (nothing) — what `UICollectionView`'s interactive movement does,
+/// without UIKit.
+///
+/// Each drag point is hit-tested against the layout. Over a cell, the proposal is that cell's
+/// index path; over a section's empty space (the rest of a shelf), the end of that section;
+/// elsewhere the proposal stays. As `targetIndexPathForMove(fromItemAt:toProposedIndexPath:)`
+/// would, a full shelf is never proposed: the proposal stays where it was. Moving within the
+/// item's own shelf never needs room.
+public struct MoveSession: Sendable {
+    /// The item being moved, and where it was picked up.
+    public let item: String
+    public let source: ItemPath
+    /// Where the item would land if dropped now.
+    public private(set) var proposal: ItemPath
+
+    private let sectionIDs: [String]
+    private let counts: [Int]
+    private let capacities: [Int?]
+
+    /// Begins a move at `point`; `nil` when no cell is there.
+    public init?(catalog: Catalog, layout: Layout, beginAt point: Point) {
+        guard let path = layout.indexPath(at: point),
+              path.section < catalog.sections.count, path.item < catalog.sections[path.section].items.count else { return nil }
+        item = catalog.sections[path.section].items[path.item].id
+        source = path
+        proposal = path
+        sectionIDs = catalog.sections.map(\.id)
+        counts = catalog.sections.map(\.items.count)
+        capacities = catalog.sections.map(\.capacity)
+    }
+
+    /// Follows the drag to `point` and returns the proposal, adjusted so a full shelf is never proposed.
+    @discardableResult
+    public mutating func update(to point: Point, in layout: Layout) -> ItemPath {
+        let proposed: ItemPath
+        if let cell = layout.indexPath(at: point) {
+            proposed = cell
+        } else if let section = layout.section(at: point), section < counts.count {
+            // Over a section but no cell: the end of the section (after the item leaves, in its own).
+            proposed = ItemPath(section: section, item: section == source.section ? counts[section] - 1 : counts[section])
+        } else {
+            return proposal
+        }
+        if proposed.section != source.section, let capacity = capacities[proposed.section], counts[proposed.section] >= capacity {
+            return proposal   // a full shelf: keep the last proposal
+        }
+        proposal = proposed
+        return proposal
+    }
+
+    /// Ends the move: the one operation that performs it, or `nil` when the item is dropped where it was.
+    public func end() -> BatchOperation? {
+        guard proposal != source else { return nil }
+        return .moveItem(id: item, toSection: sectionIDs[proposal.section], index: proposal.item)
+    }
+}
+
+extension Layout {
+    /// The section whose extent along the scroll axis holds `point` (from its header to its
+    /// footer, across the whole width); `nil` outside every section or in styles without
+    /// stacked sections (circular, carousel).
+    public func section(at point: Point) -> Int? {
+        guard style == .flow || style == .shelf || style == .waterfall else { return nil }
+        let across = isHorizontal ? point.y : point.x
+        let crossLength = isHorizontal ? viewportSize.height : viewportSize.width
+        guard across >= 0, across < crossLength else { return nil }
+        let main = isHorizontal ? point.x : point.y
+        let index = firstIndex(count: sectionExtents.count) { sectionExtents[$0].hi > main }
+        guard index < sectionExtents.count, sectionExtents[index].lo <= main else { return nil }
+        return index
+    }
+}
