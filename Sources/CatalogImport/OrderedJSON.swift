@@ -1,3 +1,4 @@
+import CatalogModel
 /// A JSON value whose object keys keep the order they were written in.
 ///
 /// Foundation's encoders sort keys or scramble them; files people read (`show --json`, reports)
@@ -88,22 +89,7 @@ public indirect enum OrderedJSON: Sendable, Hashable, ExpressibleByStringLiteral
     }
 
     private static func writeString(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        appendJSONString(string, to: &out)
     }
 
     public static func == (a: OrderedJSON, b: OrderedJSON) -> Bool {

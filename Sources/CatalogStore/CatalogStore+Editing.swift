@@ -14,13 +14,7 @@ extension CatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
         try write { db in
-            var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: catalog))
-            do {
-                try editor.apply(batch)
-            } catch let error as BatchError {
-                throw StoreError.rejected(catalog: catalog, error)
-            }
-            return try Self.commit(editor, catalog: catalog, in: db)
+            try Self.commit(try Self.edit(catalog, with: batch, in: db), catalog: catalog, in: db)
         }
     }
 
@@ -29,19 +23,9 @@ extension CatalogStore {
     /// opened for reading, so a command line can refuse a bad batch without touching the file.
     public func preview(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
         try read { db in
-            var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: catalog))
-            do {
-                try editor.apply(batch)
-            } catch let error as BatchError {
-                throw StoreError.rejected(catalog: catalog, error)
-            }
-            let changeset: Changeset
-            do {
-                changeset = try editor.changeset(catalog: catalog)
-            } catch {
-                throw StoreError.database("the stored catalogue repeats ids: \(error)")
-            }
-            return WriteResult(catalog: catalog, previousRevision: editor.revision, revision: editor.revision + 1, changeset: changeset)
+            let editor = try Self.edit(catalog, with: batch, in: db)
+            return WriteResult(catalog: catalog, previousRevision: editor.revision, revision: editor.revision + 1,
+                               changeset: try Self.changeset(of: editor, catalog: catalog))
         }
     }
 
@@ -54,6 +38,26 @@ extension CatalogStore {
                         operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
     }
 
+    /// The batch applied by an editor reading the catalogue in `db`; a broken rule becomes
+    /// ``StoreError/rejected(catalog:_:)``.
+    static func edit(_ catalog: String, with batch: Batch, in db: Database) throws -> CatalogEditor<DatabaseCatalogSource> {
+        var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: catalog))
+        do {
+            try editor.apply(batch)
+        } catch let error as BatchError {
+            throw StoreError.rejected(catalog: catalog, error)
+        }
+        return editor
+    }
+
+    static func changeset(of editor: CatalogEditor<DatabaseCatalogSource>, catalog: String) throws -> Changeset {
+        do {
+            return try editor.changeset(catalog: catalog)
+        } catch {
+            throw StoreError.database("the stored catalogue repeats ids: \(error)")
+        }
+    }
+
     /// Writes the edit's rows, raises the revision, checks positions, journals how to undo it and
     /// computes its changeset — all in the caller's transaction.
     static func commit(_ editor: CatalogEditor<DatabaseCatalogSource>, catalog: String, in db: Database) throws -> WriteResult {
@@ -64,13 +68,8 @@ extension CatalogStore {
                                         arguments: [source.catalogPK])!
         try writer.verifyContiguousPositions()
         try journal(RevisionPatch(undoing: editor), catalogPK: source.catalogPK, revision: revision, in: db)
-        let changeset: Changeset
-        do {
-            changeset = try editor.changeset(catalog: catalog)
-        } catch {
-            throw StoreError.database("the stored catalogue repeats ids: \(error)")
-        }
-        return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision, changeset: changeset)
+        return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision,
+                           changeset: try changeset(of: editor, catalog: catalog))
     }
 }
 

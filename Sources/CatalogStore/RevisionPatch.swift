@@ -128,29 +128,8 @@ struct RevisionPatch: Codable, Equatable {
         out += "]"
     }
 
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
     private static func write(_ string: String, to out: inout String) {
-        out += "\""
-        // Most ids need no escaping: append them whole.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += string
-            out += "\""
-            return
-        }
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
+        appendJSONString(string, to: &out)
     }
 
     static func decoded(_ text: String) throws -> RevisionPatch {
