@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "CatalogKit",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "CatalogModel", targets: ["CatalogModel"]),
         .library(name: "CatalogDiff", targets: ["CatalogDiff"]),
@@ -16,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -59,6 +61,19 @@ let package = Package(
             ]
         ),
 
+        // The JSON documents of SPEC §3, §6–8 that the command line prints and the HTTP API sends.
+        .target(name: "CatalogJSON", dependencies: ["CatalogDiff", "CatalogImport", "CatalogLayout", "CatalogStore"]),
+
+        // The HTTP API (SPEC §8) on Hummingbird: the store's reads and writes over JSON.
+        .target(
+            name: "CatalogServer",
+            dependencies: [
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Heap statistics for the benchmarks' bytes-per-item figures (C, header only).
         .target(name: "CBenchmarkSupport"),
 
@@ -66,8 +81,9 @@ let package = Package(
         .target(
             name: "CatalogCLI",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogBenchmarks",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON", "CatalogBenchmarks", "CatalogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "catalog", dependencies: ["CatalogCLI"]),
@@ -81,6 +97,12 @@ let package = Package(
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: ["CatalogStore", "CatalogImport", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "CatalogServerTests",
+            dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff"]),
     ],

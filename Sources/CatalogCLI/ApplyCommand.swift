@@ -1,6 +1,7 @@
 import ArgumentParser
 import CatalogDiff
 import CatalogImport
+import CatalogJSON
 import CatalogModel
 import CatalogStore
 import Foundation
@@ -96,7 +97,7 @@ extension MovePolicy: ExpressibleByArgument {}
 enum WriteOutput {
     static func print(_ result: WriteResult, json: Bool, what: String) {
         if json {
-            Output.json(.object([("revision", .integer(result.revision)), ("changeset", result.changeset.jsonValue)]))
+            Output.json(Documents.write(result))
             return
         }
         Swift.print("\(result.catalog): revision \(result.previousRevision) → \(result.revision) (\(what))")

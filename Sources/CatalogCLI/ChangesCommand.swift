@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogDiff
+import CatalogJSON
 import CatalogStore
 
 struct ChangesCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CatalogDiff
 import CatalogImport
+import CatalogJSON
 import CatalogLayout
 import CatalogModel
 import CatalogStore
@@ -39,7 +40,7 @@ struct DemoCommand: ParsableCommand {
         let picture = try drawBookshelf(store)
         if json {
             let imports = zip(imported, results).map { ImportCommand.jsonValue($0, $1) }
-            Output.json(.object([("imports", .array(imports)), ("catalogs", ListCommand.jsonValue(try store.summaries())),
+            Output.json(.object([("imports", .array(imports)), ("catalogs", Documents.summaries(try store.summaries())),
                                  ("moves", .array(moves.map(\.jsonValue))), ("picture", .string(picture))]))
             return
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CatalogDiff
 import CatalogImport
+import CatalogJSON
 import CatalogModel
 import Foundation
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogImport
+import CatalogJSON
 import CatalogModel
 import CatalogStore
 import Foundation
@@ -128,13 +129,6 @@ extension ImportCommand {
         }
         members.append(("report", entry.report.jsonValue))
         return .object(members)
-    }
-}
-
-extension ImportRecord {
-    init(_ report: ImportReport) {
-        self.init(source: report.file, format: report.format.rawValue, shape: report.shape.rawValue,
-                  derivedIDs: report.derivedIDs, duplicates: report.duplicates, ignoredKeys: report.ignoredKeyCount)
     }
 }
 

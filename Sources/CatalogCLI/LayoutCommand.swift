@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogImport
+import CatalogJSON
 import CatalogLayout
 import CatalogModel
 import CatalogStore
@@ -59,7 +60,7 @@ struct LayoutCommand: ParsableCommand {
             }
         }
         if json {
-            Output.json(Self.jsonValue(layout, elements))
+            Output.json(Documents.layout(layout, elements))
             return
         }
         print(Self.describe(layout, elements, catalog: model.name))
@@ -105,23 +106,6 @@ struct LayoutCommand: ParsableCommand {
             throw CLIError("--offset: expected two numbers x,y such as 0,120, found \"\(text)\"")
         }
         return Point(x: x, y: y)
-    }
-
-    static func jsonValue(_ layout: Layout, _ elements: [LayoutAttributes]) -> OrderedJSON {
-        .object([
-            ("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])),
-            ("elements", .array(elements.map { element in
-                .object([
-                    ("kind", .string(element.kind.rawValue)),
-                    ("indexPath", .array([.integer(element.indexPath.section), .integer(element.indexPath.item)])),
-                    ("frame", .array([element.frame.x, element.frame.y, element.frame.width, element.frame.height].map(OrderedJSON.double))),
-                    ("scale", .double(element.scale)),
-                    ("alpha", .double(element.alpha)),
-                    ("zIndex", .integer(element.zIndex)),
-                    ("hidden", .bool(element.hidden)),
-                ])
-            })),
-        ])
     }
 
     static func describe(_ layout: Layout, _ elements: [LayoutAttributes], catalog: String) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CatalogImport
+import CatalogJSON
 import CatalogStore
 
 struct ListCommand: ParsableCommand {
@@ -16,7 +17,7 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let summaries = try global.openStoreForReading().summaries()
         if json {
-            Output.json(Self.jsonValue(summaries))
+            Output.json(Documents.summaries(summaries))
         } else if summaries.isEmpty {
             print("No catalogues in \(global.path).")
         } else {
@@ -32,10 +33,4 @@ struct ListCommand: ParsableCommand {
     }
 
     /// `[{"name", "revision", "sections", "items"}]`, as SPEC §6 gives it.
-    static func jsonValue(_ summaries: [CatalogSummary]) -> OrderedJSON {
-        .array(summaries.map {
-            .object([("name", .string($0.name)), ("revision", .integer($0.revision)),
-                     ("sections", .integer($0.sections)), ("items", .integer($0.items))])
-        })
-    }
 }

@@ -1,0 +1,38 @@
+import CatalogDiff
+import CatalogImport
+import CatalogLayout
+import CatalogStore
+
+/// The JSON documents the command line prints with `--json` and the HTTP API sends.
+public enum Documents {
+    /// `catalog list --json`, `GET /catalogs`: `[{"name", "revision", "sections", "items"}]`.
+    public static func summaries(_ summaries: [CatalogSummary]) -> OrderedJSON {
+        .array(summaries.map {
+            .object([("name", .string($0.name)), ("revision", .integer($0.revision)),
+                     ("sections", .integer($0.sections)), ("items", .integer($0.items))])
+        })
+    }
+
+    /// What `import`, `apply` and `move` print and the API's writes answer: `{"revision", "changeset"}`.
+    public static func write(_ result: WriteResult) -> OrderedJSON {
+        .object([("revision", .integer(result.revision)), ("changeset", result.changeset.jsonValue)])
+    }
+
+    /// SPEC §7's layout document: `{"contentSize": [w, h], "elements": [{"kind", "indexPath", "frame", …}]}`.
+    public static func layout(_ layout: Layout, _ elements: [LayoutAttributes]) -> OrderedJSON {
+        .object([
+            ("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])),
+            ("elements", .array(elements.map { element in
+                .object([
+                    ("kind", .string(element.kind.rawValue)),
+                    ("indexPath", .array([.integer(element.indexPath.section), .integer(element.indexPath.item)])),
+                    ("frame", .array([element.frame.x, element.frame.y, element.frame.width, element.frame.height].map(OrderedJSON.double))),
+                    ("scale", .double(element.scale)),
+                    ("alpha", .double(element.alpha)),
+                    ("zIndex", .integer(element.zIndex)),
+                    ("hidden", .bool(element.hidden)),
+                ])
+            })),
+        ])
+    }
+}

@@ -1,0 +1,219 @@
+import CatalogDiff
+import CatalogImport
+import CatalogJSON
+import CatalogLayout
+import CatalogModel
+import CatalogStore
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The endpoints of SPEC §8. Reads go through the store's reading connections (WAL: they never
+/// wait for a write); every write is one store transaction.
+struct CatalogRoutes: Sendable {
+    let store: CatalogStore
+    let bodyLimit: Int
+
+    func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
+        router.get("/catalogs/:name") { request, context in try snapshot(request, name: try context.parameters.require("name")) }
+        router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try context.parameters.require("name")) }
+        router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try context.parameters.require("name")) }
+        router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try context.parameters.require("name")) }
+        router.get("/catalogs/:name/changes") { request, context in try changes(request, name: try context.parameters.require("name")) }
+        router.get("/catalogs/:name/layout") { request, context in try layout(request, name: try context.parameters.require("name")) }
+    }
+
+    // MARK: Reads
+
+    /// The snapshot as `catalog show --json`, with the revision as its ETag.
+    func snapshot(_ request: Request, name: String) throws -> Response {
+        let catalog = try store.catalog(named: name)
+        let etag = "\"\(catalog.revision)\""
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+        }) {
+            var headers = HTTPFields()
+            headers[.eTag] = etag
+            return Response(status: .notModified, headers: headers)
+        }
+        var response = data(CatalogExporter.json(catalog, includeRevision: true, pretty: false), type: "application/json")
+        response.headers[.eTag] = etag
+        return response
+    }
+
+    func changes(_ request: Request, name: String) throws -> Response {
+        guard let text = request.uri.queryParameters["since"] else {
+            throw Problem(status: .badRequest, kind: "missing-parameter", detail: "add ?since=REVISION", path: "since")
+        }
+        guard let since = Int(String(text)), since >= 0 else {
+            throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "since must be a revision (an integer ≥ 0), found \"\(text)\"", path: "since")
+        }
+        return try json(store.changes(in: name, since: since).jsonValue)
+    }
+
+    /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true`); an
+    /// SVG picture when the client accepts `image/svg+xml`.
+    func layout(_ request: Request, name: String) throws -> Response {
+        let query = request.uri.queryParameters
+        guard let configText = query["config"] else {
+            throw Problem(status: .badRequest, kind: "missing-parameter", detail: "add config=<LAYOUT.json>", path: "config")
+        }
+        let configuration: LayoutConfiguration
+        do {
+            configuration = try JSONDecoder().decode(LayoutConfiguration.self, from: Data(String(configText).utf8))
+        } catch let error as LayoutConfigurationError {
+            throw error
+        } catch {
+            throw Problem(status: .badRequest, kind: "invalid-layout", detail: "config is not a JSON object such as {\"style\": \"flow\"}", path: "config")
+        }
+        func number(_ key: String) throws -> Double {
+            guard let text = query[Substring(key)], let value = Double(String(text)), value.isFinite, value > 0 else {
+                throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "\(key) must be a positive number of points", path: key)
+            }
+            return value
+        }
+        var offset = Point.zero
+        if let text = query["offset"] {
+            let parts = text.split(separator: ",").compactMap { Double(String($0)) }
+            guard parts.count == 2, parts.allSatisfy(\.isFinite) else {
+                throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "offset must be x,y such as 0,120", path: "offset")
+            }
+            offset = Point(x: parts[0], y: parts[1])
+        }
+        let catalog = try store.catalog(named: name)
+        let input = LayoutInput(catalog)
+        let layout = try Layout(input, configuration: configuration, viewportSize: Size(width: try number("width"), height: try number("height")),
+                                contentOffset: offset)
+        if request.headers[.accept]?.contains("image/svg+xml") == true {
+            return data(Data(LayoutPicture(layout: layout, input: input).svg.utf8), type: "image/svg+xml")
+        }
+        let visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
+        return try json(Documents.layout(layout, visible ? layout.elements(in: layout.visibleRect) : layout.allElements))
+    }
+
+    // MARK: Writes
+
+    /// Imports a catalogue file sent as the body: JSON or a property list, by Content-Type.
+    func importCatalog(_ request: Request, name: String) async throws -> Response {
+        let format: CatalogFileFormat
+        switch mediaType(request) {
+        case "application/json": format = .json
+        case "application/x-plist", "application/xml", "text/xml", "application/octet-stream": format = .plist
+        case let other:
+            throw Problem(status: .unsupportedMediaType, kind: "unsupported-media-type",
+                          detail: "send the catalogue as application/json or application/x-plist, not \(other.isEmpty ? "no Content-Type" : other)")
+        }
+        let body = try await self.body(request)
+        let imported = try CatalogImporter.decode(body, fileName: "request body", options: ImportOptions(catalogName: name, format: format))
+        var catalog = imported.catalog
+        catalog.name = name
+        let result = try store.replace(catalog, record: ImportRecord(imported.report))
+        return try json(Documents.write(result), status: result.previousRevision == 0 ? .created : .ok)
+    }
+
+    /// Applies a batch; `If-Match: "REV"` (or the body's `baseRevision`) makes it conditional.
+    func batch(_ request: Request, name: String) async throws -> Response {
+        let body = try await self.body(request)
+        var batch = try BatchReader.decode(body, fileName: "request body")
+        if let expected = try ifMatch(request) {
+            let current = try store.revision(of: name)
+            guard expected == current else {
+                throw Problem(status: .preconditionFailed, kind: "precondition-failed",
+                              detail: "If-Match names revision \(expected) but the catalogue is at revision \(current)")
+            }
+            batch.baseRevision = batch.baseRevision ?? expected
+        }
+        return try json(Documents.write(store.apply(batch, to: name)))
+    }
+
+    /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
+    func move(_ request: Request, name: String) async throws -> Response {
+        let body = try await self.body(request)
+        let fields: MoveRequest
+        do {
+            fields = try JSONDecoder().decode(MoveRequest.self, from: body)
+        } catch {
+            throw Problem(status: .badRequest, kind: "malformed-body",
+                          detail: "expected {\"item\": ID, \"toSection\": ID, \"index\": N, \"policy\": \"reject\"|\"displace\"|\"swap\"}: \(Self.describe(error))")
+        }
+        let policy = try fields.policy.map { text in
+            guard let policy = MovePolicy(rawValue: text) else {
+                throw Problem(status: .unprocessableContent, kind: "invalid-body", detail: "policy must be reject, displace or swap, found \"\(text)\"", path: "policy")
+            }
+            return policy
+        } ?? .reject
+        var base = fields.baseRevision
+        if let expected = try ifMatch(request) {
+            let current = try store.revision(of: name)
+            guard expected == current else {
+                throw Problem(status: .preconditionFailed, kind: "precondition-failed",
+                              detail: "If-Match names revision \(expected) but the catalogue is at revision \(current)")
+            }
+            base = base ?? expected
+        }
+        let index = try fields.index ?? store.itemCount(inSection: fields.toSection, of: name)
+        return try json(Documents.write(store.move(item: fields.item, toSection: fields.toSection, index: index,
+                                                   policy: policy, in: name, baseRevision: base)))
+    }
+
+    // MARK: Helpers
+
+    func body(_ request: Request) async throws -> Data {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: bodyLimit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem(status: .contentTooLarge, kind: "body-too-large", detail: "the body is over the limit of \(bodyLimit) bytes")
+        } catch is NIOTooManyBytesError {
+            throw Problem(status: .contentTooLarge, kind: "body-too-large", detail: "the body is over the limit of \(bodyLimit) bytes")
+        }
+        return Data(buffer.readableBytesView)
+    }
+
+    /// The revision an `If-Match` header names (`"12"`, `W/"12"` or `12`), if any.
+    func ifMatch(_ request: Request) throws -> Int? {
+        guard let value = request.headers[.ifMatch] else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard let revision = Int(trimmed) else {
+            throw Problem(status: .badRequest, kind: "invalid-header", detail: "If-Match must name a revision such as \"12\", found \(value)", path: "If-Match")
+        }
+        return revision
+    }
+
+    func mediaType(_ request: Request) -> String {
+        (request.headers[.contentType] ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+    }
+
+    func json(_ value: OrderedJSON, status: HTTPResponse.Status = .ok) throws -> Response {
+        var response = data(Data(value.serialized(pretty: false).utf8), type: "application/json")
+        response.status = status
+        return response
+    }
+
+    func data(_ data: Data, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "missing \"\(key.stringValue)\""
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "wrong type at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
+        default: "not valid JSON"
+        }
+    }
+}
+
+/// The body of `POST /catalogs/{name}/moves`.
+struct MoveRequest: Decodable {
+    var item: String
+    var toSection: String
+    var index: Int?
+    var policy: String?
+    var baseRevision: Int?
+}
