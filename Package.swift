@@ -71,7 +71,9 @@ let package = Package(
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The OpenAPI 3.1 document of the API, served at /openapi.json.
+            resources: [.copy("Resources/openapi.json")]
         ),
 
         // Heap statistics for the benchmarks' bytes-per-item figures (C, header only).

@@ -22,6 +22,7 @@ struct CatalogRoutes: Sendable {
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try context.parameters.require("name")) }
         router.get("/catalogs/:name/changes") { request, context in try changes(request, name: try context.parameters.require("name")) }
         router.get("/catalogs/:name/layout") { request, context in try layout(request, name: try context.parameters.require("name")) }
+        router.get("/openapi.json") { _, _ in try openAPIDocument() }
     }
 
     // MARK: Reads
@@ -90,6 +91,15 @@ struct CatalogRoutes: Sendable {
         }
         let visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
         return try json(Documents.layout(layout, visible ? layout.elements(in: layout.visibleRect) : layout.allElements))
+    }
+
+    /// The OpenAPI 3.1 document kept in the repository (`Sources/CatalogServer/Resources/openapi.json`).
+    func openAPIDocument() throws -> Response {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"),
+              let document = try? Data(contentsOf: url) else {
+            throw Problem(status: .internalServerError, kind: "internal", detail: "the OpenAPI document is missing from the build")
+        }
+        return data(document, type: "application/json")
     }
 
     // MARK: Writes

@@ -202,3 +202,26 @@ import Testing
         }
     }
 }
+
+/// The OpenAPI document the server serves describes exactly the routes it has.
+@Suite struct OpenAPITests {
+    @Test func theDocumentListsEveryRouteAndItsStatuses() async throws {
+        try await ServerTests.withServer { client, _ in
+            try await client.execute(uri: "/openapi.json", method: .get) { response in
+                #expect(response.status == .ok)
+                let document = try #require(try ServerTests.json(response.body) as? [String: Any])
+                #expect(document["openapi"] as? String == "3.1.0")
+                let paths = try #require(document["paths"] as? [String: [String: Any]])
+                let routes = Set(paths.flatMap { path, operations in
+                    operations.keys.filter { $0 != "parameters" }.map { "\($0.uppercased()) \(path)" }
+                })
+                #expect(routes == [
+                    "GET /catalogs", "GET /catalogs/{name}", "PUT /catalogs/{name}", "POST /catalogs/{name}/batches",
+                    "POST /catalogs/{name}/moves", "GET /catalogs/{name}/changes", "GET /catalogs/{name}/layout", "GET /openapi.json",
+                ])
+                let moves = try #require((paths["/catalogs/{name}/moves"]?["post"] as? [String: Any])?["responses"] as? [String: Any])
+                #expect(Set(moves.keys).isSuperset(of: ["200", "400", "404", "409", "412", "422"]))
+            }
+        }
+    }
+}
