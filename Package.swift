@@ -54,8 +54,12 @@ let package = Package(
         .target(
             name: "CatalogBenchmarks",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CBenchmarkSupport",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CBenchmarkSupport", "CatalogServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // A live server and keep-alive clients for the HTTP benchmark.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 // Baseline for the diff benchmark.
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]

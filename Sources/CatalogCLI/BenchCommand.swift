@@ -10,10 +10,10 @@ struct BenchCommand: ParsableCommand {
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff, layout, writes
+        case all, `import`, diff, layout, writes, http
     }
 
-    @Argument(help: "Which suite: all, import, diff, layout or writes.")
+    @Argument(help: "Which suite: all, import, diff, layout, writes or http.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
@@ -30,6 +30,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Single moves timed in the writes suite.")
     var moves: Int = 2_000
+
+    @Option(help: "Concurrent keep-alive connections in the http suite.")
+    var connections: Int = 64
 
     @Option(help: "Timed runs per case (the median is reported).")
     var runs: Int = 7
@@ -50,7 +53,7 @@ struct BenchCommand: ParsableCommand {
             print("note: this is a debug build; measure with `swift run -c release catalog bench`.")
         }
         #endif
-        let log: (String) -> Void = { message in
+        let log: @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("· \(message)\n".utf8))
         }
         var results: [BenchmarkResult] = []
@@ -67,6 +70,9 @@ struct BenchCommand: ParsableCommand {
         if suite == .all || suite == .writes {
             results += try WriteBenchmark(books: books, shelves: max(2, books / 50), moves: moves,
                                           batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
+        }
+        if suite == .all || suite == .http {
+            results += try HTTPBenchmark(connections: connections, requestsPerConnection: max(10, queries / 50)).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

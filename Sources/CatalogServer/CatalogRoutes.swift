@@ -13,6 +13,9 @@ import NIOCore
 struct CatalogRoutes: Sendable {
     let store: CatalogStore
     let bodyLimit: Int
+    /// Serialized snapshots and change feeds by revision: a revision never changes, so a GET
+    /// of an unchanged catalogue costs one revision lookup.
+    let cache = ResponseCache()
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
@@ -29,17 +32,22 @@ struct CatalogRoutes: Sendable {
 
     /// The snapshot as `catalog show --json`, with the revision as its ETag.
     func snapshot(_ request: Request, name: String) throws -> Response {
-        let catalog = try store.catalog(named: name)
-        let etag = "\"\(catalog.revision)\""
+        let revision = try store.revision(of: name)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            let tag = $0.trimmingCharacters(in: .whitespaces)
+            return tag == "\"\(revision)\"" || tag == "*"
         }) {
             var headers = HTTPFields()
-            headers[.eTag] = etag
+            headers[.eTag] = "\"\(revision)\""
             return Response(status: .notModified, headers: headers)
         }
-        var response = data(CatalogExporter.json(catalog, includeRevision: true, pretty: false), type: "application/json")
-        response.headers[.eTag] = etag
+        let (current, body) = try cache.body(for: "snapshot \(name)", revision: revision) {
+            // A write may land between the two reads: the snapshot says which revision it is.
+            let catalog = try store.catalog(named: name)
+            return (catalog.revision, CatalogExporter.json(catalog, includeRevision: true, pretty: false))
+        }
+        var response = data(body, type: "application/json")
+        response.headers[.eTag] = "\"\(current)\""
         return response
     }
 
@@ -50,7 +58,12 @@ struct CatalogRoutes: Sendable {
         guard let since = Int(String(text)), since >= 0 else {
             throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "since must be a revision (an integer ≥ 0), found \"\(text)\"", path: "since")
         }
-        return try json(store.changes(in: name, since: since).jsonValue)
+        let revision = try store.revision(of: name)
+        let (_, body) = try cache.body(for: "changes \(name) \(since)", revision: revision) {
+            let changeset = try store.changes(in: name, since: since)
+            return (changeset.toRevision ?? revision, Data(changeset.jsonValue.serialized(pretty: false).utf8))
+        }
+        return data(body, type: "application/json")
     }
 
     /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true`); an
@@ -227,3 +240,23 @@ struct MoveRequest: Decodable {
     var policy: String?
     var baseRevision: Int?
 }
+
+/// Response bodies by key and revision, for reads of catalogues that have not changed.
+final class ResponseCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [String: (revision: Int, body: Data)] = [:]
+    /// Bounded: a server answering many catalogues and `since` values keeps the latest ones.
+    private let limit = 256
+
+    /// The cached body for `key` at `revision`, or `make()`'s (which says its own revision).
+    func body(for key: String, revision: Int, make: () throws -> (revision: Int, body: Data)) throws -> (revision: Int, body: Data) {
+        if let entry = lock.withLock({ entries[key] }), entry.revision == revision { return entry }
+        let made = try make()
+        lock.withLock {
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            entries[key] = made
+        }
+        return made
+    }
+}
+

@@ -29,15 +29,18 @@ public enum CatalogServer {
     /// The application, ready to run (`try await app.runService()` stops on SIGINT or SIGTERM
     /// after the requests in flight, so no accepted write is lost).
     ///
-    /// `onServerRunning` receives the port the server listens on (useful with port 0).
+    /// `onServerRunning` receives the port the server listens on (useful with port 0);
+    /// `extraRoutes` may add routes (benchmarks add a baseline).
     public static func application(store: CatalogStore, configuration: ServerConfiguration,
                                    logger: Logger = Logger(label: "catalog.serve"),
-                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+                                   extraRoutes: (Router<BasicRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router()
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: BearerTokenMiddleware(token: configuration.token, protectReads: configuration.protectReads))
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit).register(on: router)
+        extraRoutes(router)
         return Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),

@@ -48,4 +48,19 @@ struct CLIBenchTests {
             }
         }
     }
+
+    @Test("bench http --json: snapshot, move and change-feed rows against a constant-body baseline")
+    func httpRows() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "http", "--connections", "4", "--queries", "500",
+                                                                "--json"])) as? [[String: Any]])
+        #expect(rows.count == 9)
+        for row in rows {
+            #expect(row["suite"] as? String == "http")
+            #expect((row["median_ms"] as? Double ?? 0) > 0 && (row["baseline_median_ms"] as? Double ?? 0) > 0)
+        }
+        #expect(Set(rows.compactMap { ($0["case"] as? String)?.split(separator: " ").prefix(2).joined(separator: " ") })
+                == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="])
+    }
 }
