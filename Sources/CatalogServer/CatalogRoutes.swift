@@ -139,12 +139,7 @@ struct CatalogRoutes: Sendable {
     func batch(_ request: Request, name: String) async throws -> Response {
         let body = try await self.body(request)
         var batch = try BatchReader.decode(body, fileName: "request body")
-        if let expected = try ifMatch(request) {
-            let current = try store.revision(of: name)
-            guard expected == current else {
-                throw Problem(status: .preconditionFailed, kind: "precondition-failed",
-                              detail: "If-Match names revision \(expected) but the catalogue is at revision \(current)")
-            }
+        if let expected = try ifMatch(request, name: name) {
             batch.baseRevision = batch.baseRevision ?? expected
         }
         return try json(Documents.write(store.apply(batch, to: name)))
@@ -167,12 +162,7 @@ struct CatalogRoutes: Sendable {
             return policy
         } ?? .reject
         var base = fields.baseRevision
-        if let expected = try ifMatch(request) {
-            let current = try store.revision(of: name)
-            guard expected == current else {
-                throw Problem(status: .preconditionFailed, kind: "precondition-failed",
-                              detail: "If-Match names revision \(expected) but the catalogue is at revision \(current)")
-            }
+        if let expected = try ifMatch(request, name: name) {
             base = base ?? expected
         }
         let index = try fields.index ?? store.itemCount(inSection: fields.toSection, of: name)
@@ -195,15 +185,22 @@ struct CatalogRoutes: Sendable {
         return Data(buffer.readableBytesView)
     }
 
-    /// The revision an `If-Match` header names (`"12"`, `W/"12"` or `12`), if any.
-    func ifMatch(_ request: Request) throws -> Int? {
+    /// The revision an `If-Match` header names (`"12"`, `W/"12"` or `12`), if any — after checking
+    /// that it is the catalogue's current revision (412 otherwise). The write then carries it as
+    /// its base revision, so a write landing in between still makes it fail (409).
+    func ifMatch(_ request: Request, name: String) throws -> Int? {
         guard let value = request.headers[.ifMatch] else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        guard let revision = Int(trimmed) else {
+        guard let expected = Int(trimmed) else {
             throw Problem(status: .badRequest, kind: "invalid-header", detail: "If-Match must name a revision such as \"12\", found \(value)", path: "If-Match")
         }
-        return revision
+        let current = try store.revision(of: name)
+        guard expected == current else {
+            throw Problem(status: .preconditionFailed, kind: "precondition-failed",
+                          detail: "If-Match names revision \(expected) but the catalogue is at revision \(current)")
+        }
+        return expected
     }
 
     func mediaType(_ request: Request) -> String {
