@@ -57,9 +57,7 @@ enum Clock {
     /// One timed run of `body` in milliseconds; `setUp` runs first, untimed.
     static func time<State>(setUp: () throws -> State, _ body: (State) throws -> Void) rethrows -> Double {
         let state = try setUp()
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body(state)
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        return try elapsed { try body(state) }
     }
 
     /// Medians of `runs` alternating runs of the case and its baseline, after one untimed warm-up
@@ -80,6 +78,21 @@ enum Clock {
             }
         }
         return (median(times), median(baselineTimes))
+    }
+
+    /// Milliseconds taken by `body`.
+    @inline(__always)
+    static func elapsed(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
+    /// The value below which a fraction `p` of `values` lie (nearest rank).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
     }
 
     static func median(_ values: [Double]) -> Double {

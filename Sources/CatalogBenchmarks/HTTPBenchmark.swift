@@ -77,7 +77,7 @@ public struct HTTPBenchmark: Sendable {
                     return all
                 }
                 let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                return (Double(times.count) / seconds, WriteBenchmark.percentile(times, 0.5), WriteBenchmark.percentile(times, 0.99))
+                return (Double(times.count) / seconds, Clock.percentile(times, 0.5), Clock.percentile(times, 0.99))
             }
             let baseline = try await load("baseline") { _, _ in TestClient.Request("/baseline", method: .get) }
             let snapshot = try await load("GET snapshot") { _, _ in TestClient.Request("/catalogs/shelf", method: .get) }

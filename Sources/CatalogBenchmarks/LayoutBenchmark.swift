@@ -97,15 +97,15 @@ public struct LayoutBenchmark {
         var found = 0
         let queryTimes = rects.map { rect in
             layout.contentOffset = rect.origin   // pinned headers follow the scroll position
-            return Self.time { found &+= layout.elements(in: rect).count }
+            return Clock.elapsed { found &+= layout.elements(in: rect).count }
         }
         let scanTimes = rects.prefix(bruteForceQueries).map { rect in
-            Self.time { found &+= all.filter { $0.frame.intersects(rect) }.count }
+            Clock.elapsed { found &+= all.filter { $0.frame.intersects(rect) }.count }
         }
-        let hitTimes = points.map { point in Self.time { found &+= layout.indexPath(at: point)?.item ?? 0 } }
+        let hitTimes = points.map { point in Clock.elapsed { found &+= layout.indexPath(at: point)?.item ?? 0 } }
         let cells = all.filter { $0.kind == .cell }
         let hitScanTimes = points.prefix(bruteForceQueries).map { point in
-            Self.time { found &+= cells.last { $0.visibleFrame.contains(point) }?.indexPath.item ?? 0 }
+            Clock.elapsed { found &+= cells.last { $0.visibleFrame.contains(point) }?.indexPath.item ?? 0 }
         }
         blackHole(found)
         result.append(BenchmarkResult(suite: "layout", name: "\(label): rect query", medianMS: Clock.median(queryTimes),
@@ -126,21 +126,6 @@ public struct LayoutBenchmark {
                                  width: size, height: size)
             }
         }
-    }
-
-    /// Milliseconds taken by `body`, which may throw.
-    static func timeThrowing(_ body: () throws -> Void) throws -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-    }
-
-    /// Milliseconds taken by `body`.
-    @inline(__always)
-    static func time(_ body: () -> Void) -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     }
 }
 

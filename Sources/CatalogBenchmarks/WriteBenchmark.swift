@@ -68,14 +68,14 @@ public struct WriteBenchmark {
         for block in 0..<max(1, moves / 100) {
             for _ in 0..<min(100, moves - block * 100) {
                 let move = randomMove()
-                moveTimes.append(try LayoutBenchmark.timeThrowing {
+                moveTimes.append(try Clock.elapsed {
                     try store.move(item: move.book, toSection: ids[move.to], index: move.index, in: catalog.name)
                 })
                 record(move)
             }
             for _ in 0..<min(100, moves - block * 100) {
                 let move = randomMove()
-                bareTimes.append(try LayoutBenchmark.timeThrowing {
+                bareTimes.append(try Clock.elapsed {
                     try pool.write { db in try Self.bareMove(move.book, toSection: ids[move.to], index: move.index, catalog: catalog.name, db: db) }
                 })
                 record(move)
@@ -91,14 +91,14 @@ public struct WriteBenchmark {
                 operations.append(.moveItem(id: move.book, toSection: ids[move.to], index: move.index))
                 record(move)
             }
-            batchTimes.append(try LayoutBenchmark.timeThrowing { try store.apply(Batch(operations: operations), to: catalog.name) })
+            batchTimes.append(try Clock.elapsed { try store.apply(Batch(operations: operations), to: catalog.name) })
             var bare: [(String, Int, Int)] = []
             for _ in 0..<batchSize {
                 let move = randomMove()
                 bare.append((move.book, move.to, move.index))
                 record(move)
             }
-            bareBatchTimes.append(try LayoutBenchmark.timeThrowing {
+            bareBatchTimes.append(try Clock.elapsed {
                 try pool.write { db in
                     for (book, to, index) in bare { try Self.bareMove(book, toSection: ids[to], index: index, catalog: catalog.name, db: db) }
                 }
@@ -109,10 +109,10 @@ public struct WriteBenchmark {
         let label = "\(books.abbreviated) books on \(shelves.abbreviated) shelves"
         let bare = "bare SQL move (GRDB, no checks)"
         return [
-            BenchmarkResult(suite: "writes", name: "\(label): move p50", medianMS: Self.percentile(moveTimes, 0.5),
-                            baseline: bare + " p50", baselineMedianMS: Self.percentile(bareTimes, 0.5), items: 1),
-            BenchmarkResult(suite: "writes", name: "\(label): move p99", medianMS: Self.percentile(moveTimes, 0.99),
-                            baseline: bare + " p99", baselineMedianMS: Self.percentile(bareTimes, 0.99), items: 1),
+            BenchmarkResult(suite: "writes", name: "\(label): move p50", medianMS: Clock.percentile(moveTimes, 0.5),
+                            baseline: bare + " p50", baselineMedianMS: Clock.percentile(bareTimes, 0.5), items: 1),
+            BenchmarkResult(suite: "writes", name: "\(label): move p99", medianMS: Clock.percentile(moveTimes, 0.99),
+                            baseline: bare + " p99", baselineMedianMS: Clock.percentile(bareTimes, 0.99), items: 1),
             BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
                             baseline: "\(batchSize.abbreviated) bare SQL moves in one transaction", baselineMedianMS: Clock.median(bareBatchTimes),
                             items: batchSize),
@@ -136,11 +136,5 @@ public struct WriteBenchmark {
         try db.cachedStatement(sql: "UPDATE item SET position = -1 - position WHERE section_pk = ? AND position >= ?").execute(arguments: [to, index])
         try db.cachedStatement(sql: "UPDATE item SET position = -position WHERE section_pk = ? AND position < 0").execute(arguments: [to])
         try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?").execute(arguments: [to, index, pk])
-    }
-
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
     }
 }

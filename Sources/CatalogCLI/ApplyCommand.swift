@@ -82,12 +82,10 @@ struct MoveCommand: ParsableCommand {
 
     func run() throws {
         // Checked against a read-only connection first, so a refused move leaves the file untouched.
-        let reader = try global.openStoreForReading()
-        let target = try index ?? reader.itemCount(inSection: section, of: catalog)
-        let batch = Batch(baseRevision: baseRevision, operations: [.moveItem(id: item, toSection: section, index: target, policy: policy)])
-        _ = try reader.preview(batch, to: catalog)
+        let batch = Batch(baseRevision: baseRevision, operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)])
+        _ = try global.openStoreForReading().preview(batch, to: catalog)
         let result = try global.openExistingStore().apply(batch, to: catalog)
-        WriteOutput.print(result, json: json, what: "moved \(item) to \(section) at \(target)")
+        WriteOutput.print(result, json: json, what: "moved \(item) to \(section)" + (index.map { " at \($0)" } ?? ", at the end"))
     }
 }
 

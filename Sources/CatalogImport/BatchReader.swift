@@ -101,7 +101,9 @@ private struct BatchDecoding {
                 }
                 policy = parsed
             }
-            return .moveItem(id: try id(), toSection: try id("toSection"), index: try index(), policy: policy)
+            // Without an index, the book goes to the end of the shelf.
+            let at = try fields["index"].map { v throws(ImportError) in try integer(v, at: "\(path).index") }
+            return .moveItem(id: try id(), toSection: try id("toSection"), index: at, policy: policy)
         case "insertSection":
             return .insertSection(index: try index(), section: try section(try required("section"), at: "\(path).section"))
         case "deleteSection":

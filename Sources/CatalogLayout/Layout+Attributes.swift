@@ -52,28 +52,9 @@ extension Layout {
         var result: [LayoutAttributes] = []
         result.reserveCapacity(frames.count + 3 * numberOfSections)
         for section in 0..<numberOfSections {
-            appendSection(section, cells: sectionStarts[section]..<sectionStarts[section + 1], into: &result) { _ in true }
+            appendSection(section, cells: .all, rect: nil, into: &result)
         }
         return result
-    }
-
-    /// Appends one section's elements; `includeSupplementary` decides for headers, footers and decorations.
-    @inline(__always)
-    func appendSection<C: Collection<Int>>(_ section: Int, cells: C, into result: inout [LayoutAttributes],
-                                          includeSupplementary: (LayoutAttributes) -> Bool) {
-        if let decoration = attributes(forSupplementary: .decoration, inSection: section), includeSupplementary(decoration) {
-            result.append(decoration)
-        }
-        if let header = attributes(forSupplementary: .header, inSection: section), includeSupplementary(header) {
-            result.append(header)
-        }
-        let start = sectionStarts[section]
-        for index in cells {
-            result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
-        }
-        if let footer = attributes(forSupplementary: .footer, inSection: section), includeSupplementary(footer) {
-            result.append(footer)
-        }
     }
 
     // MARK: Headers, footers and pinning

@@ -20,7 +20,7 @@ extension Layout {
                 let section = section(ofItem: cells[position])
                 var end = position
                 while end < cells.count, cells[end] < sectionStarts[section + 1] { end += 1 }
-                appendSection(section, cells: cells[position..<end], into: &result) { _ in false }
+                appendSection(section, cells: .listed(cells[position..<end]), rect: rect, into: &result)
                 position = end
             }
         case .waterfall:
@@ -60,29 +60,35 @@ extension Layout {
         }
     }
 
-    /// One section's elements that meet `rect`: its board, header, cells and footer — with a pinned
-    /// header or footer whenever any of its cells is there.
+    /// One section's elements that meet `rect` (all of them for `nil`): its board, header, cells
+    /// and footer — with a pinned header or footer whenever any of its cells is there.
     @inline(__always)
-    private func appendSection(_ section: Int, cells: CellSource, rect: Rect, into result: inout [LayoutAttributes]) {
-        if let board = attributes(forSupplementary: .decoration, inSection: section), board.frame.intersects(rect) {
+    func appendSection(_ section: Int, cells: CellSource, rect: Rect?, into result: inout [LayoutAttributes]) {
+        func meets(_ frame: Rect) -> Bool { rect.map(frame.intersects) ?? true }
+        if let board = attributes(forSupplementary: .decoration, inSection: section), meets(board.frame) {
             result.append(board)
         }
         let header = attributes(forSupplementary: .header, inSection: section)
         let headerIndex = result.count
         var headerAdded = false
-        if let header, header.frame.intersects(rect) {
+        if let header, meets(header.frame) {
             result.append(header)
             headerAdded = true
         }
         let cellsStart = result.count
         let start = sectionStarts[section]
         switch cells {
+        case .all:
+            for index in start..<sectionStarts[section + 1] {
+                result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
+            }
         case .listed(let indices):
             for index in indices {
                 result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
             }
         case .inLines(let lines):
-            forEachCell(inLines: lines, intersecting: rect) { index in
+            // Walking lines is only for queries, which have a rect.
+            forEachCell(inLines: lines, intersecting: rect!) { index in
                 result.append(cellAttributes(index, ItemPath(section: section, item: index - start)))
             }
         }
@@ -91,7 +97,7 @@ extension Layout {
             result.insert(header, at: headerIndex)
         }
         if let footer = attributes(forSupplementary: .footer, inSection: section),
-           footer.frame.intersects(rect) || (hasCells && configuration.pinFooters) {
+           meets(footer.frame) || (hasCells && configuration.pinFooters) {
             result.append(footer)
         }
     }
@@ -188,8 +194,9 @@ extension Layout {
         forEachCell(inLines: first..<bands.count, intersecting: rect) { result.append($0) }
     }
 
-    /// Where a section's cells come from in a query: a list found beforehand, or lines to walk.
+    /// Where a section's cells come from: all of them, a list found beforehand, or lines to walk.
     enum CellSource {
+        case all
         case listed(ArraySlice<Int>)
         case inLines(Range<Int>)
     }

@@ -165,8 +165,7 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             base = base ?? expected
         }
-        let index = try fields.index ?? store.itemCount(inSection: fields.toSection, of: name)
-        return try json(Documents.write(store.move(item: fields.item, toSection: fields.toSection, index: index,
+        return try json(Documents.write(store.move(item: fields.item, toSection: fields.toSection, index: fields.index,
                                                    policy: policy, in: name, baseRevision: base)))
     }
 

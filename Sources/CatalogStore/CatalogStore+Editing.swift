@@ -32,7 +32,7 @@ extension CatalogStore {
     /// Moves a book (SPEC §5): within its shelf, or to `index` of another shelf with `policy`
     /// deciding what a full shelf does. The same as a batch of one `moveItem`.
     @discardableResult
-    public func move(item: String, toSection section: String, index: Int, policy: MovePolicy = .reject,
+    public func move(item: String, toSection section: String, index: Int? = nil, policy: MovePolicy = .reject,
                      in catalog: String, baseRevision: Int? = nil) throws(StoreError) -> WriteResult {
         try apply(Batch(baseRevision: baseRevision,
                         operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
@@ -66,26 +66,11 @@ extension CatalogStore {
         let source = editor.source
         let revision = try Int.fetchOne(db, sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision",
                                         arguments: [source.catalogPK])!
-        try writer.verifyContiguousPositions()
-        try journal(RevisionPatch(undoing: editor), catalogPK: source.catalogPK, revision: revision, in: db)
+        // Which sections changed: compared once, used by the position check and the journal.
+        let changed = editor.changedSections
+        try writer.verifyContiguousPositions(of: changed)
+        try journal(RevisionPatch(undoing: editor, changed: changed), catalogPK: source.catalogPK, revision: revision, in: db)
         return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision,
                            changeset: try changeset(of: editor, catalog: catalog))
-    }
-}
-
-extension CatalogStore {
-    /// How many items a section holds now (where an append goes).
-    public func itemCount(inSection section: String, of catalog: String) throws(StoreError) -> Int {
-        try read { db in
-            guard let catalogPK = try Int64.fetchOne(db, sql: "SELECT pk FROM catalog WHERE name = ?", arguments: [catalog]) else {
-                throw StoreError.unknownCatalog(catalog)
-            }
-            guard let count = try Int.fetchOne(db, sql: """
-                SELECT (SELECT count(*) FROM item WHERE section_pk = s.pk) FROM section s WHERE s.catalog_pk = ? AND s.id = ?
-                """, arguments: [catalogPK, section]) else {
-                throw StoreError.rejected(catalog: catalog, BatchError(operation: 0, operationName: "moveItem", reason: .unknownSection(section)))
-            }
-            return count
-        }
     }
 }

@@ -158,7 +158,6 @@ struct EditWriter {
         let runOut = try db.cachedStatement(sql: """
             UPDATE item SET position = ? - (position + ?) WHERE section_pk = ? AND position BETWEEN ? AND ?
             """)
-        var single: [Relocation] = []
         var inRun = Set<Int64>()
         for run in runs {
             try runOut.execute(arguments: [runBase, run.delta, run.section, run.first, run.last])
@@ -166,8 +165,7 @@ struct EditWriter {
                 if let pk = occupied.removeValue(forKey: Slot(section: run.section, position: position)) { inRun.insert(pk) }
             }
         }
-        single = relocations.filter { !inRun.contains($0.pk) }
-        try schedule(single, occupied: occupied)
+        try schedule(relocations.filter { !inRun.contains($0.pk) }, occupied: occupied)
         let runIn = try db.cachedStatement(sql: "UPDATE item SET position = ? - position WHERE section_pk = ? AND position <= ?")
         for section in Set(runs.map(\.section)) {
             try runIn.execute(arguments: [runBase, section, runBase])
@@ -262,11 +260,11 @@ struct EditWriter {
 
     /// Checks that the sections the edit touched hold items at 0..<count, and that the section
     /// order is 0..<n when it changed: the rest of the catalogue was not written.
-    func verifyContiguousPositions() throws {
+    func verifyContiguousPositions(of changed: [String]) throws {
         let check = try db.cachedStatement(sql: """
             SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM item WHERE section_pk = ?
             """)
-        for id in editor.changedSections {
+        for id in changed {
             guard let pk = try sectionPK(id) else { continue }
             if try Bool.fetchOne(check, arguments: [pk]) != true {
                 throw StoreError.positionsNotContiguous(catalog: source.name, section: id)

@@ -35,7 +35,7 @@ struct RevisionPatch: Codable, Equatable {
     /// The patch that undoes an edit: deleted sections and sections whose fields changed as they
     /// were; for the other edited sections, their previous item ids; the previous versions of
     /// items deleted or changed; and the order before, when it changed.
-    init<Source: CatalogSource>(undoing edit: CatalogEditor<Source>) {
+    init<Source: CatalogSource>(undoing edit: CatalogEditor<Source>, changed: [String]) {
         var previous: [StoredSection] = []
         var orders: [ItemOrder] = []
         var items: [StoredItem] = []
@@ -43,7 +43,7 @@ struct RevisionPatch: Codable, Equatable {
         for (_, section) in edit.sections {
             for item in section.items { current[item.id] = item }
         }
-        for id in edit.changedSections {
+        for id in changed {
             guard let original = edit.originals[id]?.section else { continue }   // inserted: not in the previous revision
             let now = edit.sections[id]!
             if original.kind == now.kind, original.title == now.title, original.capacity == now.capacity {

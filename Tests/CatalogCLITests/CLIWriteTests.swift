@@ -53,7 +53,7 @@ struct CLIWriteTests {
         defer { cli.cleanUp() }
         try Self.demo(cli)
         let appended = try cli.succeed(["move", "bookshelf", "b-pride", "--to", "returns", "--db", cli.db])
-        #expect(appended.hasPrefix("bookshelf: revision 2 → 3 (moved b-pride to returns at 0)"))
+        #expect(appended.hasPrefix("bookshelf: revision 2 → 3 (moved b-pride to returns, at the end)"))
         let displaced = try #require(try CLIRunner.json(cli.succeed([
             "move", "bookshelf", "b-pride", "--to", "classics", "--index", "0", "--policy", "displace", "--json", "--db", cli.db,
         ])) as? [String: Any])

@@ -49,6 +49,15 @@ import Testing
         #expect(changeset.stages.flatMap(\.items.moved) == [Move(from: ItemPath(section: 0, item: 1), to: ItemPath(section: 1, item: 1))])
     }
 
+    @Test func withoutAnIndexAMoveGoesToTheEndAsTheShelfIsThen() throws {
+        let (result, _) = try Self.apply([
+            .insertItem(section: "b", index: 2, item: Self.books("x", 1)[0]),
+            .moveItem(id: "a0", toSection: "b", index: nil),
+            .moveItem(id: "b0", toSection: "b", index: nil),
+        ])
+        #expect(Self.ids(result)[1] == ["b1", "x0", "a0", "b0"])
+    }
+
     @Test func aFullShelfRejectsByDefault() {
         let error = Self.failure([.moveItem(id: "b0", toSection: "c", index: 0)])
         #expect(error?.reason == .sectionFull(section: "c", capacity: 4))

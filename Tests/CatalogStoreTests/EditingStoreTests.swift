@@ -2,6 +2,7 @@ import CatalogDiff
 import CatalogModel
 import CatalogStore
 import CatalogTestSupport
+import Foundation
 import GRDB
 import Testing
 
@@ -101,5 +102,25 @@ import Testing
 
     static func books(_ prefix: String, _ count: Int) -> [Item] {
         (0..<count).map { Item(id: "\(prefix)\($0)", content: .book(Book(title: "\(prefix) \($0)", cover: "\(prefix)\($0)"))) }
+    }
+}
+
+/// `checkIntegrity()` (behind `catalog check`) finds a gap left in a section's positions by a
+/// program writing to the file behind the store's back.
+@Suite struct IntegrityCheckTests {
+    @Test func aGapInPositionsIsReported() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-integrity-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("check.sqlite").path
+        var shelf = Section(id: "s", kind: .bookshelf, items: EditingStoreTests.books("b", 3))
+        shelf.capacity = nil
+        let store = try CatalogStore(path: path)
+        try store.replace(Catalog(name: "shelf", sections: [shelf]))
+        try store.checkIntegrity()
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "UPDATE item SET position = 7 WHERE id = 'b2'")
+        }
+        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "s")) { try store.checkIntegrity() }
     }
 }

@@ -18,8 +18,9 @@ public enum BatchOperation: Sendable, Hashable {
     case deleteItem(id: String)
     case updateItem(id: String, fields: ItemFields)
     /// Moves an item within its section or to another (SPEC §5); `policy` says what happens
-    /// when the target shelf is full.
-    case moveItem(id: String, toSection: String, index: Int, policy: MovePolicy = .reject)
+    /// when the target shelf is full. A `nil` index is the end of the section, as it is when
+    /// the operation runs.
+    case moveItem(id: String, toSection: String, index: Int?, policy: MovePolicy = .reject)
     case insertSection(index: Int, section: Section)
     case deleteSection(id: String)
     case moveSection(id: String, index: Int)

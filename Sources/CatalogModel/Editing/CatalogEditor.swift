@@ -112,9 +112,10 @@ public struct CatalogEditor<Source: CatalogSource> {
         itemSections[item.id] = sectionID
     }
 
-    private mutating func moveItem(_ id: String, to targetID: String, at index: Int, policy: MovePolicy) throws {
+    private mutating func moveItem(_ id: String, to targetID: String, at requested: Int?, policy: MovePolicy) throws {
         let (sourceID, from) = try locate(id)
         guard var target = try load(targetID) else { throw BatchError(reason: .unknownSection(targetID)) }
+        let index = requested ?? target.items.count
         let item = sections[sourceID]!.items[from]
         guard item.kind == target.kind.itemKind else {
             throw BatchError(reason: .kindMismatch(item: id, kind: item.kind, section: targetID, sectionKind: target.kind))
