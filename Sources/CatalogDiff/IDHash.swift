@@ -1,42 +1,48 @@
-/// The hash function the diff's tables use for one pair of snapshots.
+/// The hash function the diff's table uses for one pair of snapshots.
 ///
 /// Swift's `hashValue` is SipHash: flood-resistant but slow for the millions of lookups a large
 /// diff makes. Integer ids and ASCII string ids get a seeded multiply-and-shift hash instead
 /// (about 2× faster end to end, per the field notes). The seed is random per process, so ids from
-/// outside cannot be chosen to collide in advance. Strings fall back to `hashValue` when any id
-/// of either snapshot is not ASCII: Swift compares strings by canonical equivalence ("K" equals
-/// "\u{212A}"), which a hash over raw bytes would break.
-enum IDHash {
-    case standard
-    case integer
-    case ascii
+/// outside cannot be chosen to collide in advance. The ASCII hash checks its bytes as it reads
+/// them and gives up (returns nil) on the first id that is not ASCII: Swift compares strings by
+/// canonical equivalence ("K" equals "\u{212A}"), which a hash over raw bytes would break, so the
+/// diff then starts again with ``standard``.
+struct IDHash {
+    enum Kind {
+        case standard
+        case integer
+        case ascii
+    }
+
+    let kind: Kind
+    /// The seed, read once per diff (a `static let` costs a `swift_once` check per use).
+    let seed: UInt64
+
+    static let standard = IDHash(kind: .standard, seed: 0)
 
     /// Per-process random seed of the fast hashes.
-    static let seed: UInt64 = UInt64.random(in: 1...UInt64.max)
+    private static let processSeed: UInt64 = UInt64.random(in: 1...UInt64.max)
 
-    /// The hash kind for these snapshots' ids: fast for `Int`, fast for `String` when all are ASCII.
-    static func choose<ID: Hashable>(for idLists: [ID]...) -> IDHash {
-        if ID.self == Int.self { return .integer }
-        if ID.self == String.self {
-            for ids in idLists {
-                for id in ids where !isASCII(id as! String) { return .standard }
-            }
-            return .ascii
-        }
+    /// The fastest hash for ids of this type: `integer` for `Int`, `ascii` for `String` (which
+    /// may give up later), `standard` otherwise.
+    static func fastest<ID>(for type: ID.Type) -> IDHash {
+        if type == Int.self { return IDHash(kind: .integer, seed: processSeed) }
+        if type == String.self { return IDHash(kind: .ascii, seed: processSeed) }
         return .standard
     }
 
+    /// The hash of `id`, or nil when this is the ASCII hash and `id` is not ASCII.
     @inline(__always)
-    func callAsFunction<ID: Hashable>(_ id: ID) -> Int {
-        switch self {
+    func callAsFunction<ID: Hashable>(_ id: ID) -> Int? {
+        switch kind {
         case .standard: return id.hashValue
-        case .integer: return Self.mix(UInt64(bitPattern: Int64(id as! Int)))
-        case .ascii: return Self.hashBytes(id as! String)
+        case .integer: return Self.mix(UInt64(bitPattern: Int64(id as! Int)), seed: seed)
+        case .ascii: return Self.hashASCII(id as! String, seed: seed)
         }
     }
 
     @inline(__always)
-    static func mix(_ value: UInt64) -> Int {
+    static func mix(_ value: UInt64, seed: UInt64) -> Int {
         var h = (value ^ seed) &* 0x9E37_79B9_7F4A_7C15
         h ^= h >> 32
         h = h &* 0xD6E8_FEB8_6659_FD93
@@ -44,20 +50,19 @@ enum IDHash {
         return Int(bitPattern: UInt(h))
     }
 
-    static func isASCII(_ string: String) -> Bool {
-        var string = string
-        return string.withUTF8 { bytes in bytes.allSatisfy { $0 < 0x80 } }
-    }
-
-    /// Eight bytes at a time, each word mixed in with a multiply; the length goes in last.
-    static func hashBytes(_ string: String) -> Int {
-        var string = string
-        return string.withUTF8 { bytes in
-            var h = seed
-            var offset = 0
+    /// Eight bytes at a time, each word mixed in with a multiply; the length goes in last. The
+    /// high bits of every byte are collected on the way, so the ASCII check costs no extra pass.
+    @inline(__always)
+    static func hashASCII(_ string: String, seed: UInt64) -> Int? {
+        let hash = string.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
             let raw = UnsafeRawBufferPointer(bytes)
+            var h = seed
+            var high: UInt64 = 0
+            var offset = 0
             while offset + 8 <= raw.count {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                high |= word
+                h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
                 h = h << 31 | h >> 33
                 offset += 8
             }
@@ -68,7 +73,11 @@ enum IDHash {
                 shift += 8
                 offset += 1
             }
-            return mix(h ^ tail ^ UInt64(raw.count) << 56)
+            high |= tail
+            if high & 0x8080_8080_8080_8080 != 0 { return nil }
+            return mix(h ^ tail ^ UInt64(raw.count) << 56, seed: seed)
         }
+        // A string without contiguous UTF-8 (a bridged one) gets the standard hash too.
+        return hash ?? nil
     }
 }

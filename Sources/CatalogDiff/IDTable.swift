@@ -1,88 +1,139 @@
 import CCatalogSupport
 
-/// An open-addressing hash table from ids to their positions in a flat array of ids.
+/// One open-addressing hash table that matches the item ids of two snapshots.
 ///
-/// It stores no keys, only 64-bit slots — a 32-bit hash tag and the position + 1 — so a lookup
-/// touches one small array and compares ids only when the tags agree. The load factor stays at
-/// most 2/3 with linear probing. Hashes are computed for a batch first, so that the slot of the
-/// id `prefetchDistance` ahead can be prefetched while the current one is probed: on large
+/// It stores no keys, only 64-bit slots — a 32-bit hash tag and an entry index + 1 — so a probe
+/// touches one small array and compares ids only when the tags agree. Entries are A's positions
+/// (index < `aCount`) and the positions of B's ids that A does not have (index − `aCount`), so
+/// one table finds every survivor and every id repeated in either snapshot. Linear probing, load
+/// factor at most 2/3 (the table doubles when B brings more new ids than it was sized for). Ids
+/// are hashed a block at a time and their slots prefetched before the block is probed: on large
 /// snapshots the table does not fit in cache and each probe would otherwise wait for memory.
-struct IDTable {
-    private var slots: [UInt64]
-    private let mask: Int
+///
+/// A class because it owns its slots' memory; it never leaves the diff that made it.
+final class IDTable {
+    private var slots: UnsafeMutablePointer<UInt64>
+    private var mask: Int
+    private var entries = 0
     let hash: IDHash
+    let aCount: Int
 
-    static let prefetchDistance = 32
+    /// How many ids are hashed (and their slots prefetched) before the first of them is probed.
+    static let blockSize = 16
 
-    /// Builds the table over `ids`; positions whose id an earlier position already has are
-    /// returned in `duplicates` (and not entered).
-    init<ID: Hashable>(_ ids: UnsafeBufferPointer<ID>, hash: IDHash, duplicates: inout [Int]) {
-        self.hash = hash
-        var capacity = 8
-        while capacity * 2 < ids.count * 3 { capacity <<= 1 }
+    init(minimumCapacity: Int, hash: IDHash, aCount: Int) {
+        var capacity = 16
+        while capacity * 2 < minimumCapacity * 3 { capacity <<= 1 }
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: 0, count: capacity)
         mask = capacity - 1
-        slots = [UInt64](repeating: 0, count: capacity)
-        let mask = self.mask
-        let hashes = ids.map { hash($0) }
-        slots.withUnsafeMutableBufferPointer { slots in
-            let base = slots.baseAddress!
-            for position in ids.indices {
-                let ahead = position + Self.prefetchDistance
-                if ahead < hashes.count { catalog_prefetch(base + (hashes[ahead] & mask)) }
-                let hash = hashes[position]
-                let tag = UInt64(UInt32(truncatingIfNeeded: hash >> 32))
-                var slot = hash & mask
-                while true {
-                    let entry = slots[slot]
-                    if entry == 0 {
-                        slots[slot] = tag << 32 | UInt64(position + 1)
-                        break
-                    }
-                    if entry >> 32 == tag && ids[Int(entry & 0xFFFF_FFFF) - 1] == ids[position] {
-                        duplicates.append(position)
-                        break
-                    }
-                    slot = (slot + 1) & mask
-                }
-            }
+        self.hash = hash
+        self.aCount = aCount
+    }
+
+    deinit { slots.deallocate() }
+
+    /// Enters every id of `a` (the positions must be the table's A positions, `0..<aCount`);
+    /// returns the positions whose id an earlier position already has, or nil when the hash gave
+    /// up on an id (see ``IDHash``).
+    func enter<ID: Hashable>(_ a: UnsafeBufferPointer<ID>) -> [Int]? {
+        var duplicates: [Int] = []
+        let complete = forEachHashed(a) { p, hash in
+            let found = probe(hash) { a[$0] == a[p] }
+            if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found) }
         }
+        return complete ? duplicates : nil
     }
 
-    /// The position of every id of `keys` in `ids` (the array the table was built over), or −1.
-    func positions<ID: Hashable>(of keys: UnsafeBufferPointer<ID>, in ids: UnsafeBufferPointer<ID>) -> [Int32] {
-        let hashes = keys.map { hash($0) }
-        let mask = self.mask
-        return slots.withUnsafeBufferPointer { slots in
-            let base = slots.baseAddress!
-            return [Int32](unsafeUninitializedCapacity: keys.count) { result, count in
-                for k in keys.indices {
-                    let ahead = k + Self.prefetchDistance
-                    if ahead < hashes.count { catalog_prefetch(base + (hashes[ahead] & mask)) }
-                    result[k] = Int32(Self.probe(slots, mask: mask, hash: hashes[k], key: keys[k], ids: ids))
-                }
-                count = keys.count
-            }
-        }
-    }
-
-    /// The position of `id` in `ids` (the array the table was built over), or −1.
-    func position<ID: Hashable>(of id: ID, in ids: UnsafeBufferPointer<ID>) -> Int {
-        slots.withUnsafeBufferPointer { slots in Self.probe(slots, mask: mask, hash: hash(id), key: id, ids: ids) }
-    }
-
+    /// Looks up every id of `b` among A's entries: `matched(q, p)` for an id A has at `p`,
+    /// `unmatched(q, earlier)` for one it does not — entered, so that a later repeat finds it:
+    /// `earlier` is the B position of that first occurrence, or −1. False when the hash gave up.
     @inline(__always)
-    private static func probe<ID: Hashable>(_ slots: UnsafeBufferPointer<UInt64>, mask: Int, hash: Int, key: ID,
-                                             ids: UnsafeBufferPointer<ID>) -> Int {
+    func lookUp<ID: Hashable>(_ b: UnsafeBufferPointer<ID>, in a: UnsafeBufferPointer<ID>,
+                              matched: (_ q: Int, _ p: Int) -> Void,
+                              unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
+        forEachHashed(b, grow: { grow(a, b) }) { q, hash in
+            let key = b[q]
+            let found = probe(hash) { $0 < aCount ? a[$0] == key : b[$0 - aCount] == key }
+            if found < 0 {
+                insert(aCount + q, hash: hash, at: -1 - found)
+                unmatched(q, -1)
+            } else if found < aCount {
+                matched(q, found)
+            } else {
+                unmatched(q, found - aCount)
+            }
+        }
+    }
+
+    /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
+    func position<ID: Hashable>(of id: ID, in a: UnsafeBufferPointer<ID>, _ b: UnsafeBufferPointer<ID>) -> Int {
+        guard let hash = hash(id) else { return -1 }
+        let found = probe(hash) { $0 < aCount ? a[$0] == id : b[$0 - aCount] == id }
+        return found < aCount ? found : -1
+    }
+
+    /// Calls `body(position, hash)` for every id in order, hashing a block ahead and prefetching
+    /// its slots first; `grow` runs between blocks when the next block could overfill the table.
+    @inline(__always)
+    private func forEachHashed<ID: Hashable>(_ ids: UnsafeBufferPointer<ID>, grow: () -> Void = {},
+                                             _ body: (_ position: Int, _ hash: Int) -> Void) -> Bool {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
+            var start = 0
+            while start < ids.count {
+                if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
+                let end = min(start + Self.blockSize, ids.count)
+                let (slots, mask) = (self.slots, self.mask)
+                for position in start..<end {
+                    guard let hash = hash(ids[position]) else { return false }
+                    hashes[position - start] = hash
+                    catalog_prefetch(slots + (hash & mask))
+                }
+                for position in start..<end { body(position, hashes[position - start]) }
+                start = end
+            }
+            return true
+        }
+    }
+
+    /// The entry whose id `isMatch` accepts among those with this hash, or −1 − the free slot
+    /// where it would go.
+    @inline(__always)
+    private func probe(_ hash: Int, _ isMatch: (Int) -> Bool) -> Int {
         let tag = UInt64(UInt32(truncatingIfNeeded: hash >> 32))
         var slot = hash & mask
         while true {
             let entry = slots[slot]
-            if entry == 0 { return -1 }
+            if entry == 0 { return -1 - slot }
             if entry >> 32 == tag {
-                let position = Int(entry & 0xFFFF_FFFF) - 1
-                if ids[position] == key { return position }
+                let index = Int(entry & 0xFFFF_FFFF) - 1
+                if isMatch(index) { return index }
             }
             slot = (slot + 1) & mask
         }
+    }
+
+    @inline(__always)
+    private func insert(_ index: Int, hash: Int, at slot: Int) {
+        slots[slot] = UInt64(UInt32(truncatingIfNeeded: hash >> 32)) << 32 | UInt64(index + 1)
+        entries += 1
+    }
+
+    /// Doubles the table and re-enters every entry (hashing its id again: the hash succeeded on
+    /// it once, so it does again).
+    private func grow<ID: Hashable>(_ a: UnsafeBufferPointer<ID>, _ b: UnsafeBufferPointer<ID>) {
+        let old = slots
+        let oldCapacity = mask + 1
+        slots = .allocate(capacity: oldCapacity * 2)
+        slots.initialize(repeating: 0, count: oldCapacity * 2)
+        mask = oldCapacity * 2 - 1
+        for slot in 0..<oldCapacity where old[slot] != 0 {
+            let index = Int(old[slot] & 0xFFFF_FFFF) - 1
+            let rehash = hash(index < aCount ? a[index] : b[index - aCount])!
+            var target = rehash & mask
+            while slots[target] != 0 { target = (target + 1) & mask }
+            slots[target] = old[slot]
+        }
+        old.deallocate()
     }
 }

@@ -1,30 +1,80 @@
-/// Marks the elements of a longest strictly increasing subsequence of `values`.
+/// Finds a longest strictly increasing subsequence of a list of positions.
 ///
 /// The diff keeps the items on such a subsequence where they are and moves the rest, which is the
-/// fewest moves any changeset can have: every element off the subsequence must move. O(n log n).
-func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
-    let n = values.count
-    guard n > 0 else { return [] }
-    // tails[k]: index of the smallest tail of an increasing run of length k + 1.
-    var tails: [Int] = []
-    tails.reserveCapacity(n)
-    var previous = [Int](repeating: -1, count: n)
-    for i in 0..<n {
-        let value = values[i]
-        var low = 0
-        var high = tails.count
-        while low < high {
-            let mid = (low + high) / 2
-            if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+/// fewest moves any changeset can have: every element off the subsequence must move. Patience
+/// sorting, O(n log n), with a shortcut for the common case of a diff: most values extend the
+/// longest run (or replace its last element), which needs no binary search. The storage is
+/// reused from one call to the next (the diff calls it once per section).
+struct LongestIncreasingSubsequence {
+    /// `kept[i]` after ``find(in:)``: whether the element at `i` is on the subsequence found.
+    private(set) var kept: [Bool] = []
+    /// `tailValues[k]`: the smallest last value of an increasing run of length k + 1 so far, at
+    /// index `tailIndices[k]`.
+    private var tailValues: [Int32] = []
+    private var tailIndices: [Int32] = []
+    /// The index before each element on the best run that ends with it, or −1.
+    private var previous: [Int32] = []
+
+    mutating func find(in values: [Int32]) {
+        let n = values.count
+        kept.removeAll(keepingCapacity: true)
+        kept.append(contentsOf: repeatElement(false, count: n))
+        guard n > 0 else { return }
+        // Exact-sized scratch space, written through pointers: appending element by element
+        // (a uniqueness and capacity check each) cost more than the search itself.
+        if tailValues.count < n {
+            tailValues = [Int32](repeating: 0, count: n)
+            tailIndices = tailValues
+            previous = tailValues
         }
-        if low > 0 { previous[i] = tails[low - 1] }
-        if low == tails.count { tails.append(i) } else { tails[low] = i }
+        values.withUnsafeBufferPointer { values in
+            tailValues.withUnsafeMutableBufferPointer { tailValues in
+                tailIndices.withUnsafeMutableBufferPointer { tailIndices in
+                    previous.withUnsafeMutableBufferPointer { previous in
+                        kept.withUnsafeMutableBufferPointer { kept in
+                            Self.find(values, tailValues, tailIndices, previous, kept)
+                        }
+                    }
+                }
+            }
+        }
     }
-    var kept = [Bool](repeating: false, count: n)
-    var index = tails.last!
-    while index >= 0 {
-        kept[index] = true
-        index = previous[index]
+
+    private static func find(_ values: UnsafeBufferPointer<Int32>, _ tailValues: UnsafeMutableBufferPointer<Int32>,
+                             _ tailIndices: UnsafeMutableBufferPointer<Int32>, _ previous: UnsafeMutableBufferPointer<Int32>,
+                             _ kept: UnsafeMutableBufferPointer<Bool>) {
+        var count = 0  // of tails
+        for i in values.indices {
+            let value = values[i]
+            var length: Int  // the run this value ends has length + 1
+            if count == 0 || tailValues[count - 1] < value {
+                length = count
+            } else if count == 1 || tailValues[count - 2] < value {
+                length = count - 1
+            } else {
+                var high = count - 2  // tailValues[count - 2] >= value
+                length = 0
+                while length < high {
+                    let mid = (length + high) / 2
+                    if tailValues[mid] < value { length = mid + 1 } else { high = mid }
+                }
+            }
+            previous[i] = length > 0 ? tailIndices[length - 1] : -1
+            tailValues[length] = value
+            tailIndices[length] = Int32(i)
+            if length == count { count += 1 }
+        }
+        var index = Int(tailIndices[count - 1])
+        while index >= 0 {
+            kept[index] = true
+            index = Int(previous[index])
+        }
     }
-    return kept
+}
+
+/// Marks the elements of a longest strictly increasing subsequence of `values`.
+func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
+    var finder = LongestIncreasingSubsequence()
+    finder.find(in: values.map { Int32($0) })
+    return finder.kept
 }

@@ -56,8 +56,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     let bStart: [Int]
     let aSectionOf: [Int32]
     let bSectionOf: [Int32]
-    let aTable: IDTable
-    let bTable: IDTable
+    /// One table over both snapshots' item ids (see ``IDTable``).
+    let table: IDTable
     /// The B position of each A position, and the reverse; −1 where the item is not there.
     let aToB: [Int32]
     let bToA: [Int32]
@@ -81,27 +81,57 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         }
         let (aIDs, aStart, aSectionOf) = Self.flatten(a.items)
         let (bIDs, bStart, bSectionOf) = Self.flatten(b.items)
-        let hash = IDHash.choose(for: aIDs, bIDs, Array(updatedItems))
-        var duplicatePositions: [Int] = []
-        let aTable = aIDs.withUnsafeBufferPointer { IDTable($0, hash: hash, duplicates: &duplicatePositions) }
-        var duplicateItems = duplicatePositions.map { String(describing: aIDs[$0]) }
-        duplicatePositions.removeAll()
-        let bTable = bIDs.withUnsafeBufferPointer { IDTable($0, hash: hash, duplicates: &duplicatePositions) }
-        duplicateItems += duplicatePositions.map { String(describing: bIDs[$0]) }
+        // The fast hash for the id type, unless it gives up on a non-ASCII string id: then the
+        // standard one, for every id of the diff.
+        var hash = IDHash.fastest(for: I.self)
+        if hash.kind == .ascii && updatedItems.contains(where: { hash($0) == nil }) { hash = .standard }
+        let matching = Self.match(aIDs, bIDs, hash: hash) ?? Self.match(aIDs, bIDs, hash: .standard)!
+        let duplicateItems = matching.duplicatesInA.map { String(describing: aIDs[$0]) }
+            + matching.duplicatesInB.map { String(describing: bIDs[$0]) }
         if !duplicateSections.isEmpty || !duplicateItems.isEmpty {
             throw DuplicateIDError(sections: duplicateSections, items: duplicateItems)
         }
-        let bToA = aIDs.withUnsafeBufferPointer { aIDs in
-            bIDs.withUnsafeBufferPointer { bIDs in aTable.positions(of: bIDs, in: aIDs) }
+        (self.aIDs, self.aStart, self.aSectionOf, self.aToB) = (aIDs, aStart, aSectionOf, matching.aToB)
+        (self.bIDs, self.bStart, self.bSectionOf, self.bToA) = (bIDs, bStart, bSectionOf, matching.bToA)
+        table = matching.table
+    }
+
+    /// Every item id of A and B matched through one table, or nil when the hash gave up.
+    static func match(_ aIDs: [I], _ bIDs: [I], hash: IDHash)
+        -> (table: IDTable, aToB: [Int32], bToA: [Int32], duplicatesInA: [Int], duplicatesInB: [Int])? {
+        aIDs.withUnsafeBufferPointer { a in
+            bIDs.withUnsafeBufferPointer { b in
+                let table = IDTable(minimumCapacity: max(a.count, b.count), hash: hash, aCount: a.count)
+                guard let duplicatesInA = table.enter(a) else { return nil }
+                var aToB = [Int32](repeating: -1, count: a.count)
+                var bToA = [Int32](repeating: -1, count: b.count)
+                var duplicatesInB: [Int] = []
+                let complete = aToB.withUnsafeMutableBufferPointer { aToB in
+                    bToA.withUnsafeMutableBufferPointer { bToA in
+                        table.lookUp(b, in: a, matched: { q, p in
+                            if aToB[p] >= 0 {
+                                duplicatesInB.append(q)
+                            } else {
+                                aToB[p] = Int32(q)
+                                bToA[q] = Int32(p)
+                            }
+                        }, unmatched: { q, earlier in
+                            if earlier >= 0 { duplicatesInB.append(q) }
+                        })
+                    }
+                }
+                guard complete else { return nil }
+                return (table, aToB, bToA, duplicatesInA, duplicatesInB)
+            }
         }
-        var aToB = [Int32](repeating: -1, count: aIDs.count)
-        for q in bToA.indices where bToA[q] >= 0 { aToB[Int(bToA[q])] = Int32(q) }
-        (self.aIDs, self.aStart, self.aSectionOf, self.aTable, self.aToB) = (aIDs, aStart, aSectionOf, aTable, aToB)
-        (self.bIDs, self.bStart, self.bSectionOf, self.bTable, self.bToA) = (bIDs, bStart, bSectionOf, bTable, bToA)
     }
 
     /// The ids of all sections in one array, where each section starts, and each position's section.
     static func flatten(_ sections: [[I]]) -> ([I], [Int], [Int32]) {
+        if sections.count == 1 {
+            // One section: its array is the flat array (shared, not copied).
+            return (sections[0], [0, sections[0].count], [Int32](repeating: 0, count: sections[0].count))
+        }
         var ids: [I] = []
         var starts: [Int] = [0]
         var sectionOf: [Int32] = []
@@ -157,23 +187,32 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         var items = ItemChanges()
         var moved = [Bool](repeating: false, count: bIDs.count)  // by B position
         var deferredItemReloads: [ItemPath] = []  // B paths
+        var stayFrom: [Int32] = []
+        var stayTo: [Int32] = []
+        var subsequence = LongestIncreasingSubsequence()
         for (index, entry) in s1.enumerated() {
             guard case .old(let s) = entry else { continue }
             guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
             // Items that stay in this section: keep those on a longest increasing subsequence.
-            var stays: [(from: Int, to: Int)] = []
-            for p in aStart[s]..<aStart[s + 1] {
+            stayFrom.removeAll(keepingCapacity: true)
+            stayTo.removeAll(keepingCapacity: true)
+            let (start, targetStart) = (aStart[s], bStart[t])
+            for p in start..<aStart[s + 1] {
                 let q = Int(aToB[p])
                 if q >= 0 {
-                    if bSectionOf[q] == t { stays.append((p - aStart[s], q - bStart[t])) }
+                    if bSectionOf[q] == t {
+                        stayFrom.append(Int32(p - start))
+                        stayTo.append(Int32(q - targetStart))
+                    }
                 } else {
-                    items.deleted.append(ItemPath(section: index, item: p - aStart[s]))
+                    items.deleted.append(ItemPath(section: index, item: p - start))
                 }
             }
-            let kept = longestIncreasingSubsequence(stays.map(\.to))
-            for (k, stay) in stays.enumerated() where !kept[k] {
-                items.moved.append(Move(from: ItemPath(section: index, item: stay.from), to: ItemPath(section: index, item: stay.to)))
-                moved[bStart[t] + stay.to] = true
+            subsequence.find(in: stayTo)
+            for k in stayTo.indices where !subsequence.kept[k] {
+                items.moved.append(Move(from: ItemPath(section: index, item: Int(stayFrom[k])),
+                                        to: ItemPath(section: index, item: Int(stayTo[k]))))
+                moved[targetStart + Int(stayTo[k])] = true
             }
         }
         for t in b.sections.indices {
@@ -199,9 +238,9 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         aIDs.withUnsafeBufferPointer { aIDs in
             bIDs.withUnsafeBufferPointer { bIDs in
                 for id in updatedItems {
-                    let p = aTable.position(of: id, in: aIDs)
-                    let q = bTable.position(of: id, in: bIDs)
-                    guard p >= 0, q >= 0 else { continue }
+                    let p = table.position(of: id, in: aIDs, bIDs)
+                    guard p >= 0, aToB[p] >= 0 else { continue }
+                    let q = Int(aToB[p])
                     let source = aPath(p)
                     let target = bPath(q)
                     if reloadedSectionIDs.contains(b.sections[target.section]) { continue }

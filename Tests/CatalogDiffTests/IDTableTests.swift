@@ -1,0 +1,94 @@
+import CatalogModel
+import Testing
+@testable import CatalogDiff
+
+/// The diff's building blocks against slow, obvious versions of themselves.
+@Suite("Diff building blocks")
+struct IDTableTests {
+    /// O(n²) longest strictly increasing subsequence length.
+    static func slowLength(_ values: [Int]) -> Int {
+        var best = [Int](repeating: 1, count: values.count)
+        for i in values.indices {
+            for j in 0..<i where values[j] < values[i] { best[i] = max(best[i], best[j] + 1) }
+        }
+        return best.max() ?? 0
+    }
+
+    @Test("the longest increasing subsequence is increasing and as long as the slow search finds")
+    func longestIncreasingSubsequence() {
+        var random = SplitMix64(seed: 41)
+        var finder = LongestIncreasingSubsequence()
+        for round in 0..<2_000 {
+            let n = Int(random.next() % 60)
+            var values: [Int]
+            switch round % 4 {
+            case 0: values = (0..<n).map { _ in Int(random.next() % 20) }  // repeats
+            case 1: values = Array(0..<n).shuffled(using: &random)
+            case 2:  // mostly sorted, as in a diff: a few values moved far away
+                values = Array(0..<n)
+                for _ in 0..<min(n, 3) { values.swapAt(Int(random.next() % UInt64(n)), Int(random.next() % UInt64(n))) }
+            default: values = Array((0..<n).reversed())
+            }
+            // The same finder, reused across calls with shorter and longer inputs.
+            finder.find(in: values.map { Int32($0) })
+            let kept = values.indices.filter { finder.kept[$0] }.map { values[$0] }
+            #expect(finder.kept.count == n)
+            #expect(zip(kept, kept.dropFirst()).allSatisfy { $0 < $1 }, "\(values)")
+            #expect(kept.count == Self.slowLength(values), "\(values)")
+        }
+    }
+
+    @Test("the table matches ids, finds repeats on either side and survives growing", arguments: [false, true])
+    func matching(strings: Bool) {
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<300 {
+            // Small pools force repeats; B mostly new ids forces the table to grow.
+            let pool = UInt64(1 + random.next() % 400)
+            let a = (0..<Int(random.next() % 300)).map { _ in Int(random.next() % pool) }
+            let b = (0..<Int(random.next() % 600)).map { _ in Int(random.next() % (pool * 3)) }
+            if strings {
+                check(a.map { "id-\($0)" }, b.map { "id-\($0)" })
+            } else {
+                check(a, b)
+            }
+        }
+        // Non-ASCII string ids: the fast hash gives up and the standard one takes over, with
+        // canonically equivalent ids matched ("K" and the Kelvin sign).
+        check(["K", "é", "a"], ["\u{212A}", "e\u{301}", "b"])
+    }
+
+    /// The table's answers for `a` and `b`: repeated A positions, each B id's A position (or −1),
+    /// repeated B positions of ids A does not have. Nil when the hash gave up.
+    func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
+        a.withUnsafeBufferPointer { a in
+            b.withUnsafeBufferPointer { b in
+                let table = IDTable(minimumCapacity: max(a.count, b.count), hash: hash, aCount: a.count)
+                guard let repeatedA = table.enter(a) else { return nil }
+                var bToA = [Int](repeating: -2, count: b.count)
+                var repeatedB: [Int] = []
+                let complete = table.lookUp(b, in: a, matched: { q, p in bToA[q] = p }, unmatched: { q, earlier in
+                    bToA[q] = -1
+                    if earlier >= 0 { repeatedB.append(q) }
+                })
+                guard complete else { return nil }
+                for q in b.indices where bToA[q] >= 0 { #expect(table.position(of: b[q], in: a, b) == bToA[q]) }
+                return (repeatedA, bToA, repeatedB)
+            }
+        }
+    }
+
+    func check<ID: Hashable>(_ a: [ID], _ b: [ID]) {
+        var result = match(a, b, hash: IDHash.fastest(for: ID.self))
+        if result == nil {
+            #expect(ID.self == String.self, "only the ASCII hash gives up")
+            result = match(a, b, hash: .standard)
+        }
+        guard let (repeatedA, bToA, repeatedB) = result else {
+            Issue.record("the standard hash never gives up")
+            return
+        }
+        #expect(repeatedA == a.indices.filter { p in a[..<p].contains(a[p]) })
+        #expect(bToA == b.map { a.firstIndex(of: $0) ?? -1 })
+        #expect(repeatedB == b.indices.filter { q in !a.contains(b[q]) && b[..<q].contains(b[q]) })
+    }
+}
