@@ -11,7 +11,7 @@ public enum DiffFloor {
     public static func hashPass<ID: Hashable>(_ a: [ID], _ b: [ID]) -> Int {
         a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
-                let table = IDTable(minimumCapacity: max(a.count, b.count), hash: IDHash.fastest(for: ID.self), aCount: a.count)
+                let table = IDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
                 var found = 0
                 guard table.enter(a) != nil,
                       table.lookUp(b, in: a, matched: { _, _ in found += 1 }, unmatched: { _, _ in })

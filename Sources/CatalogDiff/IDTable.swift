@@ -2,8 +2,9 @@ import CCatalogSupport
 
 /// One open-addressing hash table that matches the item ids of two snapshots.
 ///
-/// It stores no keys, only 64-bit slots — a 32-bit hash tag and an entry index + 1 — so a probe
-/// touches one small array and compares ids only when the tags agree. Entries are A's positions
+/// It stores no keys, only 32-bit slots — an entry index + 1 in the low bits, as many bits of
+/// the hash as are left above it as a tag — so a probe touches one small array (1 MiB for two
+/// snapshots of 100k ids: it stays in the L2 cache) and compares ids only when the tags agree. Entries are A's positions
 /// (index < `aCount`) and the positions of B's ids that A does not have (index − `aCount`), so
 /// one table finds every survivor and every id repeated in either snapshot. Linear probing, load
 /// factor at most 2/3 (the table doubles when B brings more new ids than it was sized for). Ids
@@ -12,18 +13,26 @@ import CCatalogSupport
 ///
 /// A class because it owns its slots' memory; it never leaves the diff that made it.
 final class IDTable {
-    private var slots: UnsafeMutablePointer<UInt64>
+    private var slots: UnsafeMutablePointer<UInt32>
     private var mask: Int
     private var entries = 0
+    /// The slot bits that hold an entry index + 1; the others hold the tag.
+    private let indexMask: UInt32
     let hash: IDHash
     let aCount: Int
 
     /// How many ids are hashed (and their slots prefetched) before the first of them is probed.
     static let blockSize = 16
 
-    init(minimumCapacity: Int, hash: IDHash, aCount: Int) {
+    /// A table for snapshots of `aCount` and `bCount` ids, sized for the larger (so a diff with
+    /// few new ids never grows it).
+    init(aCount: Int, bCount: Int, hash: IDHash) {
+        precondition(aCount + bCount < Int(UInt32.max), "a diff handles fewer than 2³² ids")
+        var indexMask: UInt32 = 0
+        while Int(indexMask) < aCount + bCount + 1 { indexMask = indexMask << 1 | 1 }
+        self.indexMask = indexMask
         var capacity = 16
-        while capacity * 2 < minimumCapacity * 3 { capacity <<= 1 }
+        while capacity * 2 < max(aCount, bCount) * 3 { capacity <<= 1 }
         slots = .allocate(capacity: capacity)
         slots.initialize(repeating: 0, count: capacity)
         mask = capacity - 1
@@ -100,13 +109,13 @@ final class IDTable {
     /// where it would go.
     @inline(__always)
     private func probe(_ hash: Int, _ isMatch: (Int) -> Bool) -> Int {
-        let tag = UInt64(UInt32(truncatingIfNeeded: hash >> 32))
+        let tag = UInt32(truncatingIfNeeded: hash >> 32) & ~indexMask
         var slot = hash & mask
         while true {
             let entry = slots[slot]
             if entry == 0 { return -1 - slot }
-            if entry >> 32 == tag {
-                let index = Int(entry & 0xFFFF_FFFF) - 1
+            if entry & ~indexMask == tag {
+                let index = Int(entry & indexMask) - 1
                 if isMatch(index) { return index }
             }
             slot = (slot + 1) & mask
@@ -115,7 +124,7 @@ final class IDTable {
 
     @inline(__always)
     private func insert(_ index: Int, hash: Int, at slot: Int) {
-        slots[slot] = UInt64(UInt32(truncatingIfNeeded: hash >> 32)) << 32 | UInt64(index + 1)
+        slots[slot] = UInt32(truncatingIfNeeded: hash >> 32) & ~indexMask | UInt32(index + 1)
         entries += 1
     }
 
@@ -128,7 +137,7 @@ final class IDTable {
         slots.initialize(repeating: 0, count: oldCapacity * 2)
         mask = oldCapacity * 2 - 1
         for slot in 0..<oldCapacity where old[slot] != 0 {
-            let index = Int(old[slot] & 0xFFFF_FFFF) - 1
+            let index = Int(old[slot] & indexMask) - 1
             let rehash = hash(index < aCount ? a[index] : b[index - aCount])!
             var target = rehash & mask
             while slots[target] != 0 { target = (target + 1) & mask }

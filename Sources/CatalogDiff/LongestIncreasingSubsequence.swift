@@ -15,7 +15,7 @@ struct LongestIncreasingSubsequence {
     /// The index before each element on the best run that ends with it, or −1.
     private var previous: [Int32] = []
 
-    mutating func find(in values: [Int32]) {
+    mutating func find(in values: UnsafeBufferPointer<Int32>) {
         let n = values.count
         kept.removeAll(keepingCapacity: true)
         kept.append(contentsOf: repeatElement(false, count: n))
@@ -27,13 +27,11 @@ struct LongestIncreasingSubsequence {
             tailIndices = tailValues
             previous = tailValues
         }
-        values.withUnsafeBufferPointer { values in
-            tailValues.withUnsafeMutableBufferPointer { tailValues in
-                tailIndices.withUnsafeMutableBufferPointer { tailIndices in
-                    previous.withUnsafeMutableBufferPointer { previous in
-                        kept.withUnsafeMutableBufferPointer { kept in
-                            Self.find(values, tailValues, tailIndices, previous, kept)
-                        }
+        tailValues.withUnsafeMutableBufferPointer { tailValues in
+            tailIndices.withUnsafeMutableBufferPointer { tailIndices in
+                previous.withUnsafeMutableBufferPointer { previous in
+                    kept.withUnsafeMutableBufferPointer { kept in
+                        Self.find(values, tailValues, tailIndices, previous, kept)
                     }
                 }
             }
@@ -75,6 +73,6 @@ struct LongestIncreasingSubsequence {
 /// Marks the elements of a longest strictly increasing subsequence of `values`.
 func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var finder = LongestIncreasingSubsequence()
-    finder.find(in: values.map { Int32($0) })
+    values.map { Int32($0) }.withUnsafeBufferPointer { finder.find(in: $0) }
     return finder.kept
 }

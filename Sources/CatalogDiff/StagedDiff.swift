@@ -101,7 +101,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], duplicatesInA: [Int], duplicatesInB: [Int])? {
         aIDs.withUnsafeBufferPointer { a in
             bIDs.withUnsafeBufferPointer { b in
-                let table = IDTable(minimumCapacity: max(a.count, b.count), hash: hash, aCount: a.count)
+                let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
                 guard let duplicatesInA = table.enter(a) else { return nil }
                 var aToB = [Int32](repeating: -1, count: a.count)
                 var bToA = [Int32](repeating: -1, count: b.count)
@@ -187,48 +187,64 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         var items = ItemChanges()
         var moved = [Bool](repeating: false, count: bIDs.count)  // by B position
         var deferredItemReloads: [ItemPath] = []  // B paths
-        var stayFrom: [Int32] = []
-        var stayTo: [Int32] = []
+        // Survivors of one section, as (A index, B index) in the section, written through
+        // pointers into scratch space as large as the largest section.
+        let largest = a.items.reduce(0) { max($0, $1.count) }
+        var stayFrom = [Int32](repeating: 0, count: largest)
+        var stayTo = [Int32](repeating: 0, count: largest)
         var subsequence = LongestIncreasingSubsequence()
-        for (index, entry) in s1.enumerated() {
-            guard case .old(let s) = entry else { continue }
-            guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
-            // Items that stay in this section: keep those on a longest increasing subsequence.
-            stayFrom.removeAll(keepingCapacity: true)
-            stayTo.removeAll(keepingCapacity: true)
-            let (start, targetStart) = (aStart[s], bStart[t])
-            for p in start..<aStart[s + 1] {
-                let q = Int(aToB[p])
-                if q >= 0 {
-                    if bSectionOf[q] == t {
-                        stayFrom.append(Int32(p - start))
-                        stayTo.append(Int32(q - targetStart))
+        aToB.withUnsafeBufferPointer { aToB in
+            bSectionOf.withUnsafeBufferPointer { bSectionOf in
+                for (index, entry) in s1.enumerated() {
+                    guard case .old(let s) = entry else { continue }
+                    guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
+                    let (start, targetStart) = (aStart[s], bStart[t])
+                    var stays = 0
+                    stayFrom.withUnsafeMutableBufferPointer { stayFrom in
+                        stayTo.withUnsafeMutableBufferPointer { stayTo in
+                            for p in start..<aStart[s + 1] {
+                                let q = Int(aToB[p])
+                                if q >= 0 {
+                                    if bSectionOf[q] == t {
+                                        stayFrom[stays] = Int32(p - start)
+                                        stayTo[stays] = Int32(q - targetStart)
+                                        stays += 1
+                                    }
+                                } else {
+                                    items.deleted.append(ItemPath(section: index, item: p - start))
+                                }
+                            }
+                        }
                     }
-                } else {
-                    items.deleted.append(ItemPath(section: index, item: p - start))
+                    // Items that stay in this section: keep those on a longest increasing
+                    // subsequence, move the others.
+                    stayTo.withUnsafeBufferPointer { subsequence.find(in: UnsafeBufferPointer(rebasing: $0[..<stays])) }
+                    for k in 0..<stays where !subsequence.kept[k] {
+                        items.moved.append(Move(from: ItemPath(section: index, item: Int(stayFrom[k])),
+                                                to: ItemPath(section: index, item: Int(stayTo[k]))))
+                        moved[targetStart + Int(stayTo[k])] = true
+                    }
                 }
-            }
-            subsequence.find(in: stayTo)
-            for k in stayTo.indices where !subsequence.kept[k] {
-                items.moved.append(Move(from: ItemPath(section: index, item: Int(stayFrom[k])),
-                                        to: ItemPath(section: index, item: Int(stayTo[k]))))
-                moved[targetStart + Int(stayTo[k])] = true
             }
         }
-        for t in b.sections.indices {
-            guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
-            let isNewSection = aSection[b.sections[t]] == nil
-            for q in bStart[t]..<bStart[t + 1] {
-                let p = Int(bToA[q])
-                guard p >= 0 else {
-                    if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - bStart[t])) }
-                    continue
-                }
-                let source = aPath(p)
-                if s1OfA[source.section] != index {
-                    items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
-                                            to: ItemPath(section: index, item: q - bStart[t])))
-                    moved[q] = true
+        bToA.withUnsafeBufferPointer { bToA in
+            aSectionOf.withUnsafeBufferPointer { aSectionOf in
+                for t in b.sections.indices {
+                    guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
+                    let isNewSection = aSection[b.sections[t]] == nil
+                    for q in bStart[t]..<bStart[t + 1] {
+                        let p = Int(bToA[q])
+                        guard p >= 0 else {
+                            if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - bStart[t])) }
+                            continue
+                        }
+                        let sourceIndex = s1OfA[Int(aSectionOf[p])]
+                        if sourceIndex != index {  // from another section
+                            items.moved.append(Move(from: ItemPath(section: sourceIndex, item: aPath(p).item),
+                                                    to: ItemPath(section: index, item: q - bStart[t])))
+                            moved[q] = true
+                        }
+                    }
                 }
             }
         }

@@ -30,7 +30,7 @@ struct IDTableTests {
             default: values = Array((0..<n).reversed())
             }
             // The same finder, reused across calls with shorter and longer inputs.
-            finder.find(in: values.map { Int32($0) })
+            values.map { Int32($0) }.withUnsafeBufferPointer { finder.find(in: $0) }
             let kept = values.indices.filter { finder.kept[$0] }.map { values[$0] }
             #expect(finder.kept.count == n)
             #expect(zip(kept, kept.dropFirst()).allSatisfy { $0 < $1 }, "\(values)")
@@ -62,7 +62,7 @@ struct IDTableTests {
     func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
         a.withUnsafeBufferPointer { a in
             b.withUnsafeBufferPointer { b in
-                let table = IDTable(minimumCapacity: max(a.count, b.count), hash: hash, aCount: a.count)
+                let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
                 guard let repeatedA = table.enter(a) else { return nil }
                 var bToA = [Int](repeating: -2, count: b.count)
                 var repeatedB: [Int] = []
