@@ -9,15 +9,11 @@ public enum DiffFloor {
     @_specialize(where ID == Int)
     @_specialize(where ID == String)
     public static func hashPass<ID: Hashable>(_ a: [ID], _ b: [ID]) -> Int {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                let table = IDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
-                var found = 0
-                guard table.enter(a) != nil,
-                      table.lookUp(b, in: a, matched: { _, _ in found += 1 }, unmatched: { _, _ in })
-                else { return -1 }
-                return found
-            }
-        }
+        let (a, b) = (ItemIDs([a]), ItemIDs([b]))
+        let table = IDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
+        var found = 0
+        guard table.enter(a) != nil, table.lookUp(b, in: a, matched: { _, _ in found += 1 }, unmatched: { _, _ in })
+        else { return -1 }
+        return found
     }
 }

@@ -45,10 +45,10 @@ final class IDTable {
     /// Enters every id of `a` (the positions must be the table's A positions, `0..<aCount`);
     /// returns the positions whose id an earlier position already has, or nil when the hash gave
     /// up on an id (see ``IDHash``).
-    func enter<ID: Hashable>(_ a: UnsafeBufferPointer<ID>) -> [Int]? {
+    func enter<ID: Hashable>(_ a: ItemIDs<ID>) -> [Int]? {
         var duplicates: [Int] = []
-        let complete = forEachHashed(a) { p, hash in
-            let found = probe(hash) { a[$0] == a[p] }
+        let complete = forEachHashed(a) { p, id, hash in
+            let found = probe(hash) { a[$0] == id }
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found) }
         }
         return complete ? duplicates : nil
@@ -58,11 +58,10 @@ final class IDTable {
     /// `unmatched(q, earlier)` for one it does not — entered, so that a later repeat finds it:
     /// `earlier` is the B position of that first occurrence, or −1. False when the hash gave up.
     @inline(__always)
-    func lookUp<ID: Hashable>(_ b: UnsafeBufferPointer<ID>, in a: UnsafeBufferPointer<ID>,
+    func lookUp<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
                               matched: (_ q: Int, _ p: Int) -> Void,
                               unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
-        forEachHashed(b, grow: { grow(a, b) }) { q, hash in
-            let key = b[q]
+        forEachHashed(b, grow: { grow(a, b) }) { q, key, hash in
             let found = probe(hash) { $0 < aCount ? a[$0] == key : b[$0 - aCount] == key }
             if found < 0 {
                 insert(aCount + q, hash: hash, at: -1 - found)
@@ -76,32 +75,35 @@ final class IDTable {
     }
 
     /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
-    func position<ID: Hashable>(of id: ID, in a: UnsafeBufferPointer<ID>, _ b: UnsafeBufferPointer<ID>) -> Int {
+    func position<ID: Hashable>(of id: ID, in a: ItemIDs<ID>, _ b: ItemIDs<ID>) -> Int {
         guard let hash = hash(id) else { return -1 }
         let found = probe(hash) { $0 < aCount ? a[$0] == id : b[$0 - aCount] == id }
         return found < aCount ? found : -1
     }
 
-    /// Calls `body(position, hash)` for every id in order, hashing a block ahead and prefetching
-    /// its slots first; `grow` runs between blocks when the next block could overfill the table.
+    /// Calls `body(position, id, hash)` for every id in order, hashing a block ahead and
+    /// prefetching its slots first; `grow` runs between blocks when the next block could
+    /// overfill the table.
     @inline(__always)
-    private func forEachHashed<ID: Hashable>(_ ids: UnsafeBufferPointer<ID>, grow: () -> Void = {},
-                                             _ body: (_ position: Int, _ hash: Int) -> Void) -> Bool {
+    private func forEachHashed<ID: Hashable>(_ ids: ItemIDs<ID>, grow: () -> Void = {},
+                                             _ body: (_ position: Int, _ id: ID, _ hash: Int) -> Void) -> Bool {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
-            var start = 0
-            while start < ids.count {
-                if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
-                let end = min(start + Self.blockSize, ids.count)
-                let (slots, mask) = (self.slots, self.mask)
-                for position in start..<end {
-                    guard let hash = hash(ids[position]) else { return false }
-                    hashes[position - start] = hash
-                    catalog_prefetch(slots + (hash & mask))
+            ids.forEachSection { base, section in
+                var start = 0
+                while start < section.count {
+                    if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
+                    let end = min(start + Self.blockSize, section.count)
+                    let (slots, mask) = (self.slots, self.mask)
+                    for i in start..<end {
+                        guard let hash = hash(section[i]) else { return false }
+                        hashes[i - start] = hash
+                        catalog_prefetch(slots + (hash & mask))
+                    }
+                    for i in start..<end { body(base + i, section[i], hashes[i - start]) }
+                    start = end
                 }
-                for position in start..<end { body(position, hashes[position - start]) }
-                start = end
+                return true
             }
-            return true
         }
     }
 
@@ -130,7 +132,7 @@ final class IDTable {
 
     /// Doubles the table and re-enters every entry (hashing its id again: the hash succeeded on
     /// it once, so it does again).
-    private func grow<ID: Hashable>(_ a: UnsafeBufferPointer<ID>, _ b: UnsafeBufferPointer<ID>) {
+    private func grow<ID: Hashable>(_ a: ItemIDs<ID>, _ b: ItemIDs<ID>) {
         let old = slots
         let oldCapacity = mask + 1
         slots = .allocate(capacity: oldCapacity * 2)

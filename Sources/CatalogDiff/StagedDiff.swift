@@ -49,13 +49,13 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     var aSection: [S: Int] = [:]
     var bSection: [S: Int] = [:]
 
-    // Items, flattened: position p of A is item p − aStart[s] of section aSectionOf[p].
-    let aIDs: [I]
-    let bIDs: [I]
-    let aStart: [Int]
-    let bStart: [Int]
-    let aSectionOf: [Int32]
-    let bSectionOf: [Int32]
+    // Items by flat position: position p of A is item p − aStart[s] of section aSectionOf[p].
+    let aIDs: ItemIDs<I>
+    let bIDs: ItemIDs<I>
+    var aStart: [Int] { aIDs.starts }
+    var bStart: [Int] { bIDs.starts }
+    var aSectionOf: [Int32] { aIDs.sectionOf }
+    var bSectionOf: [Int32] { bIDs.sectionOf }
     /// One table over both snapshots' item ids (see ``IDTable``).
     let table: IDTable
     /// The B position of each A position, and the reverse; −1 where the item is not there.
@@ -79,8 +79,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         for (s, id) in b.sections.enumerated() where bSection.updateValue(s, forKey: id) != nil {
             duplicateSections.append(String(describing: id))
         }
-        let (aIDs, aStart, aSectionOf) = Self.flatten(a.items)
-        let (bIDs, bStart, bSectionOf) = Self.flatten(b.items)
+        let aIDs = ItemIDs(a.items)
+        let bIDs = ItemIDs(b.items)
         // The fast hash for the id type, unless it gives up on a non-ASCII string id: then the
         // standard one, for every id of the diff.
         var hash = IDHash.fastest(for: I.self)
@@ -91,65 +91,40 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         if !duplicateSections.isEmpty || !duplicateItems.isEmpty {
             throw DuplicateIDError(sections: duplicateSections, items: duplicateItems)
         }
-        (self.aIDs, self.aStart, self.aSectionOf, self.aToB) = (aIDs, aStart, aSectionOf, matching.aToB)
-        (self.bIDs, self.bStart, self.bSectionOf, self.bToA) = (bIDs, bStart, bSectionOf, matching.bToA)
+        (self.aIDs, self.aToB) = (aIDs, matching.aToB)
+        (self.bIDs, self.bToA) = (bIDs, matching.bToA)
         table = matching.table
     }
 
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
-    static func match(_ aIDs: [I], _ bIDs: [I], hash: IDHash)
+    static func match(_ a: ItemIDs<I>, _ b: ItemIDs<I>, hash: IDHash)
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], duplicatesInA: [Int], duplicatesInB: [Int])? {
-        aIDs.withUnsafeBufferPointer { a in
-            bIDs.withUnsafeBufferPointer { b in
-                let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
-                guard let duplicatesInA = table.enter(a) else { return nil }
-                var aToB = [Int32](repeating: -1, count: a.count)
-                var bToA = [Int32](repeating: -1, count: b.count)
-                var duplicatesInB: [Int] = []
-                let complete = aToB.withUnsafeMutableBufferPointer { aToB in
-                    bToA.withUnsafeMutableBufferPointer { bToA in
-                        table.lookUp(b, in: a, matched: { q, p in
-                            if aToB[p] >= 0 {
-                                duplicatesInB.append(q)
-                            } else {
-                                aToB[p] = Int32(q)
-                                bToA[q] = Int32(p)
-                            }
-                        }, unmatched: { q, earlier in
-                            if earlier >= 0 { duplicatesInB.append(q) }
-                        })
+        let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
+        guard let duplicatesInA = table.enter(a) else { return nil }
+        var aToB = [Int32](repeating: -1, count: a.count)
+        var bToA = [Int32](repeating: -1, count: b.count)
+        var duplicatesInB: [Int] = []
+        let complete = aToB.withUnsafeMutableBufferPointer { aToB in
+            bToA.withUnsafeMutableBufferPointer { bToA in
+                table.lookUp(b, in: a, matched: { q, p in
+                    if aToB[p] >= 0 {
+                        duplicatesInB.append(q)
+                    } else {
+                        aToB[p] = Int32(q)
+                        bToA[q] = Int32(p)
                     }
-                }
-                guard complete else { return nil }
-                return (table, aToB, bToA, duplicatesInA, duplicatesInB)
+                }, unmatched: { q, earlier in
+                    if earlier >= 0 { duplicatesInB.append(q) }
+                })
             }
         }
-    }
-
-    /// The ids of all sections in one array, where each section starts, and each position's section.
-    static func flatten(_ sections: [[I]]) -> ([I], [Int], [Int32]) {
-        if sections.count == 1 {
-            // One section: its array is the flat array (shared, not copied).
-            return (sections[0], [0, sections[0].count], [Int32](repeating: 0, count: sections[0].count))
-        }
-        var ids: [I] = []
-        var starts: [Int] = [0]
-        var sectionOf: [Int32] = []
-        let total = sections.reduce(0) { $0 + $1.count }
-        ids.reserveCapacity(total)
-        sectionOf.reserveCapacity(total)
-        starts.reserveCapacity(sections.count + 1)
-        for (s, section) in sections.enumerated() {
-            ids.append(contentsOf: section)
-            sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count))
-            starts.append(ids.count)
-        }
-        return (ids, starts, sectionOf)
+        guard complete else { return nil }
+        return (table, aToB, bToA, duplicatesInA, duplicatesInB)
     }
 
     /// A's or B's item path of a flat position.
-    func aPath(_ p: Int) -> ItemPath { ItemPath(section: Int(aSectionOf[p]), item: p - aStart[Int(aSectionOf[p])]) }
-    func bPath(_ q: Int) -> ItemPath { ItemPath(section: Int(bSectionOf[q]), item: q - bStart[Int(bSectionOf[q])]) }
+    func aPath(_ p: Int) -> ItemPath { aIDs.path(p) }
+    func bPath(_ q: Int) -> ItemPath { bIDs.path(q) }
 
     /// The B index of A's section `s`, or nil when B deletes it.
     func survivingIndex(ofA s: Int) -> Int? { bSection[a.sections[s]] }
@@ -251,23 +226,19 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // Reloading a section redraws its items, so items of sections reloaded later need no
         // reload of their own.
         let reloadedSectionIDs = updatedSections.filter { aSection[$0] != nil && bSection[$0] != nil }
-        aIDs.withUnsafeBufferPointer { aIDs in
-            bIDs.withUnsafeBufferPointer { bIDs in
-                for id in updatedItems {
-                    let p = table.position(of: id, in: aIDs, bIDs)
-                    guard p >= 0, aToB[p] >= 0 else { continue }
-                    let q = Int(aToB[p])
-                    let source = aPath(p)
-                    let target = bPath(q)
-                    if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
-                    let before = ItemPath(section: s1OfA[source.section], item: source.item)
-                    let after = ItemPath(section: s1OfB[target.section]!, item: target.item)
-                    if before == after && !moved[q] {
-                        items.reloaded.append(before)
-                    } else {
-                        deferredItemReloads.append(target)
-                    }
-                }
+        for id in updatedItems {
+            let p = table.position(of: id, in: aIDs, bIDs)
+            guard p >= 0, aToB[p] >= 0 else { continue }
+            let q = Int(aToB[p])
+            let source = aPath(p)
+            let target = bPath(q)
+            if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
+            let before = ItemPath(section: s1OfA[source.section], item: source.item)
+            let after = ItemPath(section: s1OfB[target.section]!, item: target.item)
+            if before == after && !moved[q] {
+                items.reloaded.append(before)
+            } else {
+                deferredItemReloads.append(target)
             }
         }
 

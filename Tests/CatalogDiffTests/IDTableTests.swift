@@ -60,21 +60,23 @@ struct IDTableTests {
     /// The table's answers for `a` and `b`: repeated A positions, each B id's A position (or −1),
     /// repeated B positions of ids A does not have. Nil when the hash gave up.
     func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
-                guard let repeatedA = table.enter(a) else { return nil }
-                var bToA = [Int](repeating: -2, count: b.count)
-                var repeatedB: [Int] = []
-                let complete = table.lookUp(b, in: a, matched: { q, p in bToA[q] = p }, unmatched: { q, earlier in
-                    bToA[q] = -1
-                    if earlier >= 0 { repeatedB.append(q) }
-                })
-                guard complete else { return nil }
-                for q in b.indices where bToA[q] >= 0 { #expect(table.position(of: b[q], in: a, b) == bToA[q]) }
-                return (repeatedA, bToA, repeatedB)
-            }
-        }
+        // Split into sections of up to five ids, so that positions cross section boundaries.
+        let (a, b) = (ItemIDs(Self.chunked(a)), ItemIDs(Self.chunked(b)))
+        let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
+        guard let repeatedA = table.enter(a) else { return nil }
+        var bToA = [Int](repeating: -2, count: b.count)
+        var repeatedB: [Int] = []
+        let complete = table.lookUp(b, in: a, matched: { q, p in bToA[q] = p }, unmatched: { q, earlier in
+            bToA[q] = -1
+            if earlier >= 0 { repeatedB.append(q) }
+        })
+        guard complete else { return nil }
+        for q in 0..<b.count where bToA[q] >= 0 { #expect(table.position(of: b[q], in: a, b) == bToA[q]) }
+        return (repeatedA, bToA, repeatedB)
+    }
+
+    static func chunked<ID>(_ ids: [ID]) -> [[ID]] {
+        stride(from: 0, to: ids.count, by: 5).map { Array(ids[$0..<min($0 + 5, ids.count)]) }
     }
 
     func check<ID: Hashable>(_ a: [ID], _ b: [ID]) {

@@ -1,0 +1,48 @@
+/// The item ids of one snapshot, addressed by a flat position across its sections, without
+/// copying them: position `p` is item `p − starts[s]` of section `s = sectionOf[p]`.
+///
+/// Copying the ids into one array cost a retain and a release per string id — as much as
+/// hashing it — so the diff keeps the snapshot's own arrays and this index over them.
+struct ItemIDs<ID: Hashable> {
+    let sections: [[ID]]
+    /// Where each section starts, and the total count last.
+    let starts: [Int]
+    let sectionOf: [Int32]
+
+    init(_ sections: [[ID]]) {
+        self.sections = sections
+        var starts = [0]
+        starts.reserveCapacity(sections.count + 1)
+        var sectionOf: [Int32] = []
+        sectionOf.reserveCapacity(sections.reduce(0) { $0 + $1.count })
+        for (s, section) in sections.enumerated() {
+            sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count))
+            starts.append(starts[s] + section.count)
+        }
+        self.starts = starts
+        self.sectionOf = sectionOf
+    }
+
+    var count: Int { starts[starts.count - 1] }
+
+    @inline(__always)
+    subscript(position: Int) -> ID {
+        let s = Int(sectionOf[position])
+        return sections[s][position - starts[s]]
+    }
+
+    /// The item path of a flat position.
+    func path(_ position: Int) -> ItemPath {
+        let s = Int(sectionOf[position])
+        return ItemPath(section: s, item: position - starts[s])
+    }
+
+    /// The ids as buffers, one per section, with the flat position of each one's first id.
+    @inline(__always)
+    func forEachSection(_ body: (_ start: Int, _ ids: UnsafeBufferPointer<ID>) -> Bool) -> Bool {
+        for (s, section) in sections.enumerated() {
+            guard section.withUnsafeBufferPointer({ body(starts[s], $0) }) else { return false }
+        }
+        return true
+    }
+}
