@@ -1,13 +1,16 @@
 /// The item ids of one snapshot, addressed by a flat position across its sections, without
-/// copying them: position `p` is item `p − starts[s]` of section `s = sectionOf[p]`.
+/// copying them: position `p` is item `p − starts[s]` of section `s`.
 ///
 /// Copying the ids into one array cost a retain and a release per string id — as much as
-/// hashing it — so the diff keeps the snapshot's own arrays and this index over them.
+/// hashing it — so the diff keeps the snapshot's own arrays and this index over them. The
+/// section of each position is stored only when there are several sections (a flat list needs
+/// none, and each array the diff allocates is fresh memory the system must map).
 struct ItemIDs<ID: Hashable> {
     let sections: [[ID]]
     /// Where each section starts, and the total count last.
     let starts: [Int]
-    let sectionOf: [Int32]
+    /// The section of each position; empty when there is one section.
+    private let sectionOf: [Int32]
 
     init(_ sections: [[ID]]) {
         self.sections = sections
@@ -16,7 +19,7 @@ struct ItemIDs<ID: Hashable> {
         var sectionOf: [Int32] = []
         sectionOf.reserveCapacity(sections.reduce(0) { $0 + $1.count })
         for (s, section) in sections.enumerated() {
-            sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count))
+            if sections.count > 1 { sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count)) }
             starts.append(starts[s] + section.count)
         }
         self.starts = starts
@@ -27,13 +30,18 @@ struct ItemIDs<ID: Hashable> {
 
     @inline(__always)
     subscript(position: Int) -> ID {
-        let s = Int(sectionOf[position])
+        let s = section(of: position)
         return sections[s][position - starts[s]]
+    }
+
+    @inline(__always)
+    func section(of position: Int) -> Int {
+        sectionOf.isEmpty ? 0 : Int(sectionOf[position])
     }
 
     /// The item path of a flat position.
     func path(_ position: Int) -> ItemPath {
-        let s = Int(sectionOf[position])
+        let s = section(of: position)
         return ItemPath(section: s, item: position - starts[s])
     }
 

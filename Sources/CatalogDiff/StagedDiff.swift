@@ -49,13 +49,11 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     var aSection: [S: Int] = [:]
     var bSection: [S: Int] = [:]
 
-    // Items by flat position: position p of A is item p − aStart[s] of section aSectionOf[p].
+    // Items by flat position (see ``ItemIDs``).
     let aIDs: ItemIDs<I>
     let bIDs: ItemIDs<I>
     var aStart: [Int] { aIDs.starts }
     var bStart: [Int] { bIDs.starts }
-    var aSectionOf: [Int32] { aIDs.sectionOf }
-    var bSectionOf: [Int32] { bIDs.sectionOf }
     /// One table over both snapshots' item ids (see ``IDTable``).
     let table: IDTable
     /// The B position of each A position, and the reverse; −1 where the item is not there.
@@ -162,63 +160,62 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         var items = ItemChanges()
         var moved = [Bool](repeating: false, count: bIDs.count)  // by B position
         var deferredItemReloads: [ItemPath] = []  // B paths
-        // Survivors of one section, as (A index, B index) in the section, written through
-        // pointers into scratch space as large as the largest section.
+        // Survivors of one section: their B index in the section, in A's order, written
+        // through a pointer into scratch space as large as the largest section.
         let largest = a.items.reduce(0) { max($0, $1.count) }
-        var stayFrom = [Int32](repeating: 0, count: largest)
         var stayTo = [Int32](repeating: 0, count: largest)
         var subsequence = LongestIncreasingSubsequence()
         aToB.withUnsafeBufferPointer { aToB in
-            bSectionOf.withUnsafeBufferPointer { bSectionOf in
-                for (index, entry) in s1.enumerated() {
-                    guard case .old(let s) = entry else { continue }
-                    guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
-                    let (start, targetStart) = (aStart[s], bStart[t])
-                    var stays = 0
-                    stayFrom.withUnsafeMutableBufferPointer { stayFrom in
-                        stayTo.withUnsafeMutableBufferPointer { stayTo in
-                            for p in start..<aStart[s + 1] {
-                                let q = Int(aToB[p])
-                                if q >= 0 {
-                                    if bSectionOf[q] == t {
-                                        stayFrom[stays] = Int32(p - start)
-                                        stayTo[stays] = Int32(q - targetStart)
-                                        stays += 1
-                                    }
-                                } else {
-                                    items.deleted.append(ItemPath(section: index, item: p - start))
-                                }
-                            }
+            for (index, entry) in s1.enumerated() {
+                guard case .old(let s) = entry else { continue }
+                guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
+                let (start, end) = (aStart[s], aStart[s + 1])
+                let targets = bStart[t]..<bStart[t + 1]
+                var stays = 0
+                stayTo.withUnsafeMutableBufferPointer { stayTo in
+                    for p in start..<end {
+                        let q = Int(aToB[p])
+                        if q < 0 {
+                            items.deleted.append(ItemPath(section: index, item: p - start))
+                        } else if targets.contains(q) {
+                            stayTo[stays] = Int32(q - targets.lowerBound)
+                            stays += 1
                         }
                     }
-                    // Items that stay in this section: keep those on a longest increasing
-                    // subsequence, move the others.
-                    stayTo.withUnsafeBufferPointer { subsequence.find(in: UnsafeBufferPointer(rebasing: $0[..<stays])) }
-                    for k in 0..<stays where !subsequence.kept[k] {
-                        items.moved.append(Move(from: ItemPath(section: index, item: Int(stayFrom[k])),
-                                                to: ItemPath(section: index, item: Int(stayTo[k]))))
-                        moved[targetStart + Int(stayTo[k])] = true
+                }
+                // Keep the survivors on a longest increasing subsequence, move the others.
+                stayTo.withUnsafeBufferPointer { subsequence.find(in: UnsafeBufferPointer(rebasing: $0[..<stays])) }
+                var k = 0
+                for p in start..<end {
+                    let q = Int(aToB[p])
+                    guard q >= 0, targets.contains(q) else { continue }
+                    if !subsequence.kept[k] {
+                        items.moved.append(Move(from: ItemPath(section: index, item: p - start),
+                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
+                        moved[q] = true
                     }
+                    k += 1
                 }
             }
         }
         bToA.withUnsafeBufferPointer { bToA in
-            aSectionOf.withUnsafeBufferPointer { aSectionOf in
-                for t in b.sections.indices {
-                    guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
-                    let isNewSection = aSection[b.sections[t]] == nil
-                    for q in bStart[t]..<bStart[t + 1] {
-                        let p = Int(bToA[q])
-                        guard p >= 0 else {
-                            if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - bStart[t])) }
-                            continue
-                        }
-                        let sourceIndex = s1OfA[Int(aSectionOf[p])]
-                        if sourceIndex != index {  // from another section
-                            items.moved.append(Move(from: ItemPath(section: sourceIndex, item: aPath(p).item),
-                                                    to: ItemPath(section: index, item: q - bStart[t])))
-                            moved[q] = true
-                        }
+            for t in b.sections.indices {
+                guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
+                let isNewSection = aSection[b.sections[t]] == nil
+                // The A positions that are in this S1 section already (none for a new section).
+                let local: Range<Int>
+                if case .old(let s) = s1[index] { local = aStart[s]..<aStart[s + 1] } else { local = 0..<0 }
+                for q in bStart[t]..<bStart[t + 1] {
+                    let p = Int(bToA[q])
+                    guard p >= 0 else {
+                        if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - bStart[t])) }
+                        continue
+                    }
+                    if !local.contains(p) {  // from another section
+                        let source = aPath(p)
+                        items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
+                                                to: ItemPath(section: index, item: q - bStart[t])))
+                        moved[q] = true
                     }
                 }
             }
