@@ -4,43 +4,43 @@
 /// fewest moves any changeset can have: every element off the subsequence must move. Patience
 /// sorting, O(n log n), with a shortcut for the common case of a diff: most values extend the
 /// longest run (or replace its last element), which needs no binary search. The storage is
-/// reused from one call to the next (the diff calls it once per section).
+/// reused from one call to the next (the diff calls it once per section), and the values' own
+/// buffer holds the tails' values: each value is read before its slot can be overwritten.
 struct LongestIncreasingSubsequence {
     /// `kept[i]` after ``find(in:)``: whether the element at `i` is on the subsequence found.
     private(set) var kept: [Bool] = []
-    /// `tailValues[k]`: the smallest last value of an increasing run of length k + 1 so far, at
-    /// index `tailIndices[k]`.
-    private var tailValues: [Int32] = []
+    /// `tailIndices[k]`: the index of the smallest last value of an increasing run of length
+    /// k + 1 so far (the value itself is kept in `values[k]`).
     private var tailIndices: [Int32] = []
     /// The index before each element on the best run that ends with it, or −1.
     private var previous: [Int32] = []
 
-    mutating func find(in values: UnsafeBufferPointer<Int32>) {
+    /// Finds a longest strictly increasing subsequence of `values` and marks it in ``kept``.
+    /// `values` is used as scratch space: its contents are undefined afterwards.
+    mutating func find(in values: UnsafeMutableBufferPointer<Int32>) {
         let n = values.count
         kept.removeAll(keepingCapacity: true)
         kept.append(contentsOf: repeatElement(false, count: n))
         guard n > 0 else { return }
         // Exact-sized scratch space, written through pointers: appending element by element
         // (a uniqueness and capacity check each) cost more than the search itself.
-        if tailValues.count < n {
-            tailValues = [Int32](repeating: 0, count: n)
-            tailIndices = tailValues
-            previous = tailValues
+        if tailIndices.count < n {
+            tailIndices = [Int32](repeating: 0, count: n)
+            previous = tailIndices
         }
-        tailValues.withUnsafeMutableBufferPointer { tailValues in
-            tailIndices.withUnsafeMutableBufferPointer { tailIndices in
-                previous.withUnsafeMutableBufferPointer { previous in
-                    kept.withUnsafeMutableBufferPointer { kept in
-                        Self.find(values, tailValues, tailIndices, previous, kept)
-                    }
+        tailIndices.withUnsafeMutableBufferPointer { tailIndices in
+            previous.withUnsafeMutableBufferPointer { previous in
+                kept.withUnsafeMutableBufferPointer { kept in
+                    Self.find(values, tailIndices, previous, kept)
                 }
             }
         }
     }
 
-    private static func find(_ values: UnsafeBufferPointer<Int32>, _ tailValues: UnsafeMutableBufferPointer<Int32>,
-                             _ tailIndices: UnsafeMutableBufferPointer<Int32>, _ previous: UnsafeMutableBufferPointer<Int32>,
-                             _ kept: UnsafeMutableBufferPointer<Bool>) {
+    private static func find(_ values: UnsafeMutableBufferPointer<Int32>, _ tailIndices: UnsafeMutableBufferPointer<Int32>,
+                             _ previous: UnsafeMutableBufferPointer<Int32>, _ kept: UnsafeMutableBufferPointer<Bool>) {
+        // values[0..<count] hold the tails' values from here on; count ≤ i whenever values[i] is read.
+        let tailValues = values
         var count = 0  // of tails
         for i in values.indices {
             let value = values[i]
@@ -73,6 +73,7 @@ struct LongestIncreasingSubsequence {
 /// Marks the elements of a longest strictly increasing subsequence of `values`.
 func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var finder = LongestIncreasingSubsequence()
-    values.map { Int32($0) }.withUnsafeBufferPointer { finder.find(in: $0) }
+    var scratch = values.map { Int32($0) }
+    scratch.withUnsafeMutableBufferPointer { finder.find(in: $0) }
     return finder.kept
 }

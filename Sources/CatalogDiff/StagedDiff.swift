@@ -158,7 +158,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
 
         // Stage 2: items, in S1 coordinates on both sides.
         var items = ItemChanges()
-        var moved = [Bool](repeating: false, count: bIDs.count)  // by B position
+        // Which B positions moved, by B position: only needed to place item reloads.
+        var moved = updatedItems.isEmpty ? [] : [Bool](repeating: false, count: bIDs.count)
         var deferredItemReloads: [ItemPath] = []  // B paths
         // Survivors of one section: their B index in the section, in A's order, written
         // through a pointer into scratch space as large as the largest section.
@@ -184,7 +185,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                     }
                 }
                 // Keep the survivors on a longest increasing subsequence, move the others.
-                stayTo.withUnsafeBufferPointer { subsequence.find(in: UnsafeBufferPointer(rebasing: $0[..<stays])) }
+                stayTo.withUnsafeMutableBufferPointer { subsequence.find(in: UnsafeMutableBufferPointer(rebasing: $0[..<stays])) }
                 var k = 0
                 for p in start..<end {
                     let q = Int(aToB[p])
@@ -192,7 +193,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                     if !subsequence.kept[k] {
                         items.moved.append(Move(from: ItemPath(section: index, item: p - start),
                                                 to: ItemPath(section: index, item: q - targets.lowerBound)))
-                        moved[q] = true
+                        if !moved.isEmpty { moved[q] = true }
                     }
                     k += 1
                 }
@@ -215,7 +216,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                         let source = aPath(p)
                         items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
                                                 to: ItemPath(section: index, item: q - bStart[t])))
-                        moved[q] = true
+                        if !moved.isEmpty { moved[q] = true }
                     }
                 }
             }

@@ -30,7 +30,8 @@ struct IDTableTests {
             default: values = Array((0..<n).reversed())
             }
             // The same finder, reused across calls with shorter and longer inputs.
-            values.map { Int32($0) }.withUnsafeBufferPointer { finder.find(in: $0) }
+            var scratch = values.map { Int32($0) }
+            scratch.withUnsafeMutableBufferPointer { finder.find(in: $0) }
             let kept = values.indices.filter { finder.kept[$0] }.map { values[$0] }
             #expect(finder.kept.count == n)
             #expect(zip(kept, kept.dropFirst()).allSatisfy { $0 < $1 }, "\(values)")
