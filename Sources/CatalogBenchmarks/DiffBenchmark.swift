@@ -1,5 +1,6 @@
 import CatalogDiff
 @_spi(Benchmarks) import CatalogDiff
+import CBenchmarkSupport
 import CatalogModel
 import Foundation
 import OrderedCollections
@@ -43,16 +44,18 @@ public struct DiffBenchmark {
         let sectionedA = Self.sectioned(a)
         let sectionedB = Self.sectioned(b)
         var results: [BenchmarkResult] = []
-        /// One row: the diff of `shapes` against `baseline`, alternating, `runs` times each.
+        /// One row: the diff of `shapes` against `baseline`, alternating, `runs` times each;
+        /// with `memory`, also the diff's peak memory.
         func row(_ shapes: String, _ from: SnapshotShape<Int, ID>, _ to: SnapshotShape<Int, ID>,
-                 against baseline: String, runs: Int, _ baselineBody: () -> Void) throws {
+                 against baseline: String, runs: Int, memory: Bool = false, _ baselineBody: () -> Void) throws {
             let measured = try Clock.compare(runs: runs, case: {}, { _ = try StagedDiff.changeset(from: from, to: to) },
                                              baseline: {}, { baselineBody() })
+            let bytes = memory ? try Self.peakBytesPerElement(size) { _ = try StagedDiff.changeset(from: from, to: to) } : nil
             results.append(BenchmarkResult(suite: "diff", name: "\(label), \(shapes)", medianMS: measured.median, baseline: baseline,
-                                           baselineMedianMS: measured.baselineMedian, items: size))
+                                           baselineMedianMS: measured.baselineMedian, items: size, bytesPerItem: bytes))
         }
-        try row("flat", flatA, flatB, against: "OrderedSet difference", runs: runs) { _ = Self.orderedSetDifference(a, b) }
-        try row("100 sections", sectionedA, sectionedB, against: "OrderedSet difference (flat)", runs: runs) {
+        try row("flat", flatA, flatB, against: "OrderedSet difference", runs: runs, memory: true) { _ = Self.orderedSetDifference(a, b) }
+        try row("100 sections", sectionedA, sectionedB, against: "OrderedSet difference (flat)", runs: runs, memory: true) {
             _ = Self.orderedSetDifference(a, b)
         }
         try row("flat", flatA, flatB, against: "bare hash pass (floor)", runs: runs) { _ = DiffFloor.hashPass(a, b) }
@@ -63,6 +66,17 @@ public struct DiffBenchmark {
             }
         }
         return results
+    }
+
+    /// The memory `body` maps beyond what the process had resident before — its peak, with the
+    /// changeset it returns — per element of a snapshot of `count` ids; nil where the platform
+    /// cannot measure it (Linux only: the peak resident size is reset through /proc).
+    static func peakBytesPerElement(_ count: Int, _ body: () throws -> Void) rethrows -> Double? {
+        let before = catalog_begin_peak_measurement()
+        guard before > 0 else { return nil }
+        try body()
+        let peak = catalog_peak_resident_bytes()
+        return peak >= before ? Double(peak - before) / Double(count) : nil
     }
 
     /// Deletes, inserts and moves, as the field notes' cases: `b` is `a` with `deleting` ids

@@ -22,4 +22,52 @@ static inline size_t catalog_allocated_bytes(void) {
 #endif
 }
 
+#if defined(__linux__)
+#include <stdio.h>
+#include <string.h>
+
+/// One "VmRSS:"/"VmHWM:" line of /proc/self/status in bytes, or 0.
+static inline size_t catalog_status_bytes(const char *field) {
+    FILE *file = fopen("/proc/self/status", "r");
+    if (!file) return 0;
+    char line[256];
+    size_t result = 0;
+    size_t length = strlen(field);
+    while (fgets(line, sizeof line, file)) {
+        unsigned long kilobytes;
+        if (strncmp(line, field, length) == 0 && sscanf(line + length, " %lu", &kilobytes) == 1) {
+            result = (size_t)kilobytes * 1024;
+            break;
+        }
+    }
+    fclose(file);
+    return result;
+}
+#endif
+
+/// Starts a peak-memory measurement: gives free heap memory back to the system (so that the
+/// measured code must map fresh pages for what it allocates) and resets the peak resident size
+/// to the current one. Returns the resident size, or 0 where the platform cannot do this.
+static inline size_t catalog_begin_peak_measurement(void) {
+#if defined(__linux__) && defined(__GLIBC__)
+    malloc_trim(0);
+    FILE *file = fopen("/proc/self/clear_refs", "w");
+    if (!file) return 0;
+    int written = fputs("5", file);
+    if (fclose(file) != 0 || written < 0) return 0;
+    return catalog_status_bytes("VmRSS:");
+#else
+    return 0;
+#endif
+}
+
+/// The peak resident size since `catalog_begin_peak_measurement`, or 0.
+static inline size_t catalog_peak_resident_bytes(void) {
+#if defined(__linux__)
+    return catalog_status_bytes("VmHWM:");
+#else
+    return 0;
+#endif
+}
+
 #endif
