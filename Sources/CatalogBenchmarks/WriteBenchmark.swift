@@ -119,8 +119,8 @@ public struct WriteBenchmark {
         ]
     }
 
-    /// The same move as bare SQL: close the gap in the source shelf, open one in the target
-    /// shelf (through negative positions, because of the UNIQUE index), put the book there.
+    /// The same move as bare SQL: close the gap in the source shelf, open one in the target shelf,
+    /// put the book there — three UPDATEs, the least SQLite can do with dense positions.
     static func bareMove(_ book: String, toSection section: String, index: Int, catalog: String, db: Database) throws {
         let catalogPK = try Int64.fetchOne(db.cachedStatement(sql: "SELECT pk FROM catalog WHERE name = ?"), arguments: [catalog])!
         let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT pk, section_pk, position FROM item WHERE catalog_pk = ? AND id = ?"),
@@ -128,13 +128,8 @@ public struct WriteBenchmark {
         let pk: Int64 = row[0], from: Int64 = row[1], position: Int = row[2]
         let to = try Int64.fetchOne(db.cachedStatement(sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?"),
                                     arguments: [catalogPK, section])!
-        // The book steps aside (-1); the source's later books go to -2-p, then back to p-1; the
-        // target's books from `index` on go to -1-p, then to p+1; the book takes its place.
-        try db.cachedStatement(sql: "UPDATE item SET position = -1 WHERE pk = ?").execute(arguments: [pk])
-        try db.cachedStatement(sql: "UPDATE item SET position = -2 - position WHERE section_pk = ? AND position > ?").execute(arguments: [from, position])
-        try db.cachedStatement(sql: "UPDATE item SET position = -position - 3 WHERE section_pk = ? AND position <= -2").execute(arguments: [from])
-        try db.cachedStatement(sql: "UPDATE item SET position = -1 - position WHERE section_pk = ? AND position >= ?").execute(arguments: [to, index])
-        try db.cachedStatement(sql: "UPDATE item SET position = -position WHERE section_pk = ? AND position < 0").execute(arguments: [to])
+        try db.cachedStatement(sql: "UPDATE item SET position = position - 1 WHERE section_pk = ? AND position > ?").execute(arguments: [from, position])
+        try db.cachedStatement(sql: "UPDATE item SET position = position + 1 WHERE section_pk = ? AND position >= ?").execute(arguments: [to, index])
         try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?").execute(arguments: [to, index, pk])
     }
 }

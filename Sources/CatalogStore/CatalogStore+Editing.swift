@@ -68,7 +68,7 @@ extension CatalogStore {
                                         arguments: [source.catalogPK])!
         // Which sections changed: compared once, used by the position check and the journal.
         let changed = editor.changedSections
-        try writer.verifyContiguousPositions(of: changed)
+        try writer.verifyPositions(of: changed)
         try journal(RevisionPatch(undoing: editor, changed: changed), catalogPK: source.catalogPK, revision: revision, in: db)
         return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision,
                            changeset: try changeset(of: editor, catalog: catalog))

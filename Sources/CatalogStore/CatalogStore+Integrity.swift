@@ -21,11 +21,24 @@ extension CatalogStore {
                 """) {
                 throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)")
             }
+            // Items: sorted by position, the k-th of a section at k (no gap, no repeat), and no
+            // more of them than the section's capacity.
             if let row = try Row.fetchOne(db, sql: """
-                SELECT c.name, s.id FROM section s JOIN catalog c ON c.pk = s.catalog_pk JOIN item i ON i.section_pk = s.pk
-                GROUP BY s.pk HAVING min(i.position) <> 0 OR max(i.position) <> count(*) - 1 LIMIT 1
+                SELECT c.name, s.id FROM section s JOIN catalog c ON c.pk = s.catalog_pk JOIN (
+                    SELECT section_pk, position, row_number() OVER (PARTITION BY section_pk ORDER BY position) - 1 AS rank
+                    FROM item
+                ) i ON i.section_pk = s.pk
+                WHERE i.position <> i.rank LIMIT 1
                 """) {
                 throw StoreError.positionsNotContiguous(catalog: row[0], section: row[1])
+            }
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT c.name, s.id, s.capacity, count(*) FROM section s JOIN catalog c ON c.pk = s.catalog_pk
+                JOIN item i ON i.section_pk = s.pk
+                WHERE s.capacity IS NOT NULL GROUP BY s.pk HAVING count(*) > s.capacity LIMIT 1
+                """) {
+                let (catalog, section, capacity, count): (String, String, Int, Int) = (row[0], row[1], row[2], row[3])
+                throw StoreError.database("section \(section) of \(catalog) holds \(count) items, over its capacity of \(capacity)")
             }
         }
     }

@@ -126,17 +126,21 @@ struct CatalogWriter {
         return WriteResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision, changeset: changeset)
     }
 
-    /// Checks that sections are at positions 0..<n in the catalogue, and items at 0..<count in each
-    /// section. With the UNIQUE (…, position) indexes, min = 0 and max = count − 1 prove it.
+    /// Checks that sections are at positions 0..<n in the catalogue, and items at exactly
+    /// 0..<count in each section: sorted by position, the k-th item of a section must be at k,
+    /// which rules out gaps and repeats alike (item positions have no UNIQUE index since
+    /// migration 0004; section positions do, so min and max prove theirs).
     static func verifyContiguousPositions(catalogPK: Int64, catalog: String, in db: Database) throws {
         let sectionsOK = try Bool.fetchOne(db, sql: """
             SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
             """, arguments: [catalogPK]) ?? true
         if !sectionsOK { throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)") }
         if let broken = try String.fetchOne(db, sql: """
-            SELECT s.id FROM section s JOIN item i ON i.section_pk = s.pk
-            WHERE s.catalog_pk = ? GROUP BY s.pk
-            HAVING min(i.position) <> 0 OR max(i.position) <> count(*) - 1 LIMIT 1
+            SELECT s.id FROM section s JOIN (
+                SELECT section_pk, position, row_number() OVER (PARTITION BY section_pk ORDER BY position) - 1 AS rank
+                FROM item WHERE catalog_pk = ?
+            ) i ON i.section_pk = s.pk
+            WHERE i.position <> i.rank LIMIT 1
             """, arguments: [catalogPK]) {
             throw StoreError.positionsNotContiguous(catalog: catalog, section: broken)
         }

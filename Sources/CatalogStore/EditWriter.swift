@@ -4,9 +4,11 @@ import GRDB
 /// Writes an edit (what a ``CatalogEditor`` changed) back to the database, row by row, inside
 /// the caller's transaction: only the rows of the sections the edit touched.
 ///
-/// Positions are UNIQUE per section (items) and per catalogue (sections), so rows that change
-/// place first park at distinct negative positions, then take their final ones; new rows are
-/// inserted once every slot is final. SQLite's triggers still check kinds and capacities.
+/// Section positions are UNIQUE per catalogue, so sections that change place first park at
+/// distinct negative positions, then take their final ones. Item positions have a plain index
+/// (migration 0004): rows that shift inside a section move with one set-based UPDATE per section,
+/// rows that change section one by one (SQLite's triggers check their kind and capacity), and
+/// ``verifyPositions(of:)`` proves the result before the commit.
 struct EditWriter {
     let db: Database
     let source: DatabaseCatalogSource
@@ -61,13 +63,6 @@ struct EditWriter {
             for (position, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, position) }
         }
         var relocations: [Relocation] = []
-        var occupied: [Slot: Int64] = [:]
-        for (sectionID, entry) in editor.originals {
-            guard let sectionPK = sectionPKs[sectionID] else { continue }
-            for (position, item) in entry.section.items.enumerated() {
-                occupied[Slot(section: sectionPK, position: position)] = source.itemPKs[item.id]
-            }
-        }
         var newItems: [(item: Item, section: Int64, position: Int)] = []
         var updatedItems: [(pk: Int64, item: Item)] = []
         var present = Set<String>()
@@ -91,9 +86,8 @@ struct EditWriter {
         let deleteItem = try db.cachedStatement(sql: "DELETE FROM item WHERE pk = ?")
         for (id, old) in oldPlace where !present.contains(id) && !editor.deleted.contains(old.section) {
             try deleteItem.execute(arguments: [source.itemPKs[id]!])
-            occupied[Slot(section: sectionPKs[old.section]!, position: old.position)] = nil
         }
-        try relocate(relocations, occupied: occupied)
+        try relocate(relocations)
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM section WHERE pk = ?")
         for id in editor.deleted {
             try deleteSection.execute(arguments: [sectionPKs[id]!])
@@ -142,132 +136,97 @@ struct EditWriter {
         var to: Slot
     }
 
-    /// Moves every row to its new place with as few updates as the UNIQUE (section, position)
-    /// index allows: a row goes straight to its slot once that slot is free — so a shelf that
-    /// shifts by one costs one update per book — and only rows caught in a cycle (a swap) park
-    /// at a negative position first. Rows that stay in their section do not touch `section_pk`,
-    /// so SQLite checks the foreign key only for rows that change section.
-    private mutating func relocate(_ relocations: [Relocation], occupied: [Slot: Int64]) throws {
+    /// Moves every row to its new place. Rows that stay in their section shift in runs (rows at
+    /// consecutive positions moving by the same amount, such as a shelf's books after the one
+    /// that left), all runs of a section in one UPDATE: SQLite evaluates it with each row's old
+    /// position, so a row shifted into another run's old range is not caught twice — which is
+    /// also why these statements run before any row enters the section. Rows that change section
+    /// follow, by key; they are the only ones that touch `section_pk`, so SQLite checks the
+    /// foreign key and the triggers for them alone.
+    private func relocate(_ relocations: [Relocation]) throws {
         guard !relocations.isEmpty else { return }
-        var occupied = occupied
-        // Runs — three or more rows of one section shifting by the same amount, such as a shelf's
-        // books after an insert — move with two set-based UPDATEs instead of one per row: out of
-        // the way to positions below `runBase` first, to their final positions last.
-        let runs = Self.runs(in: relocations)
-        let runBase: Int64 = -(1 << 40)
-        let runOut = try db.cachedStatement(sql: """
-            UPDATE item SET position = ? - (position + ?) WHERE section_pk = ? AND position BETWEEN ? AND ?
-            """)
-        var inRun = Set<Int64>()
-        for run in runs {
-            try runOut.execute(arguments: [runBase, run.delta, run.section, run.first, run.last])
-            for position in run.first...run.last {
-                if let pk = occupied.removeValue(forKey: Slot(section: run.section, position: position)) { inRun.insert(pk) }
+        var staying: [Int64: [Relocation]] = [:]
+        var crossing: [Relocation] = []
+        for relocation in relocations {
+            if relocation.from.section == relocation.to.section {
+                staying[relocation.from.section, default: []].append(relocation)
+            } else {
+                crossing.append(relocation)
             }
         }
-        try schedule(relocations.filter { !inRun.contains($0.pk) }, occupied: occupied)
-        let runIn = try db.cachedStatement(sql: "UPDATE item SET position = ? - position WHERE section_pk = ? AND position <= ?")
-        for section in Set(runs.map(\.section)) {
-            try runIn.execute(arguments: [runBase, section, runBase])
+        for (section, moves) in staying {
+            let runs = Self.runs(in: moves)
+            if runs.count <= Self.runsPerStatement {
+                try shift(section, runs)
+            } else {
+                // Too many runs for one statement's parameters: row by row, by key.
+                let setPosition = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
+                for move in moves { try setPosition.execute(arguments: [move.to.position, move.pk]) }
+            }
         }
+        let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
+        for move in crossing { try setPlace.execute(arguments: [move.to.section, move.to.position, move.pk]) }
     }
 
+    /// The most runs one shifting statement carries (five parameters each, far below SQLite's
+    /// limit of 32,766).
+    static let runsPerStatement = 1_000
+
     /// A run of rows in one section, at positions `first...last`, all moving by `delta`.
-    struct Run {
-        var section: Int64
+    struct Run: Equatable {
         var first: Int
         var last: Int
         var delta: Int
     }
 
-    /// Maximal runs of at least three same-section relocations with equal shifts and
-    /// consecutive old positions.
-    static func runs(in relocations: [Relocation]) -> [Run] {
-        var bySection: [Int64: [(position: Int, delta: Int)]] = [:]
-        for relocation in relocations where relocation.from.section == relocation.to.section {
-            bySection[relocation.from.section, default: []].append((relocation.from.position, relocation.to.position - relocation.from.position))
-        }
+    /// The maximal runs of `moves` (all in one section): consecutive old positions, equal shifts.
+    static func runs(in moves: [Relocation]) -> [Run] {
+        let sorted = moves.sorted { $0.from.position < $1.from.position }
         var runs: [Run] = []
-        for (section, moves) in bySection {
-            let sorted = moves.sorted { $0.position < $1.position }
-            var start = 0
-            while start < sorted.count {
-                var end = start + 1
-                while end < sorted.count, sorted[end].position == sorted[end - 1].position + 1, sorted[end].delta == sorted[start].delta {
-                    end += 1
-                }
-                if end - start >= 3 {
-                    runs.append(Run(section: section, first: sorted[start].position, last: sorted[end - 1].position, delta: sorted[start].delta))
-                }
-                start = end
+        for move in sorted {
+            let delta = move.to.position - move.from.position
+            if let last = runs.last, last.last + 1 == move.from.position, last.delta == delta {
+                runs[runs.count - 1].last = move.from.position
+            } else {
+                runs.append(Run(first: move.from.position, last: move.from.position, delta: delta))
             }
         }
         return runs
     }
 
-    /// Moves single rows, each straight to its slot once it is free, parking rows on cycles.
-    private mutating func schedule(_ relocations: [Relocation], occupied: [Slot: Int64]) throws {
-        guard !relocations.isEmpty else { return }
-        let setPosition = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
-        let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
-        var occupied = occupied
-        var current = relocations          // where each row is now (from), and where it goes (to)
-        var waiting: [Slot: [Int]] = [:]   // rows waiting for a slot to free
-        var ready: [Int] = []
-        for (index, relocation) in relocations.enumerated() {
-            if occupied[relocation.to] == nil { ready.append(index) } else { waiting[relocation.to, default: []].append(index) }
+    /// Shifts the runs of one section with one UPDATE.
+    private func shift(_ section: Int64, _ runs: [Run]) throws {
+        var cases = ""
+        var ranges: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        for run in runs {
+            cases += " WHEN position BETWEEN ? AND ? THEN position + ?"
+            arguments += [run.first, run.last, run.delta]
+            ranges.append("position BETWEEN ? AND ?")
         }
-        var done = 0
-        var indexOfRow: [Int64: Int] = [:]
-        for (index, relocation) in relocations.enumerated() { indexOfRow[relocation.pk] = index }
-        func put(_ index: Int, at slot: Slot) throws {
-            let row = current[index]
-            if slot.section == row.from.section {
-                try setPosition.execute(arguments: [slot.position, row.pk])
-            } else {
-                try setPlace.execute(arguments: [slot.section, slot.position, row.pk])
-            }
-            occupied[row.from] = nil
-            occupied[slot] = row.pk
-            if let waiters = waiting.removeValue(forKey: row.from) { ready += waiters }
-            current[index].from = slot
-        }
-        while done < relocations.count {
-            if let index = ready.popLast() {
-                if occupied[current[index].to] != nil {
-                    waiting[current[index].to, default: []].append(index)   // taken again meanwhile
-                    continue
-                }
-                try put(index, at: current[index].to)
-                done += 1
-                continue
-            }
-            // Every row left waits for a slot another waiting row holds. Follow the chain from any
-            // of them to a row on a cycle and park it: that frees a slot the cycle is waiting for.
-            var index = relocations.indices.first { current[$0].from != current[$0].to }!
-            var seen = Set<Int>()
-            while seen.insert(index).inserted {
-                guard let blocker = occupied[current[index].to], let next = indexOfRow[blocker] else {
-                    throw StoreError.database("cannot place item rows: slot \(current[index].to) is held by a row that does not move")
-                }
-                index = next
-            }
-            try put(index, at: Slot(section: current[index].to.section, position: Int(parking)))
-            parking -= 1
-            waiting[current[index].to, default: []].append(index)
-        }
+        arguments.append(section)
+        for run in runs { arguments += [run.first, run.last] }
+        let sql = "UPDATE item SET position = CASE\(cases) END WHERE section_pk = ? AND (\(ranges.joined(separator: " OR ")))"
+        // The usual shapes (one or two runs per section) are prepared once; others each time.
+        let statement = runs.count <= 2 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
+        try statement.execute(arguments: StatementArguments(arguments))
     }
 
-    /// Checks that the sections the edit touched hold items at 0..<count, and that the section
-    /// order is 0..<n when it changed: the rest of the catalogue was not written.
-    func verifyContiguousPositions(of changed: [String]) throws {
-        let check = try db.cachedStatement(sql: """
-            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM item WHERE section_pk = ?
-            """)
+    /// Checks that each section the edit touched holds its items at exactly 0..<count (no gap,
+    /// no position twice) and no more than its capacity, and that the section order is 0..<n
+    /// when it changed: the rest of the catalogue was not written.
+    func verifyPositions(of changed: [String]) throws {
+        let positions = try db.cachedStatement(sql: "SELECT position FROM item WHERE section_pk = ? ORDER BY position")
         for id in changed {
             guard let pk = try sectionPK(id) else { continue }
-            if try Bool.fetchOne(check, arguments: [pk]) != true {
-                throw StoreError.positionsNotContiguous(catalog: source.name, section: id)
+            let cursor = try Int.fetchCursor(positions, arguments: [pk])
+            var count = 0
+            while let position = try cursor.next() {
+                guard position == count else { throw StoreError.positionsNotContiguous(catalog: source.name, section: id) }
+                count += 1
+            }
+            if let capacity = editor.sections[id]?.capacity, count > capacity {
+                throw StoreError.database("section \(id) of \(source.name) holds \(count) items, over its capacity of \(capacity)")
             }
         }
         if editor.order != editor.orderBefore {

@@ -36,7 +36,7 @@ struct StoreIntegrityTests {
     private let sectionA = "(SELECT pk FROM section WHERE id = 'a')"
     private let sectionV = "(SELECT pk FROM section WHERE id = 'v')"
 
-    @Test("SQLite itself refuses a book past its shelf's capacity")
+    @Test("SQLite itself refuses a book entering a full shelf")
     func capacityTrigger() throws {
         let store = try seededStore()
         let message = refusal(store, """
@@ -44,11 +44,41 @@ struct StoreIntegrityTests {
             VALUES (1, \(sectionA), 'b3', 2, 'book', 'Three', '3')
             """)
         #expect(message == "section is full")
-        #expect(refusal(store, "UPDATE item SET position = 5 WHERE id = 'b2'") == "section is full")
         #expect(refusal(store, "UPDATE section SET capacity = 1 WHERE id = 'a'") == "section capacity is below its item count")
+        #expect(refusal(store, "UPDATE item SET position = -1 WHERE id = 'b2'")?.contains("CHECK") == true)
     }
 
-    @Test("SQLite refuses an item of the wrong kind, a duplicate id, a duplicate position, a bad value")
+    @Test("positions a shift inside a shelf could break are caught by the store's checks")
+    func positionsCheckedByStore() throws {
+        // Since migration 0004 item positions have no UNIQUE index and position-only updates
+        // fire no trigger (that made every move several times slower): a repeated position, a
+        // gap or a position past capacity is found by checkIntegrity and by the check every
+        // write runs on the sections it touched.
+        for sql in ["UPDATE item SET position = 0 WHERE id = 'b2'", "UPDATE item SET position = 5 WHERE id = 'b2'"] {
+            let store = try seededStore()
+            #expect(refusal(store, sql) == nil)
+            #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) { try store.checkIntegrity() }
+        }
+        let store = try seededStore()
+        // Over capacity with contiguous positions: a third book squeezed in by hand.
+        try store.writer.write { db in
+            try db.execute(sql: "UPDATE section SET capacity = NULL WHERE id = 'a'")
+            try db.execute(sql: """
+                INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover)
+                VALUES (1, \(sectionA), 'b3', 2, 'book', 'Three', '3')
+                """)
+            try db.execute(sql: "DROP TRIGGER section_keeps_its_items")
+            try db.execute(sql: "UPDATE section SET capacity = 2 WHERE id = 'a'")
+        }
+        do {
+            try store.checkIntegrity()
+            Issue.record("expected the over-full shelf to be found")
+        } catch {
+            #expect("\(error)".contains("holds 3 items, over its capacity of 2"))
+        }
+    }
+
+    @Test("SQLite refuses an item of the wrong kind, a duplicate id, a bad value")
     func constraints() throws {
         let store = try seededStore()
         #expect(refusal(store, """
@@ -57,10 +87,6 @@ struct StoreIntegrityTests {
         #expect(refusal(store, """
             INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count, status)
             VALUES (1, \(sectionV), 'b1', 1, 'video', 't', 'c', 0, 0, 'draft')
-            """)?.contains("UNIQUE") == true)
-        #expect(refusal(store, """
-            INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count, status)
-            VALUES (1, \(sectionV), 'v2', 0, 'video', 't', 'c', 0, 0, 'draft')
             """)?.contains("UNIQUE") == true)
         #expect(refusal(store, "UPDATE item SET play_count = -1 WHERE id = 'v1'")?.contains("CHECK") == true)
         #expect(refusal(store, "UPDATE item SET status = 'live' WHERE id = 'v1'")?.contains("CHECK") == true)
@@ -78,6 +104,14 @@ struct StoreIntegrityTests {
         #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "v")) {
             try store.write { db in
                 try db.execute(sql: "UPDATE item SET position = 3 WHERE id = 'v1'")
+                try CatalogWriter.verifyContiguousPositions(catalogPK: 1, catalog: "shelf", in: db)
+            }
+        }
+        #expect(try store.catalog(named: "shelf") == before)
+        // Two books at one position (no gap in min and max): caught all the same.
+        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+            try store.write { db in
+                try db.execute(sql: "UPDATE item SET position = 0 WHERE id = 'b2'")
                 try CatalogWriter.verifyContiguousPositions(catalogPK: 1, catalog: "shelf", in: db)
             }
         }
