@@ -46,9 +46,9 @@ extension CatalogStore {
 
     /// Writes the patch that rebuilds the previous revision, and forgets revisions past the retention.
     static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
-        try db.execute(sql: "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)",
-                       arguments: [catalogPK, revision, try patch.encoded()])
-        try db.execute(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?",
-                       arguments: [catalogPK, revision - journalRetention])
+        try db.cachedStatement(sql: "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
+            .execute(arguments: [catalogPK, revision, try patch.encoded()])
+        try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
+            .execute(arguments: [catalogPK, revision - journalRetention])
     }
 }

@@ -64,7 +64,7 @@ extension CatalogStore {
         var writer = EditWriter(db: db, editor: editor)
         try writer.write()
         let source = editor.source
-        let revision = try Int.fetchOne(db, sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision",
+        let revision = try Int.fetchOne(db.cachedStatement(sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision"),
                                         arguments: [source.catalogPK])!
         // Which sections changed: compared once, used by the position check and the journal.
         let changed = editor.changedSections

@@ -12,11 +12,14 @@ extension CatalogStore {
 
     /// Runs `body` in one write transaction: it commits whole, or a throw rolls everything back.
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        let result: T
         do {
-            return try writer.write(body)
+            result = try writer.write(body)
         } catch {
             throw Self.storeError(from: error)
         }
+        checkpointer?.didWrite()
+        return result
     }
 
     static func storeError(from error: any Error) -> StoreError {

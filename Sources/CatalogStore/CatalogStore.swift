@@ -11,6 +11,8 @@ public final class CatalogStore: Sendable {
     /// The database file's path, or `":memory:"`.
     public let path: String
     let writer: any DatabaseWriter
+    /// Checkpoints the WAL off the write path (file databases opened for writing only).
+    let checkpointer: WALCheckpointer?
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///
@@ -22,7 +24,7 @@ public final class CatalogStore: Sendable {
         } catch {
             throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
         }
-        try self.init(writer: writer, path: path)
+        try self.init(writer: writer, path: path, checkpointer: WALCheckpointer(path: path))
     }
 
     /// Opens an existing database for reading only, so that `list` and `show` leave the file
@@ -43,6 +45,7 @@ public final class CatalogStore: Sendable {
     private init(readOnly writer: DatabasePool, path: String) {
         self.writer = writer
         self.path = path
+        checkpointer = nil
     }
 
     /// A store held in memory only: for tests, dry runs and benchmarks.
@@ -57,9 +60,11 @@ public final class CatalogStore: Sendable {
     }
 
     /// Wraps an open GRDB writer and migrates it to the latest schema.
-    init(writer: any DatabaseWriter, path: String, upTo migration: String? = nil) throws(StoreError) {
+    init(writer: any DatabaseWriter, path: String, upTo migration: String? = nil,
+         checkpointer: WALCheckpointer? = nil) throws(StoreError) {
         self.writer = writer
         self.path = path
+        self.checkpointer = checkpointer
         do {
             if let migration {
                 try Self.migrator.migrate(writer, upTo: migration)
@@ -80,6 +85,9 @@ public final class CatalogStore: Sendable {
             // A 64 MiB page cache (SQLite's default is 2 MiB) keeps the indexes of a 100k-item
             // import in memory instead of spilling them mid-transaction.
             try db.execute(sql: "PRAGMA cache_size = -65536")
+            // A file store checkpoints in the background (``WALCheckpointer``); SQLite's own
+            // checkpoint, which runs inside a commit, only if the log reaches 16,000 pages.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16000")
         }
         // GRDB sets `synchronous = NORMAL` with WAL: every commit stays atomic and the database
         // consistent after a crash; only the last commits may roll back after a power loss.

@@ -14,7 +14,7 @@ struct DatabaseCatalogSource: CatalogSource {
     private(set) var itemPKs: [String: Int64] = [:]
 
     init(db: Database, name: String) throws {
-        guard let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [name]) else {
+        guard let header = try Row.fetchOne(db.cachedStatement(sql: "SELECT pk, revision FROM catalog WHERE name = ?"), arguments: [name]) else {
             throw StoreError.unknownCatalog(name)
         }
         self.db = db

@@ -41,8 +41,8 @@ struct ItemReader {
     }
 
     /// Calls `body` with each item of the catalogue and the primary key of its section, in
-    /// display order: by section position, then item position. Both walks use the UNIQUE
-    /// (…, position) indexes, so SQLite sorts nothing.
+    /// display order: by section position, then item position. Both walks use the (…, position)
+    /// indexes (UNIQUE for sections, `item_place` for items), so SQLite sorts nothing.
     func forEachItem(catalogPK: Int64, _ body: (_ sectionPK: Int64, _ item: Item) throws -> Void) throws {
         try forEachRow(binding: catalogPK, body)
     }
