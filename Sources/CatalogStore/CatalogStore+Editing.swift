@@ -14,7 +14,8 @@ extension CatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
         try write { db in
-            try Self.commit(try Self.edit(catalog, with: batch, in: db), catalog: catalog, in: db)
+            if let result = try Self.moveToShelfWithRoom(batch, catalog: catalog, in: db) { return result }
+            return try Self.commit(try Self.edit(catalog, with: batch, in: db), catalog: catalog, in: db)
         }
     }
 

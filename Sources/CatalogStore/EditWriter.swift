@@ -216,18 +216,10 @@ struct EditWriter {
     /// no position twice) and no more than its capacity, and that the section order is 0..<n
     /// when it changed: the rest of the catalogue was not written.
     func verifyPositions(of changed: [String]) throws {
-        let positions = try db.cachedStatement(sql: "SELECT position FROM item WHERE section_pk = ? ORDER BY position")
         for id in changed {
             guard let pk = try sectionPK(id) else { continue }
-            let cursor = try Int.fetchCursor(positions, arguments: [pk])
-            var count = 0
-            while let position = try cursor.next() {
-                guard position == count else { throw StoreError.positionsNotContiguous(catalog: source.name, section: id) }
-                count += 1
-            }
-            if let capacity = editor.sections[id]?.capacity, count > capacity {
-                throw StoreError.database("section \(id) of \(source.name) holds \(count) items, over its capacity of \(capacity)")
-            }
+            try CatalogStore.verifyItemPositions(ofSection: pk, id: id, capacity: editor.sections[id]?.capacity,
+                                                 catalog: source.name, in: db)
         }
         if editor.order != editor.orderBefore {
             let ok = try Bool.fetchOne(db, sql: """

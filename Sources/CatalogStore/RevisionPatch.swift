@@ -17,6 +17,25 @@ struct RevisionPatch: Codable, Equatable {
     var itemOrders: [ItemOrder]?
     /// Previous versions of items the next revision deleted or changed.
     var items: [StoredItem]?
+    /// Items that only moved, with where each was: the journal of a quick move between shelves
+    /// (see ``CatalogStore/moveToShelfWithRoom(_:catalog:in:)``). Undone last to first, before
+    /// the rest of the patch.
+    var itemMoves: [ItemMove]?
+
+    struct ItemMove: Codable, Equatable {
+        var item: String
+        var section: String
+        var index: Int
+    }
+
+    /// A patch of moves only.
+    init(itemMoves: [ItemMove]) {
+        sectionOrder = nil
+        sections = []
+        itemOrders = nil
+        items = nil
+        self.itemMoves = itemMoves
+    }
 
     struct ItemOrder: Codable, Equatable {
         var section: String
@@ -66,6 +85,17 @@ struct RevisionPatch: Codable, Equatable {
     func apply(to new: Catalog) throws -> Catalog {
         var byID: [String: Section] = [:]
         for section in new.sections { byID[section.id] = section }
+        for move in (itemMoves ?? []).reversed() {
+            guard let current = new.sections.first(where: { byID[$0.id]!.items.contains { $0.id == move.item } })?.id,
+                  let position = byID[current]!.items.firstIndex(where: { $0.id == move.item }),
+                  byID[move.section] != nil
+            else { throw StoreError.database("the journal of \(new.name) moves item \(move.item) it cannot find") }
+            let item = byID[current]!.items.remove(at: position)
+            guard move.index >= 0, move.index <= byID[move.section]!.items.count else {
+                throw StoreError.database("the journal of \(new.name) puts item \(move.item) at index \(move.index) of \(move.section)")
+            }
+            byID[move.section]!.items.insert(item, at: move.index)
+        }
         if let itemOrders {
             var itemsByID: [String: Item] = [:]
             for section in new.sections {
@@ -102,6 +132,18 @@ struct RevisionPatch: Codable, Equatable {
         if let sectionOrder {
             out += ",\"sectionOrder\":"
             Self.write(sectionOrder, to: &out)
+        }
+        if let itemMoves {
+            out += ",\"itemMoves\":["
+            for (index, move) in itemMoves.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"item\":"
+                Self.write(move.item, to: &out)
+                out += ",\"section\":"
+                Self.write(move.section, to: &out)
+                out += ",\"index\":\(move.index)}"
+            }
+            out += "]"
         }
         if let itemOrders {
             out += ",\"itemOrders\":["
