@@ -24,13 +24,19 @@ extension CatalogStore {
         }
     }
 
-    /// The catalogue's current revision.
+    /// The catalogue's current revision: one statement, which SQLite runs in a transaction of its
+    /// own (no BEGIN and COMMIT around it: the HTTP API asks this on every read).
     public func revision(of name: String) throws(StoreError) -> Int {
-        try read { db in
-            guard let revision = try Int.fetchOne(db, sql: "SELECT revision FROM catalog WHERE name = ?", arguments: [name]) else {
-                throw StoreError.unknownCatalog(name)
+        do {
+            return try writer.unsafeReentrantRead { db in
+                guard let revision = try Int.fetchOne(db.cachedStatement(sql: "SELECT revision FROM catalog WHERE name = ?"),
+                                                      arguments: [name]) else {
+                    throw StoreError.unknownCatalog(name)
+                }
+                return revision
             }
-            return revision
+        } catch {
+            throw Self.storeError(from: error)
         }
     }
 
