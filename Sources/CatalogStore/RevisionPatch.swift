@@ -134,40 +134,42 @@ struct RevisionPatch: Codable, Equatable {
             Self.write(sectionOrder, to: &out)
         }
         if let itemMoves {
-            out += ",\"itemMoves\":["
-            for (index, move) in itemMoves.enumerated() {
-                if index > 0 { out += "," }
+            out += ",\"itemMoves\":"
+            Self.write(itemMoves, to: &out) { move, out in
                 out += "{\"item\":"
                 Self.write(move.item, to: &out)
                 out += ",\"section\":"
                 Self.write(move.section, to: &out)
                 out += ",\"index\":\(move.index)}"
             }
-            out += "]"
         }
         if let itemOrders {
-            out += ",\"itemOrders\":["
-            for (index, order) in itemOrders.enumerated() {
-                if index > 0 { out += "," }
+            out += ",\"itemOrders\":"
+            Self.write(itemOrders, to: &out) { order, out in
                 out += "{\"section\":"
                 Self.write(order.section, to: &out)
                 out += ",\"items\":"
                 Self.write(order.items, to: &out)
                 out += "}"
             }
-            out += "]"
         }
         out += "}"
         return out
     }
 
-    private static func write(_ strings: [String], to out: inout String) {
+    /// A JSON array of `elements`, each written by `element`.
+    private static func write<Element>(_ elements: [Element], to out: inout String,
+                                       _ element: (Element, inout String) -> Void) {
         out += "["
-        for (index, string) in strings.enumerated() {
+        for (index, value) in elements.enumerated() {
             if index > 0 { out += "," }
-            write(string, to: &out)
+            element(value, &out)
         }
         out += "]"
+    }
+
+    private static func write(_ strings: [String], to out: inout String) {
+        write(strings, to: &out) { string, out in write(string, to: &out) }
     }
 
     private static func write(_ string: String, to out: inout String) {
