@@ -45,6 +45,19 @@ struct MigrationTests {
         #expect(result.revision == 2)
         let imports = try latest.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM import") }
         #expect(imports == 1)
+        // Migration 0004 rebuilt the item table: a plain index on positions, no UNIQUE one, and
+        // the rows, triggers and checks still in place.
+        let indexes = try latest.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, \"unique\" FROM pragma_index_list('item')").map { ($0[0] as String, $0[1] as Bool) }
+        }
+        #expect(indexes.contains { $0.0 == "item_place" && !$0.1 })
+        let positionColumns = try latest.writer.read { db in
+            try indexes.filter(\.1).map { index in try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index.0]) }
+        }
+        #expect(!positionColumns.contains(["section_pk", "position"]))
+        let triggers = try latest.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") }
+        #expect(triggers == ["item_fits_section_on_insert", "item_fits_section_on_update", "section_keeps_its_items"])
+        try latest.checkIntegrity()
         // The journal starts with the first write after the upgrade.
         #expect(try latest.changes(in: "old", since: 1).stages.isEmpty)
         #expect(throws: StoreError.revisionTooOld(catalog: "old", requested: 0, oldest: 1)) { try latest.changes(in: "old", since: 0) }
