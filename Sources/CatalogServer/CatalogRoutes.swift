@@ -142,7 +142,8 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             batch.baseRevision = batch.baseRevision ?? expected
         }
-        return try json(Documents.write(store.apply(batch, to: name)))
+        let (store, finished) = (self.store, batch)
+        return try json(Documents.write(await Self.offload { try store.apply(finished, to: name) }))
     }
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
@@ -165,8 +166,22 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             base = base ?? expected
         }
-        return try json(Documents.write(store.move(item: fields.item, toSection: fields.toSection, index: fields.index,
-                                                   policy: policy, in: name, baseRevision: base)))
+        let (store, baseRevision) = (self.store, base)
+        return try json(Documents.write(await Self.offload {
+            try store.move(item: fields.item, toSection: fields.toSection, index: fields.index, policy: policy, in: name,
+                           baseRevision: baseRevision)
+        }))
+    }
+
+    /// Threads for writes, which block while SQLite works: off the server's own threads, so
+    /// those keep reading and answering requests meanwhile, and so that writes arriving together
+    /// wait side by side and the store commits them as one group.
+    private static let writeQueue = DispatchQueue(label: "CatalogKit.writes", attributes: .concurrent)
+
+    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writeQueue.async { continuation.resume(with: Result { try work() }) }
+        }
     }
 
     // MARK: Helpers

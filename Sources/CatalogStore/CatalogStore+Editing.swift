@@ -13,7 +13,7 @@ extension CatalogStore {
     ///   why); ``StoreError/unknownCatalog(_:)``; ``StoreError/database(_:)``.
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
-        try write { db in
+        try combinedWrite { db in
             if let result = try Self.moveToShelfWithRoom(batch, catalog: catalog, in: db) { return result }
             return try Self.commit(try Self.edit(catalog, with: batch, in: db), catalog: catalog, in: db)
         }

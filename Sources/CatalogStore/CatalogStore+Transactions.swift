@@ -22,6 +22,19 @@ extension CatalogStore {
         return result
     }
 
+    /// Like ``write(_:)``, but the transaction may be shared with edits other threads make at the
+    /// same moment, each in its own savepoint (see ``WriteCombiner``).
+    func combinedWrite<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
+        let result: T
+        do {
+            result = try combiner.write(writer, body)
+        } catch {
+            throw Self.storeError(from: error)
+        }
+        checkpointer?.didWrite()
+        return result
+    }
+
     static func storeError(from error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
         return .database(describe(error))

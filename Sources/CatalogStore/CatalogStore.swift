@@ -13,6 +13,8 @@ public final class CatalogStore: Sendable {
     let writer: any DatabaseWriter
     /// Checkpoints the WAL off the write path (file databases opened for writing only).
     let checkpointer: WALCheckpointer?
+    /// Groups edits that arrive together into one transaction.
+    let combiner = WriteCombiner()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///

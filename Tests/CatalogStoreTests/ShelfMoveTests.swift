@@ -82,3 +82,76 @@ extension Catalog {
         return catalog
     }
 }
+
+/// Threads sharing one store: their writes are grouped into shared transactions, and each still
+/// lands or fails on its own.
+@Suite("Grouped writes")
+struct GroupedWriteTests {
+    @Test("eight threads writing through one store: every write lands once or fails alone")
+    func threadsShareTransactions() throws {
+        let (path, folder) = try temporaryDatabasePath("grouped")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: path)
+        var catalog = Catalog(name: "shelf", sections: (0..<8).map { s in
+            Section(id: "s\(s)", kind: .bookshelf, capacity: 1_000, items: (0..<20).map { i in
+                Item(id: "b\(s)-\(i)", content: .book(Book(title: "Book \(s)-\(i)", cover: "c")))
+            })
+        })
+        catalog.revision = try store.replace(catalog).revision
+        let first = catalog
+
+        let threads = 8, writesPerThread = 40
+        let log = Log()
+        let done = DispatchGroup()
+        for t in 0..<threads {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                for n in 0..<writesPerThread {
+                    // Each thread moves its own shelf's books to the next shelf (quick path),
+                    // sometimes inside a two-operation batch (editor path), sometimes an unknown
+                    // book (refused alone).
+                    let book = "b\(t)-\(n % 20)"
+                    let operations: [BatchOperation]
+                    switch n % 5 {
+                    case 3: operations = [.moveItem(id: book, toSection: "s\((t + 2) % 8)", index: 0),
+                                          .moveItem(id: book, toSection: "s\(t)", index: nil)]
+                    case 4: operations = [.moveItem(id: "missing-\(t)-\(n)", toSection: "s0", index: nil)]
+                    default: operations = [.moveItem(id: book, toSection: "s\((t + 1) % 8)", index: nil)]
+                    }
+                    do {
+                        log.landed(try store.apply(Batch(operations: operations), to: "shelf").revision)
+                    } catch StoreError.rejected {
+                        log.refused()
+                    } catch {
+                        log.failed("\(error)")
+                    }
+                }
+            }.start()
+        }
+        done.wait()
+        let (revisions, refused, failures) = log.snapshot()
+        #expect(failures.isEmpty, "\(failures)")
+        // Every landed write got its own revision, one after another, and the refused ones none.
+        #expect(revisions.sorted() == Array(first.revision + 1...first.revision + revisions.count))
+        #expect(refused == threads * writesPerThread / 5)
+        let last = try store.catalog(named: "shelf")
+        #expect(last.revision == first.revision + revisions.count)
+        #expect(last.itemCount == first.itemCount)
+        #expect(try store.changes(in: "shelf", since: first.revision).violations(from: first, to: last) == [])
+        try store.checkIntegrity()
+        #expect(store.combiner.largestGroup > 1, "the writes never overlapped")
+    }
+
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var revisions: [Int] = []
+        private var refusals = 0
+        private var failures: [String] = []
+
+        func landed(_ revision: Int) { lock.withLock { revisions.append(revision) } }
+        func refused() { lock.withLock { refusals += 1 } }
+        func failed(_ message: String) { lock.withLock { failures.append(message) } }
+        func snapshot() -> ([Int], Int, [String]) { lock.withLock { (revisions, refusals, failures) } }
+    }
+}
