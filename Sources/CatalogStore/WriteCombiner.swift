@@ -29,8 +29,10 @@ final class WriteCombiner: @unchecked Sendable {
     private let lock = NSLock()
     private var waiting: [Request] = []
     private var leading = false
+    private var largest = 1
+
     /// The most edits one transaction has carried so far (for tests).
-    private(set) var largestGroup = 1
+    var largestGroup: Int { lock.withLock { largest } }
 
     /// Runs `body` in a write transaction, possibly shared with other callers' edits.
     func write<T>(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> T) throws -> T {
@@ -57,7 +59,7 @@ final class WriteCombiner: @unchecked Sendable {
             waiting.removeFirst(group.count)
             return group
         }
-        if group.count > 1 { lock.withLock { largestGroup = max(largestGroup, group.count) } }
+        if group.count > 1 { lock.withLock { largest = max(largest, group.count) } }
         if group.count == 1 {
             // Alone: no savepoint needed, a throw rolls the transaction back.
             do {
@@ -84,6 +86,10 @@ final class WriteCombiner: @unchecked Sendable {
         do {
             try writer.write { db in
                 for request in group {
+                    // Some errors (a full disk, an I/O error) make SQLite roll the whole
+                    // transaction back: then no later edit may run, for it would run outside
+                    // any transaction, and the group fails as a whole below.
+                    guard db.isInsideTransaction else { break }
                     do {
                         var value: Any?
                         try db.inSavepoint {
@@ -95,9 +101,12 @@ final class WriteCombiner: @unchecked Sendable {
                         request.result = .failure(error)
                     }
                 }
+                if !db.isInsideTransaction {
+                    throw StoreError.database("a write failed and SQLite rolled back the transaction it shared with others")
+                }
             }
         } catch {
-            // The commit failed: nothing of the group was written.
+            // The transaction did not commit: nothing of the group was written.
             for request in group { request.result = .failure(error) }
         }
     }
