@@ -34,6 +34,9 @@ final class WriteCombiner: @unchecked Sendable {
     /// The most edits one transaction has carried so far (for tests).
     var largestGroup: Int { lock.withLock { largest } }
 
+    /// Edits waiting for a transaction (for tests).
+    var waitingCount: Int { lock.withLock { waiting.count } }
+
     /// Runs `body` in a write transaction, possibly shared with other callers' edits.
     func write<T>(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> T) throws -> T {
         let request = Request { db in try body(db) }
@@ -87,8 +90,8 @@ final class WriteCombiner: @unchecked Sendable {
             try writer.write { db in
                 for request in group {
                     // Some errors (a full disk, an I/O error) make SQLite roll the whole
-                    // transaction back: then no later edit may run, for it would run outside
-                    // any transaction, and the group fails as a whole below.
+                    // transaction back: then no later edit may run (GRDB refuses them too), and
+                    // the group fails as a whole below.
                     guard db.isInsideTransaction else { break }
                     do {
                         var value: Any?

@@ -155,3 +155,54 @@ struct GroupedWriteTests {
         func snapshot() -> ([Int], Int, [String]) { lock.withLock { (revisions, refusals, failures) } }
     }
 }
+
+extension GroupedWriteTests {
+    @Test("an edit that makes SQLite roll the shared transaction back fails its whole group, and nothing of it is written")
+    func rolledBackGroup() throws {
+        let (path, folder) = try temporaryDatabasePath("rollback")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: path)
+        try store.writer.write { db in try db.execute(sql: "CREATE TABLE mark (name TEXT)") }
+        let combiner = WriteCombiner()
+        let release = DispatchSemaphore(value: 0)
+        let results = ResultsBox()
+        let done = DispatchGroup()
+        func start(_ name: String, _ body: @escaping @Sendable (Database) throws -> Void) {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do {
+                    try combiner.write(store.writer) { db in try body(db) }
+                    results.set(name, "ok")
+                } catch {
+                    results.set(name, "failed")
+                }
+            }.start()
+        }
+        // The first edit holds the transaction until the three others wait behind it, in order.
+        start("first") { db in
+            try db.execute(sql: "INSERT INTO mark VALUES ('first')")
+            release.wait()
+        }
+        while combiner.waitingCount > 0 { usleep(1_000) }
+        for (index, name) in ["before", "rollback", "after"].enumerated() {
+            start(name) { db in
+                if name == "rollback" { try db.execute(sql: "ROLLBACK") } else { try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name]) }
+            }
+            while combiner.waitingCount < index + 1 { usleep(1_000) }
+        }
+        release.signal()
+        done.wait()
+        #expect(results.all == ["first": "ok", "before": "failed", "rollback": "failed", "after": "failed"])
+        #expect(combiner.largestGroup == 3)
+        let marks = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM mark") }
+        #expect(marks == ["first"])
+    }
+
+    final class ResultsBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var results: [String: String] = [:]
+        func set(_ name: String, _ result: String) { lock.withLock { results[name] = result } }
+        var all: [String: String] { lock.withLock { results } }
+    }
+}
