@@ -79,7 +79,7 @@ struct Problem: Error {
             return Problem(status: .badRequest, kind: "revision-not-reached", detail: error.description, path: "since")
         case .invalidCatalog, .catalogNamedTwice:
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
-        case .cannotOpen, .database, .positionsNotContiguous:
+        case .cannotOpen, .database, .positionsNotContiguous, .overCapacity:
             return Problem(status: .internalServerError, kind: "database", detail: error.description)
         }
     }

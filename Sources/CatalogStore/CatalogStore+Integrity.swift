@@ -2,8 +2,10 @@ import GRDB
 
 extension CatalogStore {
     /// Checks the whole database: SQLite's `integrity_check` and `foreign_key_check`, then the
-    /// model's own rule that every catalogue's sections, and every section's items, sit at
-    /// positions 0..<count. Throws ``StoreError/database(_:)`` naming the first problem.
+    /// model's own rules — every catalogue's sections, and every section's items, at positions
+    /// exactly 0..<count, and no section over its capacity. Throws the first problem found:
+    /// ``StoreError/database(_:)``, ``StoreError/positionsNotContiguous(catalog:section:)`` or
+    /// ``StoreError/overCapacity(catalog:section:count:capacity:)``.
     ///
     /// For tests, tools and after a crash; ordinary writes check what they touch themselves.
     public func checkIntegrity() throws(StoreError) {
@@ -15,31 +17,52 @@ extension CatalogStore {
             if let row = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") {
                 throw StoreError.database("foreign key check failed: \(row)")
             }
-            if let catalog = try String.fetchOne(db, sql: """
-                SELECT c.name FROM catalog c JOIN section s ON s.catalog_pk = c.pk GROUP BY c.pk
-                HAVING min(s.position) <> 0 OR max(s.position) <> count(*) - 1 LIMIT 1
-                """) {
-                throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)")
-            }
-            // Items: sorted by position, the k-th of a section at k (no gap, no repeat), and no
-            // more of them than the section's capacity.
-            if let row = try Row.fetchOne(db, sql: """
-                SELECT c.name, s.id FROM section s JOIN catalog c ON c.pk = s.catalog_pk JOIN (
-                    SELECT section_pk, position, row_number() OVER (PARTITION BY section_pk ORDER BY position) - 1 AS rank
-                    FROM item
-                ) i ON i.section_pk = s.pk
-                WHERE i.position <> i.rank LIMIT 1
-                """) {
-                throw StoreError.positionsNotContiguous(catalog: row[0], section: row[1])
+            for row in try Row.fetchAll(db, sql: "SELECT pk, name FROM catalog ORDER BY name") {
+                try Self.verifyPositions(ofCatalog: row[0], named: row[1], in: db)
             }
             if let row = try Row.fetchOne(db, sql: """
-                SELECT c.name, s.id, s.capacity, count(*) FROM section s JOIN catalog c ON c.pk = s.catalog_pk
+                SELECT c.name, s.id, count(*), s.capacity FROM section s JOIN catalog c ON c.pk = s.catalog_pk
                 JOIN item i ON i.section_pk = s.pk
                 WHERE s.capacity IS NOT NULL GROUP BY s.pk HAVING count(*) > s.capacity LIMIT 1
                 """) {
-                let (catalog, section, capacity, count): (String, String, Int, Int) = (row[0], row[1], row[2], row[3])
-                throw StoreError.database("section \(section) of \(catalog) holds \(count) items, over its capacity of \(capacity)")
+                throw StoreError.overCapacity(catalog: row[0], section: row[1], count: row[2], capacity: row[3])
             }
+        }
+    }
+
+    /// Checks that a catalogue's sections sit at positions 0..<n, and each section's items at
+    /// exactly 0..<count: sorted by position, the k-th item of a section must be at k, which
+    /// rules out gaps and repeats alike (item positions have no UNIQUE index since migration
+    /// 0004; section positions do, so min and max prove theirs). Run on every import.
+    static func verifyPositions(ofCatalog catalogPK: Int64, named catalog: String, in db: Database) throws {
+        let sectionsOK = try Bool.fetchOne(db, sql: """
+            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
+            """, arguments: [catalogPK]) ?? true
+        if !sectionsOK { throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)") }
+        if let broken = try String.fetchOne(db, sql: """
+            SELECT s.id FROM section s JOIN (
+                SELECT section_pk, position, row_number() OVER (PARTITION BY section_pk ORDER BY position) - 1 AS rank
+                FROM item WHERE catalog_pk = ?
+            ) i ON i.section_pk = s.pk
+            WHERE i.position <> i.rank LIMIT 1
+            """, arguments: [catalogPK]) {
+            throw StoreError.positionsNotContiguous(catalog: catalog, section: broken)
+        }
+    }
+
+    /// Checks that one section's items sit at exactly 0..<count (no gap, no position twice) and
+    /// that there are no more of them than `capacity`, reading the positions from the index
+    /// alone: what every write runs on the sections it wrote, before its commit.
+    static func verifyItemPositions(ofSection pk: Int64, id: String, capacity: Int?, catalog: String, in db: Database) throws {
+        let positions = try db.cachedStatement(sql: "SELECT position FROM item WHERE section_pk = ? ORDER BY position")
+        let cursor = try Int.fetchCursor(positions, arguments: [pk])
+        var count = 0
+        while let position = try cursor.next() {
+            guard position == count else { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+            count += 1
+        }
+        if let capacity, count > capacity {
+            throw StoreError.overCapacity(catalog: catalog, section: id, count: count, capacity: capacity)
         }
     }
 }

@@ -112,7 +112,7 @@ struct CatalogWriter {
                                  catalog.itemCount, record.derivedIDs, record.duplicates, record.ignoredKeys,
                                  ISO8601DateFormatter().string(from: Date())])
         }
-        try Self.verifyContiguousPositions(catalogPK: catalogPK, catalog: catalog.name, in: db)
+        try CatalogStore.verifyPositions(ofCatalog: catalogPK, named: catalog.name, in: db)
         var new = catalog
         new.revision = revision
         try CatalogStore.journal(RevisionPatch(from: new, to: old), catalogPK: catalogPK, revision: revision, in: db)
@@ -124,25 +124,5 @@ struct CatalogWriter {
             throw StoreError.database("the stored catalogue repeats ids: \(error)")
         }
         return WriteResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision, changeset: changeset)
-    }
-
-    /// Checks that sections are at positions 0..<n in the catalogue, and items at exactly
-    /// 0..<count in each section: sorted by position, the k-th item of a section must be at k,
-    /// which rules out gaps and repeats alike (item positions have no UNIQUE index since
-    /// migration 0004; section positions do, so min and max prove theirs).
-    static func verifyContiguousPositions(catalogPK: Int64, catalog: String, in db: Database) throws {
-        let sectionsOK = try Bool.fetchOne(db, sql: """
-            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
-            """, arguments: [catalogPK]) ?? true
-        if !sectionsOK { throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)") }
-        if let broken = try String.fetchOne(db, sql: """
-            SELECT s.id FROM section s JOIN (
-                SELECT section_pk, position, row_number() OVER (PARTITION BY section_pk ORDER BY position) - 1 AS rank
-                FROM item WHERE catalog_pk = ?
-            ) i ON i.section_pk = s.pk
-            WHERE i.position <> i.rank LIMIT 1
-            """, arguments: [catalogPK]) {
-            throw StoreError.positionsNotContiguous(catalog: catalog, section: broken)
-        }
     }
 }

@@ -59,19 +59,4 @@ extension CatalogStore {
                            changeset: Changeset(stages: [Stage(items: ItemChanges(moved: [move]))],
                                                 fromRevision: revision, toRevision: newRevision))
     }
-
-    /// Checks that a section's items sit at exactly 0..<count (no gap, no position twice) and
-    /// that there are no more of them than `capacity`. Reads the positions from the index only.
-    static func verifyItemPositions(ofSection pk: Int64, id: String, capacity: Int?, catalog: String, in db: Database) throws {
-        let positions = try db.cachedStatement(sql: "SELECT position FROM item WHERE section_pk = ? ORDER BY position")
-        let cursor = try Int.fetchCursor(positions, arguments: [pk])
-        var count = 0
-        while let position = try cursor.next() {
-            guard position == count else { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
-            count += 1
-        }
-        if let capacity, count > capacity {
-            throw StoreError.database("section \(id) of \(catalog) holds \(count) items, over its capacity of \(capacity)")
-        }
-    }
 }

@@ -12,6 +12,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case database(String)
     /// A write left a section's positions with a gap or a duplicate; it was rolled back.
     case positionsNotContiguous(catalog: String, section: String)
+    /// A section holds more items than its capacity (found by a write's check or by
+    /// `checkIntegrity`, never left by a write: it was rolled back).
+    case overCapacity(catalog: String, section: String, count: Int, capacity: Int)
     /// Two catalogues of one write share a name: the second would silently replace the first.
     /// `sources` are the files they came from, where known.
     case catalogNamedTwice(String, sources: [String])
@@ -35,6 +38,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the database refused the write: \(message)"
         case .positionsNotContiguous(let catalog, let section):
             "positions in section \"\(section)\" of catalogue \"\(catalog)\" are not contiguous; the write was rolled back"
+        case .overCapacity(let catalog, let section, let count, let capacity):
+            "section \"\(section)\" of catalogue \"\(catalog)\" holds \(count) items, over its capacity of \(capacity)"
         case .catalogNamedTwice(let name, let sources) where sources.count == 2:
             "\(sources[0]) and \(sources[1]) both name the catalogue \"\(name)\"; import them separately or rename one"
         case .catalogNamedTwice(let name, _):

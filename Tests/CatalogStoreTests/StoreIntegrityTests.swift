@@ -70,11 +70,19 @@ struct StoreIntegrityTests {
             try db.execute(sql: "DROP TRIGGER section_keeps_its_items")
             try db.execute(sql: "UPDATE section SET capacity = 2 WHERE id = 'a'")
         }
-        do {
-            try store.checkIntegrity()
-            Issue.record("expected the over-full shelf to be found")
-        } catch {
-            #expect("\(error)".contains("holds 3 items, over its capacity of 2"))
+        #expect(throws: StoreError.overCapacity(catalog: "shelf", section: "a", count: 3, capacity: 2)) { try store.checkIntegrity() }
+        // The check every write runs on the sections it wrote finds the same, and a repeat.
+        try store.writer.read { db in
+            #expect(throws: StoreError.overCapacity(catalog: "shelf", section: "a", count: 3, capacity: 2)) {
+                try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: 2, catalog: "shelf", in: db)
+            }
+            try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: nil, catalog: "shelf", in: db)
+        }
+        try store.writer.write { db in try db.execute(sql: "UPDATE item SET position = 1 WHERE id = 'b3'") }
+        _ = try store.writer.read { db in
+            #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+                try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: nil, catalog: "shelf", in: db)
+            }
         }
     }
 
@@ -104,7 +112,7 @@ struct StoreIntegrityTests {
         #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "v")) {
             try store.write { db in
                 try db.execute(sql: "UPDATE item SET position = 3 WHERE id = 'v1'")
-                try CatalogWriter.verifyContiguousPositions(catalogPK: 1, catalog: "shelf", in: db)
+                try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
             }
         }
         #expect(try store.catalog(named: "shelf") == before)
@@ -112,7 +120,7 @@ struct StoreIntegrityTests {
         #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
             try store.write { db in
                 try db.execute(sql: "UPDATE item SET position = 0 WHERE id = 'b2'")
-                try CatalogWriter.verifyContiguousPositions(catalogPK: 1, catalog: "shelf", in: db)
+                try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
             }
         }
         #expect(try store.catalog(named: "shelf") == before)
