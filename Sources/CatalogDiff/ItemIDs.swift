@@ -39,6 +39,12 @@ struct ItemIDs<ID: Hashable> {
         sectionOf.isEmpty ? 0 : Int(sectionOf[position])
     }
 
+    /// The flat positions of section `s`.
+    @inline(__always)
+    func positions(ofSection s: Int) -> Range<Int> {
+        starts[s]..<starts[s + 1]
+    }
+
     /// The item path of a flat position.
     func path(_ position: Int) -> ItemPath {
         let s = section(of: position)

@@ -52,8 +52,6 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     // Items by flat position (see ``ItemIDs``).
     let aIDs: ItemIDs<I>
     let bIDs: ItemIDs<I>
-    var aStart: [Int] { aIDs.starts }
-    var bStart: [Int] { bIDs.starts }
     /// One table over both snapshots' item ids (see ``IDTable``).
     let table: IDTable
     /// The B position of each A position, and the reverse; −1 where the item is not there.
@@ -120,10 +118,6 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         return (table, aToB, bToA, duplicatesInA, duplicatesInB)
     }
 
-    /// A's or B's item path of a flat position.
-    func aPath(_ p: Int) -> ItemPath { aIDs.path(p) }
-    func bPath(_ q: Int) -> ItemPath { bIDs.path(q) }
-
     /// The B index of A's section `s`, or nil when B deletes it.
     func survivingIndex(ofA s: Int) -> Int? { bSection[a.sections[s]] }
 
@@ -132,7 +126,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // precedes them in B, so that few of them need moving later.
         var receivers = Set<Int>()
         for s in b.sections.indices where aSection[b.sections[s]] == nil {
-            if (bStart[s]..<bStart[s + 1]).contains(where: { bToA[$0] >= 0 }) { receivers.insert(s) }
+            if bIDs.positions(ofSection: s).contains(where: { bToA[$0] >= 0 }) { receivers.insert(s) }
         }
         var following: [Int: [Int]] = [:]  // A index (−1: the front) → receiving B sections
         var anchor = -1
@@ -170,8 +164,9 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             for (index, entry) in s1.enumerated() {
                 guard case .old(let s) = entry else { continue }
                 guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
-                let (start, end) = (aStart[s], aStart[s + 1])
-                let targets = bStart[t]..<bStart[t + 1]
+                let sources = aIDs.positions(ofSection: s)
+                let (start, end) = (sources.lowerBound, sources.upperBound)
+                let targets = bIDs.positions(ofSection: t)
                 var stays = 0
                 stayTo.withUnsafeMutableBufferPointer { stayTo in
                     for p in start..<end {
@@ -205,17 +200,18 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 let isNewSection = aSection[b.sections[t]] == nil
                 // The A positions that are in this S1 section already (none for a new section).
                 let local: Range<Int>
-                if case .old(let s) = s1[index] { local = aStart[s]..<aStart[s + 1] } else { local = 0..<0 }
-                for q in bStart[t]..<bStart[t + 1] {
+                if case .old(let s) = s1[index] { local = aIDs.positions(ofSection: s) } else { local = 0..<0 }
+                let targets = bIDs.positions(ofSection: t)
+                for q in targets {
                     let p = Int(bToA[q])
                     guard p >= 0 else {
-                        if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - bStart[t])) }
+                        if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - targets.lowerBound)) }
                         continue
                     }
                     if !local.contains(p) {  // from another section
-                        let source = aPath(p)
+                        let source = aIDs.path(p)
                         items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
-                                                to: ItemPath(section: index, item: q - bStart[t])))
+                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
                         if !moved.isEmpty { moved[q] = true }
                     }
                 }
@@ -228,8 +224,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             let p = table.position(of: id, in: aIDs, bIDs)
             guard p >= 0, aToB[p] >= 0 else { continue }
             let q = Int(aToB[p])
-            let source = aPath(p)
-            let target = bPath(q)
+            let source = aIDs.path(p)
+            let target = bIDs.path(q)
             if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
             let before = ItemPath(section: s1OfA[source.section], item: source.item)
             let after = ItemPath(section: s1OfB[target.section]!, item: target.item)

@@ -12,22 +12,21 @@ extension CatalogStore {
 
     /// Runs `body` in one write transaction: it commits whole, or a throw rolls everything back.
     func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        let result: T
-        do {
-            result = try writer.write(body)
-        } catch {
-            throw Self.storeError(from: error)
-        }
-        checkpointer?.didWrite()
-        return result
+        try committed { try writer.write(body) }
     }
 
     /// Like ``write(_:)``, but the transaction may be shared with edits other threads make at the
     /// same moment, each in its own savepoint (see ``WriteCombiner``).
     func combinedWrite<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
+        try committed { try combiner.write(writer, body) }
+    }
+
+    /// A write's outcome as a ``StoreError``; a committed write counts towards the next
+    /// background checkpoint.
+    private func committed<T>(_ write: () throws -> T) throws(StoreError) -> T {
         let result: T
         do {
-            result = try combiner.write(writer, body)
+            result = try write()
         } catch {
             throw Self.storeError(from: error)
         }

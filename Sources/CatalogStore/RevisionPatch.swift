@@ -86,11 +86,18 @@ struct RevisionPatch: Codable, Equatable {
         var byID: [String: Section] = [:]
         for section in new.sections { byID[section.id] = section }
         for move in (itemMoves ?? []).reversed() {
-            guard let current = new.sections.first(where: { byID[$0.id]!.items.contains { $0.id == move.item } })?.id,
-                  let position = byID[current]!.items.firstIndex(where: { $0.id == move.item }),
-                  byID[move.section] != nil
-            else { throw StoreError.database("the journal of \(new.name) moves item \(move.item) it cannot find") }
-            let item = byID[current]!.items.remove(at: position)
+            // Where the item is now: one pass over the sections (a patch holds a move or few).
+            var found: (section: String, index: Int)?
+            for section in new.sections {
+                if let index = byID[section.id]!.items.firstIndex(where: { $0.id == move.item }) {
+                    found = (section.id, index)
+                    break
+                }
+            }
+            guard let found, byID[move.section] != nil else {
+                throw StoreError.database("the journal of \(new.name) moves item \(move.item) it cannot find")
+            }
+            let item = byID[found.section]!.items.remove(at: found.index)
             guard move.index >= 0, move.index <= byID[move.section]!.items.count else {
                 throw StoreError.database("the journal of \(new.name) puts item \(move.item) at index \(move.index) of \(move.section)")
             }

@@ -116,4 +116,28 @@ struct JournalTests {
             old = new
         }
     }
+
+    @Test("a journal entry of moves that does not fit the snapshot is a typed error, not a crash")
+    func brokenMoveEntries() throws {
+        let new = Catalog(name: "shelf", revision: 2, sections: [
+            Section(id: "a", kind: .bookshelf, items: [Item(id: "b1", content: .book(Book(title: "One", cover: "1")))]),
+            Section(id: "b", kind: .bookshelf),
+        ])
+        // The real entry: b1 was at index 0 of b.
+        var old = new
+        old.revision = 1
+        old.sections[1].items = old.sections[0].items
+        old.sections[0].items = []
+        let patch = RevisionPatch(itemMoves: [.init(item: "b1", section: "b", index: 0)])
+        #expect(try RevisionPatch.decoded(patch.encoded()).apply(to: new) == old)
+        for (broken, message) in [
+            (RevisionPatch.ItemMove(item: "nowhere", section: "b", index: 0), "moves item nowhere it cannot find"),
+            (.init(item: "b1", section: "gone", index: 0), "moves item b1 it cannot find"),
+            (.init(item: "b1", section: "b", index: 3), "puts item b1 at index 3 of b"),
+        ] {
+            #expect(throws: StoreError.database("the journal of shelf \(message)")) {
+                try RevisionPatch(itemMoves: [broken]).apply(to: new)
+            }
+        }
+    }
 }
