@@ -13,7 +13,7 @@ struct EditWriter {
     let db: Database
     let source: DatabaseCatalogSource
     let editor: CatalogEditor<DatabaseCatalogSource>
-    /// Distinct negative positions for rows in transit.
+    /// Distinct negative positions for section rows in transit (section positions are UNIQUE).
     private var parking: Int64 = -1
 
     init(db: Database, editor: CatalogEditor<DatabaseCatalogSource>) {
@@ -93,7 +93,8 @@ struct EditWriter {
             try deleteSection.execute(arguments: [sectionPKs[id]!])
         }
 
-        // New rows into the slots left free, then new content.
+        // New rows last: the shifts above select rows by position and must not catch them. Then
+        // new content.
         let inserter = try ItemInserter(db: db)
         for (item, sectionPK, position) in newItems {
             try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, position: position)
@@ -124,7 +125,7 @@ struct EditWriter {
     }
 
     /// A place for an item: a section's row key and a position in it.
-    struct Slot: Hashable {
+    struct Slot {
         var section: Int64
         var position: Int
     }
@@ -173,7 +174,7 @@ struct EditWriter {
     static let runsPerStatement = 1_000
 
     /// A run of rows in one section, at positions `first...last`, all moving by `delta`.
-    struct Run: Equatable {
+    struct Run {
         var first: Int
         var last: Int
         var delta: Int
