@@ -179,12 +179,15 @@ extension GroupedWriteTests {
                 }
             }.start()
         }
-        // The first edit holds the transaction until the three others wait behind it, in order.
+        // The first edit leads and holds the transaction until the three others wait behind it,
+        // in order (none of them can lead while it does).
+        let entered = DispatchSemaphore(value: 0)
         start("first") { db in
             try db.execute(sql: "INSERT INTO mark VALUES ('first')")
+            entered.signal()
             release.wait()
         }
-        while combiner.waitingCount > 0 { usleep(1_000) }
+        entered.wait()
         for (index, name) in ["before", "rollback", "after"].enumerated() {
             start(name) { db in
                 if name == "rollback" { try db.execute(sql: "ROLLBACK") } else { try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name]) }
