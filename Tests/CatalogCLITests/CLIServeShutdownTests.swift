@@ -61,7 +61,9 @@ struct CLIServeShutdownTests {
             answered.finish()
         }
         client.start()
-        while answered.value < 40 { usleep(2_000) }
+        // Until 40 moves are answered (or the client stopped early: then the checks below fail).
+        while answered.value < 40 && !answered.isFinished { usleep(2_000) }
+        #expect(answered.value >= 40, "the server stopped answering before SIGTERM")
         server.terminate()  // SIGTERM
         server.waitUntilExit()
         answered.waitUntilFinished()
@@ -82,6 +84,8 @@ struct CLIServeShutdownTests {
         private var finished = false
 
         var value: Int { lock.withLock { count } }
+
+        var isFinished: Bool { lock.withLock { finished } }
 
         func increment() { lock.withLock { count += 1 } }
 

@@ -187,12 +187,16 @@ extension GroupedWriteTests {
             entered.signal()
             release.wait()
         }
-        entered.wait()
+        guard entered.wait(timeout: .now() + 60) == .success else {
+            Issue.record("the first edit never ran")
+            return
+        }
         for (index, name) in ["before", "rollback", "after"].enumerated() {
             start(name) { db in
                 if name == "rollback" { try db.execute(sql: "ROLLBACK") } else { try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name]) }
             }
-            while combiner.waitingCount < index + 1 { usleep(1_000) }
+            let deadline = Date().addingTimeInterval(60)
+            while combiner.waitingCount < index + 1 && Date() < deadline { usleep(1_000) }
         }
         release.signal()
         done.wait()

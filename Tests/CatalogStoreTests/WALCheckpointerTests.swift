@@ -61,7 +61,10 @@ struct WALCheckpointerTests {
             finished.signal()
         }
         writer.start()
-        writing.wait()
+        guard writing.wait(timeout: .now() + 60) == .success else {
+            Issue.record("the write transaction never started")
+            return
+        }
         // Meanwhile the snapshot reads in full, at the last committed revision.
         let started = Date()
         let snapshot = try store.catalog(named: "shelves")
