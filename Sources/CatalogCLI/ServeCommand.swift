@@ -31,16 +31,22 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The largest request body accepted, in bytes.")
     var bodyLimit = 16 << 20
 
+    @Option(help: "The least severe log messages printed: trace, debug, info (one line per request), notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let store = try global.openStore()
         let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "catalog.serve")
+        logger.logLevel = logLevel
         let host = self.host
         let app = CatalogServer.application(
             store: store,
             configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads),
+            logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.
                 FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.path))\n".utf8))
@@ -60,6 +66,8 @@ struct ServeCommand: ParsableCommand {
         if let error = failure.error { throw CLIError("the server stopped: \(error)") }
     }
 }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Carries the server's error from its task to the waiting thread.
 private final class FailureBox: @unchecked Sendable {

@@ -131,7 +131,8 @@ struct CatalogRoutes: Sendable {
         let imported = try CatalogImporter.decode(body, fileName: "request body", options: ImportOptions(catalogName: name, format: format))
         var catalog = imported.catalog
         catalog.name = name
-        let result = try store.replace(catalog, record: ImportRecord(imported.report))
+        let (store, record, finished) = (self.store, ImportRecord(imported.report), catalog)
+        let result = try await Self.offload { try store.replace(finished, record: record) }
         return try json(Documents.write(result), status: result.previousRevision == 0 ? .created : .ok)
     }
 
@@ -142,8 +143,7 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             batch.baseRevision = batch.baseRevision ?? expected
         }
-        let (store, finished) = (self.store, batch)
-        return try json(Documents.write(await Self.offload { try store.apply(finished, to: name) }))
+        return try json(Documents.write(await store.apply(batch, to: name)))
     }
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
@@ -166,17 +166,14 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             base = base ?? expected
         }
-        let (store, baseRevision) = (self.store, base)
-        return try json(Documents.write(await Self.offload {
-            try store.move(item: fields.item, toSection: fields.toSection, index: fields.index, policy: policy, in: name,
-                           baseRevision: baseRevision)
-        }))
+        return try json(Documents.write(await store.move(item: fields.item, toSection: fields.toSection, index: fields.index,
+                                                         policy: policy, in: name, baseRevision: base)))
     }
 
-    /// Threads for writes, which block while SQLite works: off the server's own threads, so
-    /// those keep reading and answering requests meanwhile, and so that writes arriving together
-    /// wait side by side and the store commits them as one group.
-    private static let writeQueue = DispatchQueue(label: "CatalogKit.writes", attributes: .concurrent)
+    /// Threads for imports, which block while SQLite writes a whole catalogue: off the server's
+    /// own threads, so those keep answering requests meanwhile. (Moves and batches do not need
+    /// this: they wait for the store's next group commit without holding a thread.)
+    private static let writeQueue = DispatchQueue(label: "CatalogKit.imports", attributes: .concurrent)
 
     static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in

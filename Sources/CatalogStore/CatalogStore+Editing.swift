@@ -13,10 +13,14 @@ extension CatalogStore {
     ///   why); ``StoreError/unknownCatalog(_:)``; ``StoreError/database(_:)``.
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
-        try combinedWrite { db in
-            if let result = try Self.moveToShelfWithRoom(batch, catalog: catalog, in: db) { return result }
-            return try Self.commit(try Self.edit(catalog, with: batch, in: db), catalog: catalog, in: db)
-        }
+        try combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
+    }
+
+    /// ``apply(_:to:)`` for async callers: the task waits for its transaction without holding a
+    /// thread (a server's requests queue for the next group commit, however many there are).
+    @discardableResult
+    public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
+        try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
     /// What ``apply(_:to:)`` would do, computed in a read transaction that writes nothing: the
@@ -37,6 +41,22 @@ extension CatalogStore {
                      in catalog: String, baseRevision: Int? = nil) throws(StoreError) -> WriteResult {
         try apply(Batch(baseRevision: baseRevision,
                         operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
+    }
+
+    /// ``move(item:toSection:index:policy:in:baseRevision:)`` for async callers (see the async
+    /// ``apply(_:to:)``).
+    @discardableResult
+    public func move(item: String, toSection section: String, index: Int? = nil, policy: MovePolicy = .reject,
+                     in catalog: String, baseRevision: Int? = nil) async throws(StoreError) -> WriteResult {
+        try await apply(Batch(baseRevision: baseRevision,
+                              operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
+    }
+
+    /// The batch written in the caller's transaction: a single move to a shelf with room takes
+    /// the quick path, anything else the editor.
+    static func write(_ batch: Batch, to catalog: String, in db: Database) throws -> WriteResult {
+        if let result = try moveToShelfWithRoom(batch, catalog: catalog, in: db) { return result }
+        return try commit(try edit(catalog, with: batch, in: db), catalog: catalog, in: db)
     }
 
     /// The batch applied by an editor reading the catalogue in `db`; a broken rule becomes

@@ -21,6 +21,15 @@ extension CatalogStore {
         try committed { try combiner.write(writer, body) }
     }
 
+    /// Like ``combinedWrite(_:)``, but the caller's task waits without holding a thread, so that
+    /// however many requests a server has waiting, all of them can join the next group.
+    func combinedWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        let outcome: Result<T, any Error> = await withCheckedContinuation { continuation in
+            combiner.submit(writer, body) { result in continuation.resume(returning: result) }
+        }
+        return try committed { try outcome.get() }
+    }
+
     /// A write's outcome as a ``StoreError``; a committed write counts towards the next
     /// background checkpoint.
     private func committed<T>(_ write: () throws -> T) throws(StoreError) -> T {

@@ -5,21 +5,33 @@ import GRDB
 ///
 /// Writes are serialized anyway; what a burst of them — a server answering many clients — pays
 /// per write beyond its own statements is the transaction: BEGIN, and the commit that appends
-/// every page it dirtied to the write-ahead log. Here the first caller to find no transaction
-/// running becomes the leader: it takes every edit waiting, runs each in a savepoint of one
-/// transaction and commits once, then wakes the others with their results, and repeats while
-/// edits keep arriving. Each edit still sees the ones before it, makes its own revision and
-/// journal entry and fails alone (its savepoint rolls back); a failed commit fails them all, and
-/// no caller hears of success before the commit. A lone caller runs its edit as it would anyway.
+/// every page it dirtied to the write-ahead log. Here edits queue up while a transaction runs;
+/// the next group takes every edit waiting, runs each in a savepoint of one transaction and
+/// commits once, then hands every edit its result, and repeats while edits keep arriving. Each
+/// edit still sees the ones before it, makes its own revision and journal entry and fails alone
+/// (its savepoint rolls back); a failed commit fails them all, and no caller hears of success
+/// before the commit. A lone edit runs as it would anyway.
+///
+/// Two kinds of callers share the queue. A blocking caller (``write(_:_:)``) waits on its own
+/// thread and, when its turn comes to lead, runs the group there. An asynchronous caller
+/// (``submit(_:_:completion:)``) holds no thread while it waits: its group runs on the
+/// combiner's own queue. A server needs the second kind: with one blocked thread per waiting
+/// request, the size of a thread pool (a few threads on a small machine), not the number of
+/// clients, would cap the group.
 final class WriteCombiner: @unchecked Sendable {
     /// One edit waiting for, or given, its result.
     private final class Request {
         let body: (Database) throws -> Any
         var result: Result<Any, any Error>?
-        let done = DispatchSemaphore(value: 0)
+        /// A blocking caller waits on this (to be handed its result, or the lead).
+        let done: DispatchSemaphore?
+        /// An asynchronous caller's result goes here.
+        let completion: ((Result<Any, any Error>) -> Void)?
 
-        init(_ body: @escaping (Database) throws -> Any) {
+        init(_ body: @escaping (Database) throws -> Any, completion: ((Result<Any, any Error>) -> Void)? = nil) {
             self.body = body
+            self.completion = completion
+            done = completion == nil ? DispatchSemaphore(value: 0) : nil
         }
     }
 
@@ -30,39 +42,56 @@ final class WriteCombiner: @unchecked Sendable {
     private var waiting: [Request] = []
     private var leading = false
     private var largest = 1
+    /// Where groups led for asynchronous callers run.
+    private let queue = DispatchQueue(label: "CatalogKit.WriteCombiner")
 
-    /// The most edits one transaction has carried so far (for tests).
+    /// The most edits one transaction has carried so far (for tests and benchmarks).
     var largestGroup: Int { lock.withLock { largest } }
 
     /// Edits waiting for a transaction (for tests).
     var waitingCount: Int { lock.withLock { waiting.count } }
 
-    /// Runs `body` in a write transaction, possibly shared with other callers' edits.
+    /// Runs `body` in a write transaction, possibly shared with other callers' edits, blocking
+    /// the calling thread until it has committed or failed.
     func write<T>(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> T) throws -> T {
         let request = Request { db in try body(db) }
-        let leads: Bool = lock.withLock {
-            waiting.append(request)
-            if leading { return false }
-            leading = true
-            return true
-        }
-        if !leads {
+        if !enqueue(request) {
             // Woken with a result, or without one to lead the next group.
-            request.done.wait()
+            request.done!.wait()
         }
         if request.result == nil { lead(writer) }
         return try request.result!.get() as! T
     }
 
-    /// Runs one group — every edit waiting, the leader's first — then hands the lead to the first
-    /// edit that arrived meanwhile, so that no caller waits for more than its own group.
+    /// Queues `body` for a write transaction, possibly shared with other callers' edits, and
+    /// returns at once; `completion` receives the outcome after the commit (or the failure).
+    func submit<T>(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> T,
+                   completion: @escaping (Result<T, any Error>) -> Void) {
+        let request = Request({ db in try body(db) }, completion: { result in completion(result.map { $0 as! T }) })
+        if enqueue(request) {
+            queue.async { self.lead(writer) }
+        }
+    }
+
+    /// Adds `request` to the queue; true when no group is running, so the caller must start one.
+    private func enqueue(_ request: Request) -> Bool {
+        lock.withLock {
+            waiting.append(request)
+            if leading { return false }
+            leading = true
+            return true
+        }
+    }
+
+    /// Runs one group — every edit waiting, in order of arrival — then hands the lead to the
+    /// first edit that arrived meanwhile, so that no caller waits for more than its own group.
     private func lead(_ writer: any DatabaseWriter) {
         let group: [Request] = lock.withLock {
             let group = Array(waiting.prefix(Self.maximumGroup))
             waiting.removeFirst(group.count)
+            if group.count > 1 { largest = max(largest, group.count) }
             return group
         }
-        if group.count > 1 { lock.withLock { largest = max(largest, group.count) } }
         if group.count == 1 {
             // Alone: no savepoint needed, a throw rolls the transaction back.
             do {
@@ -79,9 +108,21 @@ final class WriteCombiner: @unchecked Sendable {
             leading = false
             return nil
         }
-        // The leader's own request is the group's first; it is not waiting.
-        for request in group.dropFirst() { request.done.signal() }
-        next?.done.signal()
+        for (offset, request) in group.enumerated() {
+            if let completion = request.completion {
+                completion(request.result!)
+            } else if offset > 0 {
+                // A blocking leader's own request is the group's first; it is not waiting.
+                request.done!.signal()
+            }
+        }
+        if let next {
+            if let done = next.done {
+                done.signal()
+            } else {
+                queue.async { self.lead(writer) }
+            }
+        }
     }
 
     /// Several edits in one transaction, each in a savepoint.

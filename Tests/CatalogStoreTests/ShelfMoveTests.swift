@@ -213,3 +213,71 @@ extension GroupedWriteTests {
         var all: [String: String] { lock.withLock { results } }
     }
 }
+
+extension GroupedWriteTests {
+    /// A server's requests wait for the next group without holding a thread each, so a group can
+    /// take in every request waiting, not just as many as a thread pool has threads (two or
+    /// three on this machine); and blocking callers share the same groups.
+    @Test("64 async writers and two blocking threads: groups take in the waiting requests, every write lands once or fails alone",
+          .timeLimit(.minutes(2)))
+    func asyncWritersShareGroups() async throws {
+        let (path, folder) = try temporaryDatabasePath("async-grouped")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: path)
+        let shelves = 16
+        var catalog = Catalog(name: "shelf", sections: (0..<shelves).map { s in
+            Section(id: "s\(s)", kind: .bookshelf, capacity: s == 0 ? 20 : 1_000, items: (0..<20).map { i in
+                Item(id: "b\(s)-\(i)", content: .book(Book(title: "Book \(s)-\(i)", cover: "c")))
+            })
+        })
+        catalog.revision = try store.replace(catalog).revision
+        let first = catalog
+        let log = Log()
+
+        // Two threads write in the blocking way meanwhile.
+        let blocking = DispatchGroup()
+        for t in 0..<2 {
+            blocking.enter()
+            Thread {
+                defer { blocking.leave() }
+                for n in 0..<50 {
+                    do {
+                        log.landed(try store.move(item: "b\(t + 1)-\(n % 20)", toSection: "s\(t + 3)", in: "shelf").revision)
+                    } catch {
+                        log.failed("blocking \(t): \(error)")
+                    }
+                }
+            }.start()
+        }
+        let tasks = 64, writesPerTask = 10
+        await withTaskGroup(of: Void.self) { group in
+            for t in 0..<tasks {
+                group.addTask {
+                    for n in 0..<writesPerTask {
+                        // Shelf s0 is full: every third write of a task tries to put a book there
+                        // and is refused alone.
+                        let target = n % 3 == 2 ? "s0" : "s\(5 + (t + n) % (shelves - 5))"
+                        do {
+                            log.landed(try await store.move(item: "b\(1 + t % 4)-\((t / 4 + n) % 20)", toSection: target, in: "shelf").revision)
+                        } catch StoreError.rejected {
+                            log.refused()
+                        } catch {
+                            log.failed("task \(t): \(error)")
+                        }
+                    }
+                }
+            }
+        }
+        blocking.wait()
+        let (revisions, refused, failures) = log.snapshot()
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(refused == tasks * 3)
+        #expect(revisions.sorted() == Array(first.revision + 1...first.revision + revisions.count))
+        let last = try store.catalog(named: "shelf")
+        #expect(last.revision == first.revision + revisions.count)
+        #expect(last.itemCount == first.itemCount)
+        #expect(try store.changes(in: "shelf", since: first.revision).violations(from: first, to: last) == [])
+        try store.checkIntegrity()
+        #expect(store.combiner.largestGroup >= 8, "groups stayed as small as a thread pool: \(store.combiner.largestGroup)")
+    }
+}
