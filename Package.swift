@@ -111,6 +111,11 @@ let package = Package(
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff"]),
+        .testTarget(
+            name: "CatalogBenchmarksTests",
+            dependencies: ["CatalogBenchmarks", .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,15 +8,45 @@ import Logging
 
 /// `catalog bench http`: the API on loopback under 64 concurrent keep-alive connections —
 /// `GET /catalogs/{name}` of a 1,000-item catalogue, `POST …/moves` and `GET …/changes?since=` —
-/// requests per second and p50/p99 latency. Baseline, same run and same server: a route that
-/// answers a constant body of the snapshot's size (what the HTTP stack alone costs).
+/// requests per second and p50/p99 latency. Baselines, same run and same server: routes that
+/// answer a constant body — of the snapshot's size for the snapshot, of a move's answer's size for
+/// moves and change feeds — which is what the HTTP stack alone costs.
+///
+/// The load comes from wrk in a process of its own when it is installed (``WrkLoad``), else from
+/// an in-process client, which shares the server's cores and measures lower.
 public struct HTTPBenchmark: Sendable {
-    public var connections: Int
-    public var requestsPerConnection: Int
+    /// Who sends the requests.
+    public enum LoadGenerator: Sendable, Equatable {
+        /// wrk at this path, for this many seconds a case.
+        case wrk(path: String, seconds: Int)
+        /// Hummingbird's test client in this process, this many requests a connection.
+        case inProcess(requestsPerConnection: Int)
 
-    public init(connections: Int = 64, requestsPerConnection: Int = 200) {
+        /// wrk when it is on `PATH`, else the in-process client.
+        public static func best(seconds: Int, requestsPerConnection: Int) -> LoadGenerator {
+            WrkLoad.find().map { .wrk(path: $0, seconds: seconds) } ?? .inProcess(requestsPerConnection: requestsPerConnection)
+        }
+
+        /// wrk's path, for `.wrk`.
+        public var wrkPath: String? {
+            if case .wrk(let path, _) = self { return path }
+            return nil
+        }
+
+        var label: String {
+            switch self {
+            case .wrk(let path, let seconds): "\(path) -t1, \(seconds) s a case"
+            case .inProcess(let n): "in-process client, \(n) requests a connection"
+            }
+        }
+    }
+
+    public var connections: Int
+    public var loadGenerator: LoadGenerator
+
+    public init(connections: Int = 64, loadGenerator: LoadGenerator = .best(seconds: 5, requestsPerConnection: 200)) {
         self.connections = connections
-        self.requestsPerConnection = requestsPerConnection
+        self.loadGenerator = loadGenerator
     }
 
     public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
@@ -40,77 +70,109 @@ public struct HTTPBenchmark: Sendable {
         try store.replace(catalog)
         let snapshotSize = try store.catalog(named: "shelf").itemCount * 90
         let constant = ByteBuffer(string: String(repeating: "x", count: snapshotSize))
+        // About the size of a move's answer (revision and a one-move changeset).
+        let small = ByteBuffer(string: String(repeating: "x", count: 120))
         let bookIDs = catalog.sections.flatMap { $0.items.map(\.id) }
         let shelfIDs = catalog.sections.map(\.id)
+        // Random books to the front of random shelves; a few find their shelf full (409).
+        var random = SplitMix64(seed: 7)
+        let moves = (0..<4_096).map { _ in
+            WrkLoad.Request(method: "POST", path: "/catalogs/shelf/moves",
+                            body: #"{"item": "\#(bookIDs.randomElement(using: &random)!)", "toSection": "\#(shelfIDs.randomElement(using: &random)!)", "index": 0}"#)
+        }
 
         // Requests are not logged one by one while measuring.
         var logger = Logger(label: "catalog.bench.http")
         logger.logLevel = .warning
         let app = CatalogServer.application(store: store, configuration: ServerConfiguration(port: 0), logger: logger, extraRoutes: { router in
             router.get("/baseline") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: constant)) }
+            router.post("/baseline-small") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: small)) }
         })
+        let (connections, generator) = (self.connections, loadGenerator)
+        log("http: load from \(generator.label), \(connections) connections")
         return try await app.test(.live) { client in
             let port = client.port!
-            var results: [BenchmarkResult] = []
-            func load(_ name: String, _ request: @escaping @Sendable (Int, Int) -> TestClient.Request) async throws -> (perSecond: Double, p50: Double, p99: Double) {
-                log("http: \(name), \(connections) connections × \(requestsPerConnection) requests")
-                let start = DispatchTime.now().uptimeNanoseconds
-                let times = try await withThrowingTaskGroup(of: [Double].self) { group in
-                    for c in 0..<connections {
-                        group.addTask {
-                            let http = TestClient(host: "127.0.0.1", port: port)
-                            http.connect()
-                            var times: [Double] = []
-                            times.reserveCapacity(requestsPerConnection)
-                            for n in 0..<requestsPerConnection {
-                                let begin = DispatchTime.now().uptimeNanoseconds
-                                let response = try await http.execute(request(c, n))
-                                guard response.status.code < 500 else { throw HTTPBenchmarkError.serverError(response.status.code) }
-                                times.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
-                            }
-                            try await http.shutdown()
-                            return times
-                        }
-                    }
-                    var all: [Double] = []
-                    for try await part in group { all += part }
-                    return all
+            func load(_ name: String, _ requests: [WrkLoad.Request]) async throws -> LoadResult {
+                log("http: \(name)")
+                switch generator {
+                case .wrk(let path, let seconds):
+                    return try await WrkLoad(executable: path, connections: connections, seconds: seconds).run(port: port, requests: requests)
+                case .inProcess(let perConnection):
+                    return try await Self.loadInProcess(port: port, connections: connections, requestsPerConnection: perConnection, requests: requests)
                 }
-                let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                return (Double(times.count) / seconds, Clock.percentile(times, 0.5), Clock.percentile(times, 0.99))
             }
-            let baseline = try await load("baseline") { _, _ in TestClient.Request("/baseline", method: .get) }
-            let snapshot = try await load("GET snapshot") { _, _ in TestClient.Request("/catalogs/shelf", method: .get) }
-            let moves = try await load("POST moves") { c, n in
-                let book = bookIDs[(c * 7919 + n * 104_729) % bookIDs.count]
-                let shelf = shelfIDs[(c * 31 + n * 17) % shelfIDs.count]
-                return TestClient.Request("/catalogs/shelf/moves", method: .post,
-                                          body: ByteBuffer(string: #"{"item": "\#(book)", "toSection": "\#(shelf)", "index": 0}"#))
-            }
+            let baseline = try await load("baseline", [WrkLoad.Request(path: "/baseline")])
+            let smallBaseline = try await load("small baseline", [WrkLoad.Request(method: "POST", path: "/baseline-small", body: moves[0].body)])
+            let snapshot = try await load("GET snapshot", [WrkLoad.Request(path: "/catalogs/shelf")])
+            let moved = try await load("POST moves", moves)
             let revision = try store.revision(of: "shelf")
-            let changes = try await load("GET changes") { _, n in
-                TestClient.Request("/catalogs/shelf/changes?since=\(max(1, revision - 1 - n % 50))", method: .get)
-            }
-            let rows: [(String, (perSecond: Double, p50: Double, p99: Double))] = [
-                ("GET /catalogs/shelf (1,000 items)", snapshot), ("POST /catalogs/shelf/moves", moves),
-                ("GET /catalogs/shelf/changes?since=", changes),
-            ]
-            for (name, measured) in rows {
+            let changes = try await load("GET changes", (0..<50).map { n in
+                WrkLoad.Request(path: "/catalogs/shelf/changes?since=\(max(1, revision - 1 - n))")
+            })
+            var results: [BenchmarkResult] = []
+            let rows = [("GET /catalogs/shelf (1,000 items)", snapshot, baseline, "constant \(snapshotSize / 1_000) kB body"),
+                        ("POST /catalogs/shelf/moves", moved, smallBaseline, "constant 120 B answer to a POST"),
+                        ("GET /catalogs/shelf/changes?since=", changes, smallBaseline, "constant 120 B answer to a POST")]
+            for (name, measured, base, label) in rows {
                 results.append(BenchmarkResult(suite: "http", name: "\(name) p50", medianMS: measured.p50,
-                                               baseline: "constant body of the same size, p50", baselineMedianMS: baseline.p50, items: 1))
+                                               baseline: "\(label), p50", baselineMedianMS: base.p50, items: 1))
                 results.append(BenchmarkResult(suite: "http", name: "\(name) p99", medianMS: measured.p99,
-                                               baseline: "constant body of the same size, p99", baselineMedianMS: baseline.p99, items: 1))
+                                               baseline: "\(label), p99", baselineMedianMS: base.p99, items: 1))
                 results.append(BenchmarkResult(suite: "http", name: "\(name) requests/s", medianMS: 1_000 / measured.perSecond,
-                                               baseline: "constant body: ms per request at \(Int(baseline.perSecond)) requests/s",
-                                               baselineMedianMS: 1_000 / baseline.perSecond, items: 1))
+                                               baseline: "\(label): \(Int(base.perSecond)) requests/s",
+                                               baselineMedianMS: 1_000 / base.perSecond, items: 1))
             }
             return results
         }
     }
+
+    /// `connections` keep-alive clients in this process, each sending `requestsPerConnection`
+    /// requests from the list (client c starts at its own offset) one after another.
+    private static func loadInProcess(port: Int, connections: Int, requestsPerConnection: Int,
+                                      requests: [WrkLoad.Request]) async throws -> LoadResult {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let times = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for c in 0..<connections {
+                group.addTask {
+                    let http = TestClient(host: "127.0.0.1", port: port)
+                    http.connect()
+                    var times: [Double] = []
+                    times.reserveCapacity(requestsPerConnection)
+                    for n in 0..<requestsPerConnection {
+                        let spec = requests[(c * requestsPerConnection + n) % requests.count]
+                        let request = TestClient.Request(spec.path, method: spec.method == "POST" ? .post : .get,
+                                                         body: spec.body.map { ByteBuffer(string: $0) })
+                        let begin = DispatchTime.now().uptimeNanoseconds
+                        let response = try await http.execute(request)
+                        guard response.status.code < 500 else { throw HTTPBenchmarkError.serverError(count: 1) }
+                        times.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
+                    }
+                    try await http.shutdown()
+                    return times
+                }
+            }
+            var all: [Double] = []
+            for try await part in group { all += part }
+            return all
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return LoadResult(requests: times.count, perSecond: Double(times.count) / seconds,
+                          p50: Clock.percentile(times, 0.5), p99: Clock.percentile(times, 0.99))
+    }
 }
 
-enum HTTPBenchmarkError: Error {
-    case serverError(Int)
+enum HTTPBenchmarkError: Error, CustomStringConvertible {
+    /// The server answered this many requests with a 5xx status.
+    case serverError(count: Int)
+    /// The load generator failed or printed nothing readable.
+    case loadGenerator(String)
+
+    var description: String {
+        switch self {
+        case .serverError(let count): "the server answered \(count) request(s) with a 5xx status"
+        case .loadGenerator(let message): message
+        }
+    }
 }
 
 private final class ResultBox: @unchecked Sendable {

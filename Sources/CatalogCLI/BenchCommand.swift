@@ -6,7 +6,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import, diff, layout, writes. Example: swift run -c release catalog bench writes"
+        discussion: "Suites: import, diff, layout, writes, http. Example: swift run -c release catalog bench writes"
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
@@ -34,6 +34,16 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Concurrent keep-alive connections in the http suite.")
     var connections: Int = 64
 
+    enum LoadGeneratorChoice: String, ExpressibleByArgument, CaseIterable {
+        case auto, wrk, `internal`
+    }
+
+    @Option(help: "Who sends the http suite's requests: wrk (a separate process; Debian: apt-get install wrk), internal (a client in this process, sharing its cores) or auto (wrk when installed).")
+    var loadGenerator: LoadGeneratorChoice = .auto
+
+    @Option(help: "Seconds of load for each http case with wrk.")
+    var seconds: Int = 5
+
     @Option(help: "Timed runs per case (the median is reported).")
     var runs: Int = 7
 
@@ -45,6 +55,7 @@ struct BenchCommand: ParsableCommand {
         guard runs > 0 else { throw ValidationError("--runs must be ≥ 1") }
         guard queries > 0 else { throw ValidationError("--queries must be ≥ 1") }
         guard books >= 100, moves > 0 else { throw ValidationError("--books must be ≥ 100 and --moves ≥ 1") }
+        guard seconds > 0, connections > 0 else { throw ValidationError("--seconds and --connections must be ≥ 1") }
     }
 
     func run() throws {
@@ -72,7 +83,18 @@ struct BenchCommand: ParsableCommand {
                                           batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
         }
         if suite == .all || suite == .http {
-            results += try HTTPBenchmark(connections: connections, requestsPerConnection: max(10, queries / 50)).run(log: log)
+            let perConnection = max(10, queries / 50)
+            let generator: HTTPBenchmark.LoadGenerator
+            switch loadGenerator {
+            case .auto: generator = .best(seconds: seconds, requestsPerConnection: perConnection)
+            case .`internal`: generator = .inProcess(requestsPerConnection: perConnection)
+            case .wrk:
+                guard let path = HTTPBenchmark.LoadGenerator.best(seconds: seconds, requestsPerConnection: perConnection).wrkPath else {
+                    throw CLIError("--load-generator wrk: wrk is not on PATH (Debian: apt-get install wrk)")
+                }
+                generator = .wrk(path: path, seconds: seconds)
+            }
+            results += try HTTPBenchmark(connections: connections, loadGenerator: generator).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))
@@ -81,15 +103,16 @@ struct BenchCommand: ParsableCommand {
         print(Output.table(
             ["SUITE", "CASE", "MEDIAN", "ITEMS/s", "BASELINE", "BASELINE MEDIAN", "RATIO", "BYTES/ITEM"],
             results.map { r in
-                [r.suite, r.name, Self.duration(r.medianMS), r.items > 1 ? String(format: "%.0f", r.itemsPerSecond) : "",
+                [r.suite, r.name, Self.duration(r.medianMS),
+                 r.items > 1 || r.name.hasSuffix("requests/s") ? String(format: "%.0f", r.itemsPerSecond) : "",
                  r.baseline, Self.duration(r.baselineMedianMS), String(format: r.ratio < 0.1 ? "%.3f×" : "%.2f×", r.ratio),
                  r.bytesPerItem.map { String(format: "%.1f", $0) } ?? ""]
             },
             rightAligned: [2, 3, 5, 6, 7]))
     }
 
-    /// `12.3 ms`, or `1.52 µs` below a tenth of a millisecond.
+    /// `12.3 ms`, `0.24 ms` below 10 ms, or `1.52 µs` below a tenth of a millisecond.
     static func duration(_ ms: Double) -> String {
-        ms >= 0.1 ? String(format: "%.1f ms", ms) : String(format: "%.2f µs", ms * 1000)
+        ms >= 10 ? String(format: "%.1f ms", ms) : ms >= 0.1 ? String(format: "%.2f ms", ms) : String(format: "%.2f µs", ms * 1000)
     }
 }

@@ -19,11 +19,11 @@ struct CatalogRoutes: Sendable {
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
-        router.get("/catalogs/:name") { request, context in try snapshot(request, name: try context.parameters.require("name")) }
+        router.get("/catalogs/:name") { request, context in try await snapshot(request, name: try context.parameters.require("name")) }
         router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try context.parameters.require("name")) }
         router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try context.parameters.require("name")) }
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try context.parameters.require("name")) }
-        router.get("/catalogs/:name/changes") { request, context in try changes(request, name: try context.parameters.require("name")) }
+        router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try context.parameters.require("name")) }
         router.get("/catalogs/:name/layout") { request, context in try layout(request, name: try context.parameters.require("name")) }
         router.get("/openapi.json") { _, _ in try openAPIDocument() }
     }
@@ -31,7 +31,7 @@ struct CatalogRoutes: Sendable {
     // MARK: Reads
 
     /// The snapshot as `catalog show --json`, with the revision as its ETag.
-    func snapshot(_ request: Request, name: String) throws -> Response {
+    func snapshot(_ request: Request, name: String) async throws -> Response {
         let revision = try store.revision(of: name)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
             let tag = $0.trimmingCharacters(in: .whitespaces)
@@ -41,17 +41,18 @@ struct CatalogRoutes: Sendable {
             headers[.eTag] = "\"\(revision)\""
             return Response(status: .notModified, headers: headers)
         }
-        let (current, body) = try cache.body(for: "snapshot \(name)", revision: revision) {
+        let store = self.store
+        let (current, body) = try await cache.body(for: "snapshot \(name)", revision: revision) {
             // A write may land between the two reads: the snapshot says which revision it is.
             let catalog = try store.catalog(named: name)
-            return (catalog.revision, CatalogExporter.json(catalog, includeRevision: true, pretty: false))
+            return (catalog.revision, ByteBuffer(bytes: CatalogExporter.json(catalog, includeRevision: true, pretty: false)))
         }
-        var response = data(body, type: "application/json")
+        var response = buffer(body, type: "application/json")
         response.headers[.eTag] = "\"\(current)\""
         return response
     }
 
-    func changes(_ request: Request, name: String) throws -> Response {
+    func changes(_ request: Request, name: String) async throws -> Response {
         guard let text = request.uri.queryParameters["since"] else {
             throw Problem(status: .badRequest, kind: "missing-parameter", detail: "add ?since=REVISION", path: "since")
         }
@@ -59,11 +60,12 @@ struct CatalogRoutes: Sendable {
             throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "since must be a revision (an integer ≥ 0), found \"\(text)\"", path: "since")
         }
         let revision = try store.revision(of: name)
-        let (_, body) = try cache.body(for: "changes \(name) \(since)", revision: revision) {
+        let store = self.store
+        let (_, body) = try await cache.body(for: "changes \(name) \(since)", revision: revision) {
             let changeset = try store.changes(in: name, since: since)
-            return (changeset.toRevision ?? revision, Data(changeset.jsonValue.serialized(pretty: false).utf8))
+            return (changeset.toRevision ?? revision, ByteBuffer(string: changeset.jsonValue.serialized(pretty: false)))
         }
-        return data(body, type: "application/json")
+        return buffer(body, type: "application/json")
     }
 
     /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true`); an
@@ -225,9 +227,14 @@ struct CatalogRoutes: Sendable {
     }
 
     func data(_ data: Data, type: String) -> Response {
+        buffer(ByteBuffer(bytes: data), type: type)
+    }
+
+    /// A response with `body` as it is: a cached buffer is shared, not copied.
+    func buffer(_ body: ByteBuffer, type: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = type
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
 
     static func describe(_ error: any Error) -> String {
@@ -250,21 +257,33 @@ struct MoveRequest: Decodable {
 }
 
 /// Response bodies by key and revision, for reads of catalogues that have not changed.
+///
+/// Requests that miss the same entry at the same time share one computation: after a write, or
+/// when a server starts, 64 clients asking for the same change feed make one body, not 64.
 final class ResponseCache: @unchecked Sendable {
+    typealias Body = (revision: Int, body: ByteBuffer)
     private let lock = NSLock()
-    private var entries: [String: (revision: Int, body: Data)] = [:]
+    private var entries: [String: (revision: Int, body: Task<Body, any Error>)] = [:]
     /// Bounded: a server answering many catalogues and `since` values keeps the latest ones.
     private let limit = 256
 
     /// The cached body for `key` at `revision`, or `make()`'s (which says its own revision).
-    func body(for key: String, revision: Int, make: () throws -> (revision: Int, body: Data)) throws -> (revision: Int, body: Data) {
-        if let entry = lock.withLock({ entries[key] }), entry.revision == revision { return entry }
-        let made = try make()
-        lock.withLock {
+    /// A failed `make()` is not kept: the next request tries again.
+    func body(for key: String, revision: Int, make: @escaping @Sendable () throws -> Body) async throws -> Body {
+        let task: Task<Body, any Error> = lock.withLock {
+            if let entry = entries[key], entry.revision == revision { return entry.body }
             if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
-            entries[key] = made
+            let task = Task { try make() }
+            entries[key] = (revision, task)
+            return task
         }
-        return made
+        do {
+            return try await task.value
+        } catch {
+            lock.withLock {
+                if let entry = entries[key], entry.revision == revision { entries[key] = nil }
+            }
+            throw error
+        }
     }
 }
-

@@ -49,12 +49,12 @@ struct CLIBenchTests {
         }
     }
 
-    @Test("bench http --json: snapshot, move and change-feed rows against a constant-body baseline")
+    @Test("bench http --json (in-process client): snapshot, move and change-feed rows against constant-body baselines")
     func httpRows() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
         let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "http", "--connections", "4", "--queries", "500",
-                                                                "--json"])) as? [[String: Any]])
+                                                                "--load-generator", "internal", "--json"])) as? [[String: Any]])
         #expect(rows.count == 9)
         for row in rows {
             #expect(row["suite"] as? String == "http")
