@@ -41,8 +41,10 @@ struct ItemReader {
     }
 
     /// Calls `body` with each item of the catalogue and the primary key of its section, in
-    /// display order: by section position, then item position. Both walks use the (…, position)
-    /// indexes (UNIQUE for sections, `item_place` for items), so SQLite sorts nothing.
+    /// display order: by section position, then item position. Sections come in order from their
+    /// UNIQUE (catalog, position) index; the items of each are found by `item_section` and
+    /// SQLite sorts them within their section only (migration 0005 explains why items have no
+    /// position index).
     func forEachItem(catalogPK: Int64, _ body: (_ sectionPK: Int64, _ item: Item) throws -> Void) throws {
         try forEachRow(binding: catalogPK, body)
     }
