@@ -82,6 +82,17 @@ struct CLIBadInputTests {
         #expect(try state(cli) == before)
     }
 
+    @Test("serve with an unknown log level: a usage error naming the levels, and no server")
+    func unknownLogLevel() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let result = try cli.run(["serve", "--port", "0", "--log-level", "loud", "--db", cli.db])
+        #expect(result.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: cli.db), "no database was created")
+        let message = result.stderrLines.joined(separator: "\n")
+        #expect(message.contains("loud") && message.contains("warning") && message.contains("trace"), "\(message)")
+    }
+
     @Test("a directory given as a file")
     func directory() throws {
         let cli = try CLIRunner()
