@@ -2,8 +2,8 @@ import GRDB
 
 extension CatalogStore {
     /// Checks the whole database: SQLite's `integrity_check` and `foreign_key_check`, then the
-    /// model's own rules — every catalogue's sections, and every section's items, at positions
-    /// exactly 0..<count, and no section over its capacity. Throws the first problem found:
+    /// model's own rules — every catalogue's sections at positions exactly 0..<n, no two items
+    /// of a section at one order key, and no section over its capacity. Throws the first problem found:
     /// ``StoreError/database(_:)``, ``StoreError/positionsNotContiguous(catalog:section:)`` or
     /// ``StoreError/overCapacity(catalog:section:count:capacity:)``.
     ///
@@ -30,35 +30,34 @@ extension CatalogStore {
         }
     }
 
-    /// Checks that a catalogue's sections sit at positions 0..<n, and each section's items at
-    /// exactly 0..<count: sorted by position, the k-th item of a section must be at k, which
-    /// rules out gaps and repeats alike (item positions have no UNIQUE index since migration
-    /// 0004; section positions do, so min and max prove theirs). Run on every import.
+    /// Checks that a catalogue's sections sit at positions 0..<n, and that no two items of a
+    /// section share an order key (item positions are keys with gaps, see ``OrderKeys``; an
+    /// item's index is its rank). Section positions have a UNIQUE index, so min and max prove
+    /// theirs. Run on every import.
     static func verifyPositions(ofCatalog catalogPK: Int64, named catalog: String, in db: Database) throws {
         let sectionsOK = try Bool.fetchOne(db, sql: """
             SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
             """, arguments: [catalogPK]) ?? true
         if !sectionsOK { throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)") }
         if let broken = try String.fetchOne(db, sql: """
-            SELECT s.id FROM section s JOIN (
-                SELECT section_pk, position, row_number() OVER (PARTITION BY section_pk ORDER BY position) - 1 AS rank
-                FROM item WHERE catalog_pk = ?
-            ) i ON i.section_pk = s.pk
-            WHERE i.position <> i.rank LIMIT 1
+            SELECT s.id FROM item i JOIN section s ON s.pk = i.section_pk
+            WHERE i.catalog_pk = ? GROUP BY i.section_pk, i.position HAVING count(*) > 1 LIMIT 1
             """, arguments: [catalogPK]) {
             throw StoreError.positionsNotContiguous(catalog: catalog, section: broken)
         }
     }
 
-    /// Checks that one section's items sit at exactly 0..<count (no gap, no position twice) and
-    /// that there are no more of them than `capacity`, reading the positions from the index
-    /// alone: what every write runs on the sections it wrote, before its commit.
+    /// Checks that no two of one section's items share an order key and that there are no more
+    /// of them than `capacity`, reading the keys from the index alone: what every write runs on
+    /// the sections it wrote, before its commit.
     static func verifyItemPositions(ofSection pk: Int64, id: String, capacity: Int?, catalog: String, in db: Database) throws {
         let positions = try db.cachedStatement(sql: "SELECT position FROM item WHERE section_pk = ? ORDER BY position")
-        let cursor = try Int.fetchCursor(positions, arguments: [pk])
+        let cursor = try Int64.fetchCursor(positions, arguments: [pk])
         var count = 0
-        while let position = try cursor.next() {
-            guard position == count else { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+        var previous = Int64.min
+        while let key = try cursor.next() {
+            guard key > previous else { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+            previous = key
             count += 1
         }
         if let capacity, count > capacity {

@@ -97,7 +97,7 @@ struct CatalogWriter {
             try insertSection.execute(arguments: [catalogPK, section.id, position, section.kind.rawValue, section.title, section.capacity])
             let sectionPK = db.lastInsertedRowID
             for (itemPosition, item) in section.items.enumerated() {
-                try items.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, position: itemPosition)
+                try items.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: OrderKeys.key(atIndex: itemPosition))
                 written += 1
                 if written & 4095 == 0 { progress?(written, total) }
             }

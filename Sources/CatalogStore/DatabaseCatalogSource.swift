@@ -2,8 +2,8 @@ import CatalogModel
 import GRDB
 
 /// A catalogue in the database as a ``CatalogSource``: reads sections and items on demand inside
-/// the write transaction, and remembers the row keys of what it read so the edit can be written
-/// back row by row.
+/// the write transaction, and remembers the row keys and order keys of what it read so the edit
+/// can be written back row by row.
 struct DatabaseCatalogSource: CatalogSource {
     let db: Database
     let name: String
@@ -12,6 +12,8 @@ struct DatabaseCatalogSource: CatalogSource {
     /// Row keys of the sections and items read so far.
     private(set) var sectionPKs: [String: Int64] = [:]
     private(set) var itemPKs: [String: Int64] = [:]
+    /// Order keys (the `position` column) of the items read so far.
+    private(set) var itemKeys: [String: Int64] = [:]
 
     init(db: Database, name: String) throws {
         guard let header = try Row.fetchOne(db.cachedStatement(sql: "SELECT pk, revision FROM catalog WHERE name = ?"), arguments: [name]) else {
@@ -62,7 +64,10 @@ struct DatabaseCatalogSource: CatalogSource {
         let items = try ItemReader.items(inSection: pk, db: db)
         section.items = items.map(\.item)
         sectionPKs[id] = pk
-        for (key, item) in items { itemPKs[item.id] = key }
+        for (pk, key, item) in items {
+            itemPKs[item.id] = pk
+            itemKeys[item.id] = key
+        }
         return section
     }
 }

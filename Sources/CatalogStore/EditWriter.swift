@@ -5,10 +5,9 @@ import GRDB
 /// the caller's transaction: only the rows of the sections the edit touched.
 ///
 /// Section positions are UNIQUE per catalogue, so sections that change place first park at
-/// distinct negative positions, then take their final ones. Item positions have a plain index
-/// (migration 0004): rows that shift inside a section move with one set-based UPDATE per section,
-/// rows that change section one by one (SQLite's triggers check their kind and capacity), and
-/// ``verifyPositions(of:)`` proves the result before the commit.
+/// distinct negative positions, then take their final ones. Item positions are order keys with
+/// gaps (migration 0005, ``OrderKeys``): an item that moves takes a key between its new
+/// neighbours', and nothing shifts. ``verifyPositions(of:)`` proves the result before the commit.
 struct EditWriter {
     let db: Database
     let source: DatabaseCatalogSource
@@ -57,28 +56,31 @@ struct EditWriter {
             }
         }
 
-        // Items: where each one was, and where it is now.
-        var oldPlace: [String: (section: String, position: Int)] = [:]
+        // Items: every section the edit touched gets the order keys its new order needs
+        // (``OrderKeys/plan(_:)``): items still in order keep their keys, the others take keys
+        // between their neighbours'. Only rows whose section or key changes are written.
+        var oldPlace: [String: (section: String, index: Int)] = [:]
         for (id, entry) in editor.originals {
-            for (position, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, position) }
+            for (index, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, index) }
         }
-        var relocations: [Relocation] = []
-        var newItems: [(item: Item, section: Int64, position: Int)] = []
+        var placements: [(pk: Int64, section: Int64, key: Int64, entering: Bool)] = []
+        var newItems: [(item: Item, section: Int64, key: Int64)] = []
         var updatedItems: [(pk: Int64, item: Item)] = []
         var present = Set<String>()
         for (sectionID, section) in editor.sections {
             let sectionPK = sectionPKs[sectionID]!
-            for (position, item) in section.items.enumerated() {
+            let current = section.items.map { item in oldPlace[item.id]?.section == sectionID ? source.itemKeys[item.id] : nil }
+            let keys = OrderKeys.plan(current)
+            for (index, item) in section.items.enumerated() {
                 present.insert(item.id)
                 guard let pk = source.itemPKs[item.id], let old = oldPlace[item.id] else {
-                    newItems.append((item, sectionPK, position))
+                    newItems.append((item, sectionPK, keys[index]))
                     continue
                 }
-                if old.section != sectionID || old.position != position {
-                    relocations.append(Relocation(pk: pk, from: Slot(section: sectionPKs[old.section]!, position: old.position),
-                                                  to: Slot(section: sectionPK, position: position)))
+                if old.section != sectionID || current[index] != keys[index] {
+                    placements.append((pk, sectionPK, keys[index], old.section != sectionID))
                 }
-                let previous = editor.originals[old.section]!.section.items[old.position]
+                let previous = editor.originals[old.section]!.section.items[old.index]
                 if !previous.hasSameContent(as: item) { updatedItems.append((pk, item)) }
             }
         }
@@ -87,17 +89,28 @@ struct EditWriter {
         for (id, old) in oldPlace where !present.contains(id) && !editor.deleted.contains(old.section) {
             try deleteItem.execute(arguments: [source.itemPKs[id]!])
         }
-        try relocate(relocations)
+        // Keys may repeat for a moment (the index is not UNIQUE); ``verifyPositions(of:)`` proves
+        // the end state. Only rows entering a section touch `section_pk`, so SQLite checks the
+        // foreign key and the kind trigger for them alone.
+        let setKey = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
+        let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
+        for placement in placements {
+            if placement.entering {
+                try setPlace.execute(arguments: [placement.section, placement.key, placement.pk])
+            } else {
+                try setKey.execute(arguments: [placement.key, placement.pk])
+            }
+        }
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM section WHERE pk = ?")
         for id in editor.deleted {
             try deleteSection.execute(arguments: [sectionPKs[id]!])
         }
 
-        // New rows last: the shifts above select rows by position and must not catch them. Then
-        // new content.
+        // New rows last, once the rows leaving their sections have left (SQLite refuses a new
+        // item for a full section). Then new content.
         let inserter = try ItemInserter(db: db)
-        for (item, sectionPK, position) in newItems {
-            try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, position: position)
+        for (item, sectionPK, key) in newItems {
+            try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: key)
         }
         let update = try db.cachedStatement(sql: """
             UPDATE item SET title = ?, cover = ?, play_count = ?, like_count = ?, status = ?, status_text = ?,
@@ -124,98 +137,9 @@ struct EditWriter {
         }
     }
 
-    /// A place for an item: a section's row key and a position in it.
-    struct Slot {
-        var section: Int64
-        var position: Int
-    }
-
-    /// An item row that changes place.
-    struct Relocation {
-        var pk: Int64
-        var from: Slot
-        var to: Slot
-    }
-
-    /// Moves every row to its new place. Rows that stay in their section shift in runs (rows at
-    /// consecutive positions moving by the same amount, such as a shelf's books after the one
-    /// that left), all runs of a section in one UPDATE: SQLite evaluates it with each row's old
-    /// position, so a row shifted into another run's old range is not caught twice — which is
-    /// also why these statements run before any row enters the section. Rows that change section
-    /// follow, by key; they are the only ones that touch `section_pk`, so SQLite checks the
-    /// foreign key and the triggers for them alone.
-    private func relocate(_ relocations: [Relocation]) throws {
-        guard !relocations.isEmpty else { return }
-        var staying: [Int64: [Relocation]] = [:]
-        var crossing: [Relocation] = []
-        for relocation in relocations {
-            if relocation.from.section == relocation.to.section {
-                staying[relocation.from.section, default: []].append(relocation)
-            } else {
-                crossing.append(relocation)
-            }
-        }
-        for (section, moves) in staying {
-            let runs = Self.runs(in: moves)
-            if runs.count <= Self.runsPerStatement {
-                try shift(section, runs)
-            } else {
-                // Too many runs for one statement's parameters: row by row, by key.
-                let setPosition = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
-                for move in moves { try setPosition.execute(arguments: [move.to.position, move.pk]) }
-            }
-        }
-        let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
-        for move in crossing { try setPlace.execute(arguments: [move.to.section, move.to.position, move.pk]) }
-    }
-
-    /// The most runs one shifting statement carries (five parameters each, far below SQLite's
-    /// limit of 32,766).
-    static let runsPerStatement = 1_000
-
-    /// A run of rows in one section, at positions `first...last`, all moving by `delta`.
-    struct Run {
-        var first: Int
-        var last: Int
-        var delta: Int
-    }
-
-    /// The maximal runs of `moves` (all in one section): consecutive old positions, equal shifts.
-    static func runs(in moves: [Relocation]) -> [Run] {
-        let sorted = moves.sorted { $0.from.position < $1.from.position }
-        var runs: [Run] = []
-        for move in sorted {
-            let delta = move.to.position - move.from.position
-            if let last = runs.last, last.last + 1 == move.from.position, last.delta == delta {
-                runs[runs.count - 1].last = move.from.position
-            } else {
-                runs.append(Run(first: move.from.position, last: move.from.position, delta: delta))
-            }
-        }
-        return runs
-    }
-
-    /// Shifts the runs of one section with one UPDATE.
-    private func shift(_ section: Int64, _ runs: [Run]) throws {
-        var cases = ""
-        var ranges: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
-        for run in runs {
-            cases += " WHEN position BETWEEN ? AND ? THEN position + ?"
-            arguments += [run.first, run.last, run.delta]
-            ranges.append("position BETWEEN ? AND ?")
-        }
-        arguments.append(section)
-        for run in runs { arguments += [run.first, run.last] }
-        let sql = "UPDATE item SET position = CASE\(cases) END WHERE section_pk = ? AND (\(ranges.joined(separator: " OR ")))"
-        // The usual shapes (one or two runs per section) are prepared once; others each time.
-        let statement = runs.count <= 2 ? try db.cachedStatement(sql: sql) : try db.makeStatement(sql: sql)
-        try statement.execute(arguments: StatementArguments(arguments))
-    }
-
-    /// Checks that each section the edit touched holds its items at exactly 0..<count (no gap,
-    /// no position twice) and no more than its capacity, and that the section order is 0..<n
-    /// when it changed: the rest of the catalogue was not written.
+    /// Checks that each section the edit touched holds its items at distinct order keys and no
+    /// more than its capacity, and that the section order is 0..<n when it changed: the rest of
+    /// the catalogue was not written.
     func verifyPositions(of changed: [String]) throws {
         for id in changed {
             guard let pk = try sectionPK(id) else { continue }

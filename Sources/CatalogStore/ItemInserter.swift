@@ -21,7 +21,8 @@ struct ItemInserter {
             """)
     }
 
-    func insert(_ item: Item, catalogPK: Int64, sectionPK: Int64, position: Int) throws {
+    /// Inserts `item` into a section with `key` as its position (an order key, see ``OrderKeys``).
+    func insert(_ item: Item, catalogPK: Int64, sectionPK: Int64, key: Int64) throws {
         let handle = statement.sqliteStatement
         defer {
             sqlite3_reset(handle)
@@ -30,7 +31,7 @@ struct ItemInserter {
         sqlite3_bind_int64(handle, 1, catalogPK)
         sqlite3_bind_int64(handle, 2, sectionPK)
         bind(item.id, at: 3)
-        sqlite3_bind_int64(handle, 4, Int64(position))
+        sqlite3_bind_int64(handle, 4, key)
         // Unbound parameters are NULL after sqlite3_clear_bindings.
         switch item.content {
         case .video(let video):

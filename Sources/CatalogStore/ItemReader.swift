@@ -21,17 +21,21 @@ struct ItemReader {
             """)
     }
 
-    /// One section's items in order, each with its row's primary key: what an edit reads.
-    static func items(inSection sectionPK: Int64, db: Database) throws -> [(pk: Int64, item: Item)] {
-        // The same columns as the catalogue walk, with the item's own key first.
+    /// One section's items in order, each with its row's primary key and its order key: what an
+    /// edit reads.
+    static func items(inSection sectionPK: Int64, db: Database) throws -> [(pk: Int64, key: Int64, item: Item)] {
+        // The same columns as the catalogue walk, with the item's own key first and its order
+        // key last.
         let statement = try db.cachedStatement(sql: """
             SELECT i.pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
-                   i.status_text, i.author, i.name, i.icon, i.width, i.height
+                   i.status_text, i.author, i.name, i.icon, i.width, i.height, i.position
             FROM item i WHERE i.section_pk = ? ORDER BY i.position
             """)
         let reader = ItemReader(db: db, statement: statement)
-        var result: [(pk: Int64, item: Item)] = []
-        try reader.forEachRow(binding: sectionPK) { key, item in result.append((key, item)) }
+        var result: [(pk: Int64, key: Int64, item: Item)] = []
+        try reader.forEachRow(binding: sectionPK) { handle, item in
+            result.append((sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 14), item))
+        }
         return result
     }
 
@@ -41,16 +45,14 @@ struct ItemReader {
     }
 
     /// Calls `body` with each item of the catalogue and the primary key of its section, in
-    /// display order: by section position, then item position. Sections come in order from their
-    /// UNIQUE (catalog, position) index; the items of each are found by `item_section` and
-    /// SQLite sorts them within their section only (migration 0005 explains why items have no
-    /// position index).
+    /// display order: by section position, then item position (an order key). Both walks use the
+    /// (…, position) indexes (UNIQUE for sections, `item_place` for items), so SQLite sorts nothing.
     func forEachItem(catalogPK: Int64, _ body: (_ sectionPK: Int64, _ item: Item) throws -> Void) throws {
-        try forEachRow(binding: catalogPK, body)
+        try forEachRow(binding: catalogPK) { handle, item in try body(sqlite3_column_int64(handle, 0), item) }
     }
 
-    /// Steps the statement with its one parameter bound to `key`, passing column 0 and the item.
-    private func forEachRow(binding key: Int64, _ body: (_ column0: Int64, _ item: Item) throws -> Void) throws {
+    /// Steps the statement with its one parameter bound to `key`, passing the row and its item.
+    private func forEachRow(binding key: Int64, _ body: (_ row: OpaquePointer, _ item: Item) throws -> Void) throws {
         let handle = statement.sqliteStatement
         defer {
             sqlite3_reset(handle)
@@ -64,7 +66,7 @@ struct ItemReader {
                 throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
                                     message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
             }
-            try body(sqlite3_column_int64(handle, 0), try item(handle))
+            try body(handle, try item(handle))
         }
     }
 

@@ -10,7 +10,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidCatalog(CatalogValidationError)
     /// SQLite refused the write (a constraint, a full disk, a lock held too long).
     case database(String)
-    /// A write left a section's positions with a gap or a duplicate; it was rolled back.
+    /// Two items of a section share an order key, or the sections of a catalogue are not at
+    /// positions 0..<n: found by a write's check (the write was rolled back) or by
+    /// `checkIntegrity`. (The name is from when item positions were dense indices.)
     case positionsNotContiguous(catalog: String, section: String)
     /// A section holds more items than its capacity (found by a write's check or by
     /// `checkIntegrity`, never left by a write: it was rolled back).
@@ -37,7 +39,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .database(let message):
             "the database refused the write: \(message)"
         case .positionsNotContiguous(let catalog, let section):
-            "positions in section \"\(section)\" of catalogue \"\(catalog)\" are not contiguous; the write was rolled back"
+            "positions in section \"\(section)\" of catalogue \"\(catalog)\" repeat or are out of order; the write was rolled back"
         case .overCapacity(let catalog, let section, let count, let capacity):
             "section \"\(section)\" of catalogue \"\(catalog)\" holds \(count) items, over its capacity of \(capacity)"
         case .catalogNamedTwice(let name, let sources) where sources.count == 2:

@@ -105,10 +105,10 @@ import Testing
     }
 }
 
-/// `checkIntegrity()` (behind `catalog check`) finds a gap left in a section's positions by a
+/// `checkIntegrity()` (behind `catalog check`) finds an order key repeated in a section by a
 /// program writing to the file behind the store's back.
 @Suite struct IntegrityCheckTests {
-    @Test func aGapInPositionsIsReported() throws {
+    @Test func aRepeatedKeyIsReported() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-integrity-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -119,7 +119,7 @@ import Testing
         try store.replace(Catalog(name: "shelf", sections: [shelf]))
         try store.checkIntegrity()
         try DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "UPDATE item SET position = 7 WHERE id = 'b2'")
+            try db.execute(sql: "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b1') WHERE id = 'b2'")
         }
         #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "s")) { try store.checkIntegrity() }
     }

@@ -48,24 +48,31 @@ struct StoreIntegrityTests {
         #expect(refusal(store, "UPDATE item SET position = -1 WHERE id = 'b2'")?.contains("CHECK") == true)
     }
 
-    @Test("positions a shift inside a shelf could break are caught by the store's checks")
+    @Test("a repeated order key or too many items, written by hand, are caught by the store's checks")
     func positionsCheckedByStore() throws {
-        // Since migration 0004 item positions have no UNIQUE index and position-only updates
-        // fire no trigger (that made every move several times slower): a repeated position, a
-        // gap or a position past capacity is found by checkIntegrity and by the check every
-        // write runs on the sections it touched.
-        for sql in ["UPDATE item SET position = 0 WHERE id = 'b2'", "UPDATE item SET position = 5 WHERE id = 'b2'"] {
+        // Item positions are order keys with gaps (migration 0005) and have no UNIQUE index, and
+        // position-only updates fire no trigger: a key given to two items of a shelf is found by
+        // checkIntegrity and by the check every write runs on the sections it touched. (A gap,
+        // or a key moved past another, is not an error: it is how keys work.)
+        let repeated = "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b1') WHERE id = 'b2'"
+        do {
             let store = try seededStore()
-            #expect(refusal(store, sql) == nil)
+            #expect(refusal(store, repeated) == nil)
             #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) { try store.checkIntegrity() }
         }
+        do {
+            let store = try seededStore()
+            #expect(refusal(store, "UPDATE item SET position = 5 WHERE id = 'b2'") == nil)
+            try store.checkIntegrity()
+            #expect(try store.catalog(named: "shelf").sections[0].items.map(\.id) == ["b2", "b1"])
+        }
         let store = try seededStore()
-        // Over capacity with contiguous positions: a third book squeezed in by hand.
+        // Over capacity with distinct keys: a third book squeezed in by hand.
         try store.writer.write { db in
             try db.execute(sql: "UPDATE section SET capacity = NULL WHERE id = 'a'")
             try db.execute(sql: """
                 INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover)
-                VALUES (1, \(sectionA), 'b3', 2, 'book', 'Three', '3')
+                VALUES (1, \(sectionA), 'b3', 3 * 4294967296, 'book', 'Three', '3')
                 """)
             try db.execute(sql: "DROP TRIGGER section_keeps_its_items")
             try db.execute(sql: "UPDATE section SET capacity = 2 WHERE id = 'a'")
@@ -78,7 +85,7 @@ struct StoreIntegrityTests {
             }
             try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: nil, catalog: "shelf", in: db)
         }
-        try store.writer.write { db in try db.execute(sql: "UPDATE item SET position = 1 WHERE id = 'b3'") }
+        try store.writer.write { db in try db.execute(sql: "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b2') WHERE id = 'b3'") }
         _ = try store.writer.read { db in
             #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
                 try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: nil, catalog: "shelf", in: db)
@@ -105,21 +112,21 @@ struct StoreIntegrityTests {
         #expect(try store.catalog(named: "shelf").itemCount == 3)
     }
 
-    @Test("a gap in positions is caught before commit and rolls the write back")
+    @Test("a repeated item key or a gap in section positions is caught before commit and rolls the write back")
     func contiguity() throws {
         let store = try seededStore()
         let before = try store.catalog(named: "shelf")
-        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "v")) {
+        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
             try store.write { db in
-                try db.execute(sql: "UPDATE item SET position = 3 WHERE id = 'v1'")
+                try db.execute(sql: "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b1') WHERE id = 'b2'")
                 try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
             }
         }
         #expect(try store.catalog(named: "shelf") == before)
-        // Two books at one position (no gap in min and max): caught all the same.
-        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+        // Sections keep dense positions 0..<n.
+        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "(section order)")) {
             try store.write { db in
-                try db.execute(sql: "UPDATE item SET position = 0 WHERE id = 'b2'")
+                try db.execute(sql: "UPDATE section SET position = 5 WHERE id = 'v'")
                 try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
             }
         }
@@ -165,7 +172,7 @@ struct StoreIntegrityTests {
             try store.write { db in
                 try db.execute(sql: "UPDATE catalog SET revision = revision + 1")
                 try db.execute(sql: "DELETE FROM item WHERE id = 'b1'")
-                try db.execute(sql: "INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover) VALUES (1, \(sectionA), 'x', 7, 'book', 't', 'c')")
+                try db.execute(sql: "INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover) VALUES (1, \(sectionV), 'x', 7, 'book', 't', 'c')")
             }
         }
         #expect(try store.catalog(named: "shelf") == before)

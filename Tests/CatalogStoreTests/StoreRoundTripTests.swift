@@ -113,7 +113,7 @@ struct StoreRoundTripTests {
             #expect(foreignKeys == true)
             #expect(try store.appliedMigrations() == CatalogStore.migrationIDs)
             #expect(CatalogStore.migrationIDs == ["0001_initial", "0002_import_history", "0003_change_journal", "0004_item_positions_checked_by_store",
-                                           "0005_item_index_without_positions"])
+                                           "0005_item_order_keys"])
         }
         let reopened = try CatalogStore(path: path)
         #expect(try reopened.catalog(named: "f").itemCount == 20)
