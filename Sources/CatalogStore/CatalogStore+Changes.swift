@@ -3,8 +3,13 @@ import CatalogModel
 import GRDB
 
 extension CatalogStore {
-    /// How many revisions of each catalogue the journal keeps: `changes(since:)` reaches back this far.
+    /// How many revisions of each catalogue the journal keeps at least: `changes(since:)` reaches
+    /// back this far, and up to ``journalPruningInterval`` - 1 revisions further.
     public static let journalRetention = 1_000
+
+    /// Every this many revisions the journal forgets those past ``journalRetention``: deleting
+    /// old entries on every write dirtied one more page for each commit to append to the log.
+    public static let journalPruningInterval = 64
 
     /// One staged changeset from revision `revision` of the catalogue to its current revision,
     /// with `fromRevision` and `toRevision` set; empty when `revision` is current.
@@ -44,11 +49,14 @@ extension CatalogStore {
         }
     }
 
-    /// Writes the patch that rebuilds the previous revision, and forgets revisions past the retention.
+    /// Writes the patch that rebuilds the previous revision; every ``journalPruningInterval``
+    /// revisions, forgets those past the retention.
     static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
         try db.cachedStatement(sql: "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
             .execute(arguments: [catalogPK, revision, try patch.encoded()])
-        try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
-            .execute(arguments: [catalogPK, revision - journalRetention])
+        if revision % journalPruningInterval == 0 {
+            try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
+                .execute(arguments: [catalogPK, revision - journalRetention])
+        }
     }
 }

@@ -83,18 +83,20 @@ struct JournalTests {
     func outOfReach() throws {
         let store = try CatalogStore.inMemory()
         var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
-        for n in 0...(CatalogStore.journalRetention + 1) {
+        let current = CatalogStore.journalRetention + CatalogStore.journalPruningInterval + 26
+        for n in 0..<current {
             catalog.sections[0].title = "version \(n)"
             try store.replace(catalog)
         }
-        let current = CatalogStore.journalRetention + 2
         #expect(throws: StoreError.revisionNotReached(catalog: "small", requested: current + 1, current: current)) {
             try store.changes(in: "small", since: current + 1)
         }
         #expect(throws: StoreError.revisionNotReached(catalog: "small", requested: -1, current: current)) {
             try store.changes(in: "small", since: -1)
         }
-        let oldest = current - CatalogStore.journalRetention
+        // Pruned last at the last multiple of the interval: everything up to retention before it.
+        let oldest = current / CatalogStore.journalPruningInterval * CatalogStore.journalPruningInterval - CatalogStore.journalRetention
+        #expect(oldest > 0 && current - oldest >= CatalogStore.journalRetention)
         #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
             try store.changes(in: "small", since: oldest - 1)
         }
