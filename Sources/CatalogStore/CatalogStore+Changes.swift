@@ -52,8 +52,8 @@ extension CatalogStore {
     /// Writes the patch that rebuilds the previous revision; every ``journalPruningInterval``
     /// revisions, forgets those past the retention.
     static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
-        try db.cachedStatement(sql: "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
-            .execute(arguments: [catalogPK, revision, try patch.encoded()])
+        try RawStatement(db, "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
+            .execute(.integer(catalogPK), .integer(Int64(revision)), .text(try patch.encoded()))
         if revision % journalPruningInterval == 0 {
             try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
                 .execute(arguments: [catalogPK, revision - journalRetention])

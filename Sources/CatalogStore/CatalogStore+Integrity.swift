@@ -51,15 +51,17 @@ extension CatalogStore {
     /// of them than `capacity`, reading the keys from the index alone: what every write runs on
     /// the sections it wrote, before its commit.
     static func verifyItemPositions(ofSection pk: Int64, id: String, capacity: Int?, catalog: String, in db: Database) throws {
-        let positions = try db.cachedStatement(sql: "SELECT position FROM item WHERE section_pk = ? ORDER BY position")
-        let cursor = try Int64.fetchCursor(positions, arguments: [pk])
         var count = 0
         var previous = Int64.min
-        while let key = try cursor.next() {
-            guard key > previous else { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+        var repeated = false
+        try RawStatement(db, "SELECT position FROM item WHERE section_pk = ? ORDER BY position").forEach(.integer(pk)) { row in
+            let key = row.int64(0)
+            repeated = key <= previous
             previous = key
             count += 1
+            return !repeated
         }
+        if repeated { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
         if let capacity, count > capacity {
             throw StoreError.overCapacity(catalog: catalog, section: id, count: count, capacity: capacity)
         }
