@@ -3,7 +3,7 @@ import Testing
 
 /// Issue #5's crash safety: `catalog apply` of a large batch killed with SIGKILL at random moments,
 /// 50 times. After every kill the database opens, passes `catalog check` (SQLite's integrity and
-/// foreign-key checks, contiguous positions) and holds the whole batch or none of it.
+/// foreign-key checks, positions in order) and holds the whole batch or none of it.
 @Suite("crash safety")
 struct CLICrashTests {
     /// 40 shelves of 100 books (room for 200 each).
