@@ -8,12 +8,10 @@ import GRDBSQLite
 /// GRDB's `Row` decodes each column through generic conversions; for a 100k-item snapshot the
 /// direct reads keep loading near the cost of the bare row scan (see BENCHMARKS.md).
 struct ItemReader {
-    private let db: Database
-    private let statement: Statement
+    private let statement: RawStatement
 
     init(db: Database) throws {
-        self.db = db
-        statement = try db.cachedStatement(sql: """
+        statement = try RawStatement(db, """
             SELECT i.section_pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
                    i.status_text, i.author, i.name, i.icon, i.width, i.height
             FROM section s JOIN item i ON i.section_pk = s.pk
@@ -26,12 +24,11 @@ struct ItemReader {
     static func items(inSection sectionPK: Int64, db: Database) throws -> [(pk: Int64, key: Int64, item: Item)] {
         // The same columns as the catalogue walk, with the item's own key first and its order
         // key last.
-        let statement = try db.cachedStatement(sql: """
+        let reader = ItemReader(statement: try RawStatement(db, """
             SELECT i.pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
                    i.status_text, i.author, i.name, i.icon, i.width, i.height, i.position
             FROM item i WHERE i.section_pk = ? ORDER BY i.position
-            """)
-        let reader = ItemReader(db: db, statement: statement)
+            """))
         var result: [(pk: Int64, key: Int64, item: Item)] = []
         try reader.forEachRow(binding: sectionPK) { handle, item in
             result.append((sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 14), item))
@@ -39,8 +36,7 @@ struct ItemReader {
         return result
     }
 
-    private init(db: Database, statement: Statement) {
-        self.db = db
+    private init(statement: RawStatement) {
         self.statement = statement
     }
 
@@ -53,20 +49,9 @@ struct ItemReader {
 
     /// Steps the statement with its one parameter bound to `key`, passing the row and its item.
     private func forEachRow(binding key: Int64, _ body: (_ row: OpaquePointer, _ item: Item) throws -> Void) throws {
-        let handle = statement.sqliteStatement
-        defer {
-            sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
-        }
-        sqlite3_bind_int64(handle, 1, key)
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-            }
-            try body(handle, try item(handle))
+        try statement.forEach(.integer(key)) { row in
+            try body(row.handle, try item(row.handle))
+            return true
         }
     }
 

@@ -15,7 +15,8 @@ struct RawStatement {
 
     /// The current row's columns.
     struct Columns {
-        fileprivate let handle: OpaquePointer
+        /// SQLite's statement, positioned on the row, for readers of many columns.
+        let handle: OpaquePointer
 
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
         func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
