@@ -23,20 +23,31 @@ extension CatalogStore {
     ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
         try read { db in
-            let current = try Self.loadCatalog(named: name, in: db)
-            guard revision >= 0, revision <= current.revision else {
-                throw StoreError.revisionNotReached(catalog: name, requested: revision, current: current.revision)
+            // The refusals first, from the catalogue's row and the journal's oldest entry: a
+            // client asking for a revision out of reach costs two lookups, not a snapshot.
+            guard let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [name]) else {
+                throw StoreError.unknownCatalog(name)
             }
-            let catalogPK = try Int64.fetchOne(db, sql: "SELECT pk FROM catalog WHERE name = ?", arguments: [name])!
+            let (catalogPK, currentRevision): (Int64, Int) = (header[0], header[1])
+            guard revision >= 0, revision <= currentRevision else {
+                throw StoreError.revisionNotReached(catalog: name, requested: revision, current: currentRevision)
+            }
+            func tooOld() throws -> StoreError {
+                let oldest = try Int.fetchOne(db, sql: "SELECT min(revision) FROM journal WHERE catalog_pk = ?", arguments: [catalogPK])
+                return StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? currentRevision + 1) - 1))
+            }
+            if revision < currentRevision,
+               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM journal WHERE catalog_pk = ? AND revision = ?)",
+                                 arguments: [catalogPK, revision + 1]) != true {
+                throw try tooOld()
+            }
+            let current = try Self.loadCatalog(named: name, in: db)
             let patches = try Row.fetchAll(db, sql: """
                 SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC
                 """, arguments: [catalogPK, revision])
             // Every revision after the requested one must still be journalled, newest first.
             let expected = Array(stride(from: current.revision, to: revision, by: -1))
-            guard patches.map({ $0[0] as Int }) == expected else {
-                let oldest = try Int.fetchOne(db, sql: "SELECT min(revision) FROM journal WHERE catalog_pk = ?", arguments: [catalogPK])
-                throw StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? current.revision + 1) - 1))
-            }
+            guard patches.map({ $0[0] as Int }) == expected else { throw try tooOld() }
             var snapshot = current
             for row in patches {
                 snapshot = try RevisionPatch.decoded(row[1]).apply(to: snapshot)
