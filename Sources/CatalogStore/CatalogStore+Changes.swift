@@ -41,7 +41,7 @@ extension CatalogStore {
                                  arguments: [catalogPK, revision + 1]) != true {
                 throw try tooOld()
             }
-            let current = try Self.loadCatalog(named: name, in: db)
+            let current = try Self.loadCatalog(pk: catalogPK, named: name, revision: currentRevision, in: db)
             let patches = try Row.fetchAll(db, sql: """
                 SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC
                 """, arguments: [catalogPK, revision])

@@ -49,7 +49,11 @@ extension CatalogStore {
         guard let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [name]) else {
             throw StoreError.unknownCatalog(name)
         }
-        let catalogPK: Int64 = header[0]
+        return try loadCatalog(pk: header[0], named: name, revision: header[1], in: db)
+    }
+
+    /// The catalogue whose row the caller has read already.
+    static func loadCatalog(pk catalogPK: Int64, named name: String, revision: Int, in db: Database) throws -> Catalog {
         var sections: [Section] = []
         var sectionIndex: [Int64: Int] = [:]
         let sectionRows = try Row.fetchCursor(db, sql: """
@@ -74,7 +78,7 @@ extension CatalogStore {
             }
             sections[current].items.append(item)
         }
-        let catalog = Catalog(name: name, revision: header[1], sections: sections)
+        let catalog = Catalog(name: name, revision: revision, sections: sections)
         #if DEBUG
         catalog.checkInvariants()
         #endif

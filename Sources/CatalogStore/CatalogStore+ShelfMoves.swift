@@ -25,13 +25,13 @@ extension CatalogStore {
                   SELECT i.pk, i.position, i.kind, s.pk, s.id, s.position
                   FROM item i JOIN section s ON s.pk = i.section_pk WHERE i.catalog_pk = ? AND i.id = ?
                   """).first(.integer(catalogPK), .text(id), read: {
-                      (pk: $0.int64(0), key: $0.int64(1), kind: $0.text(2), sourcePK: $0.int64(3), sourceID: $0.text(4), sourcePosition: $0.int(5))
+                      (pk: $0.int64(0), key: $0.int64(1), kind: $0.text(2) ?? "", sourcePK: $0.int64(3), sourceID: $0.text(4) ?? "", sourcePosition: $0.int(5))
                   }),
               let target = try RawStatement(db, """
                   SELECT pk, position, kind, capacity, (SELECT count(*) FROM item WHERE section_pk = section.pk)
                   FROM section WHERE catalog_pk = ? AND id = ?
                   """).first(.integer(catalogPK), .text(targetID), read: {
-                      (pk: $0.int64(0), position: $0.int(1), kind: $0.text(2), capacity: $0.isNull(3) ? nil : $0.int(3), count: $0.int(4))
+                      (pk: $0.int64(0), position: $0.int(1), kind: $0.text(2) ?? "", capacity: $0.isNull(3) ? nil : $0.int(3), count: $0.int(4))
                   })
         else { return nil }
         let (itemPK, itemKey, itemKind) = (item.pk, item.key, item.kind)

@@ -11,9 +11,8 @@ struct DatabaseCatalogSource: CatalogSource {
     let revision: Int
     /// Row keys of the sections and items read so far.
     private(set) var sectionPKs: [String: Int64] = [:]
-    private(set) var itemPKs: [String: Int64] = [:]
-    /// Order keys (the `position` column) of the items read so far.
-    private(set) var itemKeys: [String: Int64] = [:]
+    /// The row key and order key (the `position` column) of each item read so far.
+    private(set) var itemRows: [String: (pk: Int64, key: Int64)] = [:]
 
     init(db: Database, name: String) throws {
         guard let header = try Row.fetchOne(db.cachedStatement(sql: "SELECT pk, revision FROM catalog WHERE name = ?"), arguments: [name]) else {
@@ -64,10 +63,7 @@ struct DatabaseCatalogSource: CatalogSource {
         let items = try ItemReader.items(inSection: pk, db: db)
         section.items = items.map(\.item)
         sectionPKs[id] = pk
-        for (pk, key, item) in items {
-            itemPKs[item.id] = pk
-            itemKeys[item.id] = key
-        }
+        for (pk, key, item) in items { itemRows[item.id] = (pk, key) }
         return section
     }
 }

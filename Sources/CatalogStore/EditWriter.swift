@@ -69,11 +69,11 @@ struct EditWriter {
         var present = Set<String>()
         for (sectionID, section) in editor.sections {
             let sectionPK = sectionPKs[sectionID]!
-            let current = section.items.map { item in oldPlace[item.id]?.section == sectionID ? source.itemKeys[item.id] : nil }
+            let current = section.items.map { item in oldPlace[item.id]?.section == sectionID ? source.itemRows[item.id]?.key : nil }
             let keys = OrderKeys.plan(current)
             for (index, item) in section.items.enumerated() {
                 present.insert(item.id)
-                guard let pk = source.itemPKs[item.id], let old = oldPlace[item.id] else {
+                guard let pk = source.itemRows[item.id]?.pk, let old = oldPlace[item.id] else {
                     newItems.append((item, sectionPK, keys[index]))
                     continue
                 }
@@ -87,7 +87,7 @@ struct EditWriter {
         // Items that are nowhere now: deleted (those of deleted sections go with their section).
         let deleteItem = try db.cachedStatement(sql: "DELETE FROM item WHERE pk = ?")
         for (id, old) in oldPlace where !present.contains(id) && !editor.deleted.contains(old.section) {
-            try deleteItem.execute(arguments: [source.itemPKs[id]!])
+            try deleteItem.execute(arguments: [source.itemRows[id]!.pk])
         }
         // Keys may repeat for a moment (the index is not UNIQUE); ``verifyPositions(of:)`` proves
         // the end state. Only rows entering a section touch `section_pk`, so SQLite checks the

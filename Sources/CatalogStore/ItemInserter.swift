@@ -65,11 +65,6 @@ struct ItemInserter {
     }
 
     private func bind(_ text: String, at index: Int32) {
-        var text = text
-        text.withUTF8 { buffer in
-            // SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
-            _ = sqlite3_bind_text(statement.sqliteStatement, index, buffer.baseAddress, Int32(buffer.count),
-                                  unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-        }
+        RawStatement.bind(text, at: index, of: statement.sqliteStatement)
     }
 }

@@ -1,6 +1,5 @@
 import CatalogModel
 import GRDB
-import GRDBSQLite
 
 /// Reads a catalogue's items in display order through SQLite's C API, building model values
 /// straight from the column bytes.
@@ -30,8 +29,8 @@ struct ItemReader {
             FROM item i WHERE i.section_pk = ? ORDER BY i.position
             """))
         var result: [(pk: Int64, key: Int64, item: Item)] = []
-        try reader.forEachRow(binding: sectionPK) { handle, item in
-            result.append((sqlite3_column_int64(handle, 0), sqlite3_column_int64(handle, 14), item))
+        try reader.forEachRow(binding: sectionPK) { row, item in
+            result.append((row.int64(0), row.int64(14), item))
         }
         return result
     }
@@ -44,47 +43,35 @@ struct ItemReader {
     /// display order: by section position, then item position (an order key). Both walks use the
     /// (…, position) indexes (UNIQUE for sections, `item_place` for items), so SQLite sorts nothing.
     func forEachItem(catalogPK: Int64, _ body: (_ sectionPK: Int64, _ item: Item) throws -> Void) throws {
-        try forEachRow(binding: catalogPK) { handle, item in try body(sqlite3_column_int64(handle, 0), item) }
+        try forEachRow(binding: catalogPK) { row, item in try body(row.int64(0), item) }
     }
 
     /// Steps the statement with its one parameter bound to `key`, passing the row and its item.
-    private func forEachRow(binding key: Int64, _ body: (_ row: OpaquePointer, _ item: Item) throws -> Void) throws {
+    private func forEachRow(binding key: Int64, _ body: (_ row: RawStatement.Columns, _ item: Item) throws -> Void) throws {
         try statement.forEach(.integer(key)) { row in
-            try body(row.handle, try item(row.handle))
+            try body(row, try item(row))
             return true
         }
     }
 
-    private func item(_ handle: OpaquePointer) throws -> Item {
-        let id = text(handle, 1) ?? ""
+    private func item(_ row: RawStatement.Columns) throws -> Item {
+        let id = row.text(1) ?? ""
         let content: ItemContent
-        switch text(handle, 2) {
+        switch row.text(2) {
         case "video":
-            guard let statusName = text(handle, 7), let status = VideoStatus(rawValue: statusName) else {
+            guard let statusName = row.text(7), let status = VideoStatus(rawValue: statusName) else {
                 throw StoreError.database("item \(id) has an unknown status")
             }
-            content = .video(Video(title: text(handle, 3) ?? "", cover: text(handle, 4) ?? "",
-                                   playCount: Int(sqlite3_column_int64(handle, 5)),
-                                   likeCount: Int(sqlite3_column_int64(handle, 6)),
-                                   status: status, statusText: text(handle, 8)))
+            content = .video(Video(title: row.text(3) ?? "", cover: row.text(4) ?? "", playCount: row.int(5),
+                                   likeCount: row.int(6), status: status, statusText: row.text(8)))
         case "book":
-            content = .book(Book(title: text(handle, 3) ?? "", cover: text(handle, 4) ?? "", author: text(handle, 9)))
+            content = .book(Book(title: row.text(3) ?? "", cover: row.text(4) ?? "", author: row.text(9)))
         case "icon":
-            content = .icon(Icon(name: text(handle, 10) ?? "", icon: text(handle, 11) ?? ""))
+            content = .icon(Icon(name: row.text(10) ?? "", icon: row.text(11) ?? ""))
         case let other:
             throw StoreError.database("item \(id) has an unknown kind \(other ?? "NULL")")
         }
-        var size: Size?
-        if sqlite3_column_type(handle, 12) != SQLITE_NULL {
-            size = Size(width: sqlite3_column_double(handle, 12), height: sqlite3_column_double(handle, 13))
-        }
+        let size = row.isNull(12) ? nil : Size(width: row.double(12), height: row.double(13))
         return Item(id: id, content: content, size: size)
-    }
-
-    /// The column as a string, or `nil` for NULL.
-    private func text(_ handle: OpaquePointer, _ column: Int32) -> String? {
-        guard let bytes = sqlite3_column_text(handle, column) else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 }

@@ -15,14 +15,15 @@ struct RawStatement {
 
     /// The current row's columns.
     struct Columns {
-        /// SQLite's statement, positioned on the row, for readers of many columns.
-        let handle: OpaquePointer
+        fileprivate let handle: OpaquePointer
 
         func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
         func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+        func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
         func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
-        func text(_ column: Int32) -> String {
-            guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        /// The column as a string, or nil for NULL.
+        func text(_ column: Int32) -> String? {
+            guard let bytes = sqlite3_column_text(handle, column) else { return nil }
             return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
         }
     }
@@ -70,12 +71,7 @@ struct RawStatement {
             case .integer(let integer):
                 sqlite3_bind_int64(handle, index, integer)
             case .text(let text):
-                var text = text
-                text.withUTF8 { buffer in
-                    // SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
-                    _ = sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count),
-                                          unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-                }
+                Self.bind(text, at: index, of: handle)
             }
         }
         while true {
@@ -86,6 +82,16 @@ struct RawStatement {
                                     message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
             }
             if try !body(Columns(handle: handle)) { return }
+        }
+    }
+
+    /// Binds `text` as parameter `index` of a statement; SQLite copies the bytes
+    /// (SQLITE_TRANSIENT) before this returns.
+    static func bind(_ text: String, at index: Int32, of handle: OpaquePointer) {
+        var text = text
+        text.withUTF8 { buffer in
+            _ = sqlite3_bind_text(handle, index, buffer.baseAddress, Int32(buffer.count),
+                                  unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         }
     }
 }
