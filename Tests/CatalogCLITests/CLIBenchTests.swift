@@ -63,4 +63,22 @@ struct CLIBenchTests {
         #expect(Set(rows.compactMap { ($0["case"] as? String)?.split(separator: " ").prefix(2).joined(separator: " ") })
                 == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="])
     }
+
+    @Test("bench http refuses --load-generator wrk without wrk on PATH, and zero seconds or connections")
+    func httpBadOptions() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let missing = try cli.run(["bench", "http", "--load-generator", "wrk", "--json"], environment: ["PATH": cli.folder.path])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("wrk is not on PATH"), "\(missing.stderr)")
+        #expect(missing.stdout.isEmpty)
+        for option in ["--seconds", "--connections"] {
+            let zero = try cli.run(["bench", "http", option, "0"])
+            #expect(zero.status != 0)
+            #expect(zero.stderr.contains("--seconds and --connections must be ≥ 1"), "\(zero.stderr)")
+        }
+        let unknown = try cli.run(["bench", "http", "--load-generator", "ab"])
+        #expect(unknown.status != 0)
+        #expect(unknown.stderr.contains("auto") && unknown.stderr.contains("wrk") && unknown.stderr.contains("internal"), "\(unknown.stderr)")
+    }
 }
