@@ -2,34 +2,50 @@
 /// item's index is its rank by key within its section. A move writes one row — the moved item
 /// takes a key between its new neighbours' — instead of shifting every item after it.
 ///
-/// Fresh keys are ``spacing`` apart; a gap halves with each item placed into it, so about 32
-/// items fit between two neighbours before the section needs fresh keys (``plan(_:)`` gives them).
+/// Fresh keys are ``spacing`` apart and start at ``origin``, the middle of the positive keys, so
+/// a section has as much room before its first item as after its last: an item placed first or
+/// last takes the key one spacing beyond its neighbour, and about 2^30 items can be put at
+/// either end before any renumbering. Between two neighbours a gap halves with each item placed
+/// into it, so about 32 items fit before the section needs fresh keys (``plan(_:)`` gives them).
 enum OrderKeys {
-    /// The distance between fresh keys: 2^32, so sections of millions of items stay far from
-    /// `Int64.max`, and a gap takes about 32 items.
+    /// The distance between fresh keys: 2^32, so a gap takes about 32 items and sections of
+    /// millions of items stay far from the ends of the key range.
     static let spacing: Int64 = 1 << 32
 
-    /// The fresh key of the item at `index`: (index + 1) × ``spacing``, leaving room before the
-    /// first item as after the last.
+    /// The first item's fresh key: 2^62. (Sections keyed before this origin existed — by
+    /// migration 0005, from `spacing` up — have little room before their first item; their first
+    /// renumbering moves them here.)
+    static let origin: Int64 = 1 << 62
+
+    /// The fresh key of the item at `index`.
     static func key(atIndex index: Int) -> Int64 {
-        Int64(index + 1) * spacing
+        origin + Int64(index) * spacing
     }
 
-    /// `count` increasing keys strictly between `lower` and `upper` — from 0 when `lower` is
-    /// nil, with no limit but `Int64.max` when `upper` is nil — spread evenly; nil when they do
-    /// not fit.
+    /// `count` increasing keys strictly between `lower` and `upper` (keys are positive; the
+    /// database refuses a negative position); nil when they do not fit.
+    ///
+    /// With both neighbours the keys spread evenly between them. With one, they continue from it
+    /// `spacing` apart, away from it (before the first item: spread evenly down to 0 once there is
+    /// no longer room for full steps). With neither, they are fresh keys.
     static func keys(count: Int, after lower: Int64?, before upper: Int64?) -> [Int64]? {
         guard count > 0 else { return [] }
-        let low = lower ?? 0
-        let step: Int64
-        if let upper {
+        let (span, overflow) = spacing.multipliedReportingOverflow(by: Int64(count))
+        guard !overflow else { return nil }
+        switch (lower, upper) {
+        case (nil, nil):
+            return (0..<count).map(key(atIndex:))
+        case (let lower?, nil):
+            guard lower <= Int64.max - span else { return nil }
+            return (1...count).map { lower + spacing * Int64($0) }
+        case (nil, let upper?) where upper > span:
+            return (1...count).map { upper - spacing * Int64(count + 1 - $0) }
+        case (let lower, let upper?):
+            let low = lower ?? 0
             guard upper > low, upper - low > Int64(count) else { return nil }
-            step = (upper - low) / Int64(count + 1)
-        } else {
-            guard low <= Int64.max - spacing * Int64(count) else { return nil }
-            step = spacing
+            let step = (upper - low) / Int64(count + 1)
+            return (1...count).map { low + step * Int64($0) }
         }
-        return (1...count).map { low + step * Int64($0) }
     }
 
     /// The keys a section's items should have, in their new order, given the key each one has now

@@ -18,7 +18,7 @@ struct RevisionPatch: Codable, Equatable {
     /// Previous versions of items the next revision deleted or changed.
     var items: [StoredItem]?
     /// Items that only moved, with where each was: the journal of a quick move between shelves
-    /// (see ``CatalogStore/moveToShelfWithRoom(_:catalog:in:)``). Undone last to first, before
+    /// (see ``CatalogStore/quickMove(_:catalog:in:)``). Undone last to first, before
     /// the rest of the patch.
     var itemMoves: [ItemMove]?
 

@@ -40,13 +40,19 @@ struct MigrationTests {
         var expected = catalog
         expected.revision = 1
         #expect(try latest.catalog(named: "old") == expected)
+        // 0005 turned the old rows' positions into order keys 2^32 apart (a new import keys from
+        // ``OrderKeys/origin`` instead).
+        let keys = try latest.writer.read { db in
+            try Int64.fetchAll(db, sql: "SELECT position FROM item WHERE section_pk = (SELECT pk FROM section WHERE position = 0) ORDER BY position")
+        }
+        #expect(keys == (0..<catalog.sections[0].items.count).map { Int64($0 + 1) << 32 })
         // The new table works on the old data.
         let result = try latest.replace(catalog, record: ImportRecord(source: "again.json", format: "json", shape: "native"))
         #expect(result.revision == 2)
         let imports = try latest.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM import") }
         #expect(imports == 1)
         // Migration 0004 rebuilt the item table without the UNIQUE index on positions, keeping
-        // the rows, triggers and checks; 0005 turned positions into order keys 2^32 apart.
+        // the rows, triggers and checks.
         let indexes = try latest.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT name, \"unique\" FROM pragma_index_list('item')").map { ($0[0] as String, $0[1] as Bool) }
         }
@@ -55,10 +61,6 @@ struct MigrationTests {
             try indexes.filter(\.1).map { index in try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index.0]) }
         }
         #expect(!positionColumns.contains(["section_pk", "position"]))
-        let keys = try latest.writer.read { db in
-            try Int64.fetchAll(db, sql: "SELECT position FROM item WHERE section_pk = (SELECT pk FROM section WHERE position = 0) ORDER BY position")
-        }
-        #expect(keys == (0..<catalog.sections[0].items.count).map { Int64($0 + 1) << 32 })
         let triggers = try latest.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") }
         #expect(triggers == ["item_fits_section_on_insert", "item_fits_section_on_update", "section_keeps_its_items"])
         try latest.checkIntegrity()

@@ -10,9 +10,14 @@ import Testing
 @Suite("Order keys")
 struct OrderKeyTests {
     let s = OrderKeys.spacing
+    let o = OrderKeys.origin
 
     @Test func keysBetweenNeighbours() {
-        #expect(OrderKeys.keys(count: 1, after: nil, before: nil) == [s])
+        #expect(OrderKeys.keys(count: 1, after: nil, before: nil) == [o])
+        #expect(OrderKeys.keys(count: 2, after: nil, before: nil) == [o, o + s])
+        // Before the first item: full steps down while they stay positive, then halving towards 0.
+        #expect(OrderKeys.keys(count: 2, after: nil, before: o) == [o - 2 * s, o - s])
+        #expect(OrderKeys.keys(count: 1, after: nil, before: 2 * s) == [s])
         #expect(OrderKeys.keys(count: 2, after: s, before: nil) == [2 * s, 3 * s])
         #expect(OrderKeys.keys(count: 1, after: nil, before: s) == [s / 2])
         #expect(OrderKeys.keys(count: 3, after: 10, before: 14) == [11, 12, 13])
@@ -30,7 +35,10 @@ struct OrderKeyTests {
         // A newcomer between two items.
         #expect(OrderKeys.plan([s, nil, 2 * s]) == [s, s + s / 2, 2 * s])
         // No room between 10 and 11: the whole section gets fresh keys.
-        #expect(OrderKeys.plan([10, nil, 11]) == [s, 2 * s, 3 * s])
+        #expect(OrderKeys.plan([10, nil, 11]) == [o, o + s, o + 2 * s])
+        // Fresh keys leave as much room before the first item as after the last.
+        #expect(OrderKeys.plan([o + 2 * s, o, o + s]) == [o - s, o, o + s])
+        #expect(OrderKeys.plan([o + s, o + 2 * s, o]) == [o + s, o + 2 * s, o + 3 * s])
     }
 
     @Test("plans for random orders are strictly increasing and keep a longest run of keys in order")
@@ -62,6 +70,36 @@ struct OrderKeyTests {
             for j in 0..<i where values[j] < values[i] { best[i] = max(best[i], best[j] + 1) }
         }
         return best.max() ?? 0
+    }
+
+    /// Dragging a book to the top (or the end) of a shelf is the commonest move: it never runs a
+    /// gap out, so no other book's key ever changes — here 200 books, each put first on the
+    /// other shelf, one after another.
+    @Test func booksPutFirstOrLastNeverRenumberAShelf() throws {
+        let store = try CatalogStore.inMemory()
+        let books = (0..<200).map { Item(id: "b\($0)", content: .book(Book(title: "B\($0)", cover: "c"))) }
+        var model = Catalog(name: "shelf", sections: [
+            Section(id: "a", kind: .bookshelf, capacity: 1_000, items: Array(books[..<100])),
+            Section(id: "b", kind: .bookshelf, capacity: 1_000, items: Array(books[100...])),
+        ])
+        model.revision = try store.replace(model).revision
+        func keys() throws -> [String: Int64] {
+            try store.writer.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, position FROM item").map { ($0[0], $0[1]) })
+            }
+        }
+        for n in 0..<200 {
+            let id = "b\((n * 37) % 200)"
+            let target = model.sections[0].items.contains { $0.id == id } ? "b" : "a"
+            let index = n % 3 == 2 ? nil : 0   // first, first, last
+            let before = try keys()
+            try store.move(item: id, toSection: target, index: index, in: "shelf")
+            model = try model.applying(Batch(operations: [.moveItem(id: id, toSection: target, index: index, policy: .reject)]))
+            let after = try keys()
+            #expect(after.filter { $0.value != before[$0.key] }.map(\.key) == [id], "move \(n)")
+        }
+        #expect(try store.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == model.sections.map { $0.items.map(\.id) })
+        try store.checkIntegrity()
     }
 
     /// Forty books dropped one after another into the same place: the gap runs out (about 32

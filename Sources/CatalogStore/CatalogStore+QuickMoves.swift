@@ -1,0 +1,110 @@
+import CatalogDiff
+import CatalogModel
+import GRDB
+
+extension CatalogStore {
+    /// The commonest writes — one book dragged to another place on its shelf, or to another shelf
+    /// that has room — straight in SQL: a handful of indexed lookups, one UPDATE of the book's row
+    /// (positions are order keys, so nothing shifts), the checks, a one-line journal entry and a
+    /// one-move changeset, instead of reading the shelves into an editor.
+    ///
+    /// Returns nil, having written nothing, for anything else or anything unusual (another
+    /// operation, a full shelf, a swap, a book that stays in its place, a stale revision, an
+    /// unknown id, a bad index or kind, no key left between the new neighbours): ``apply(_:to:)`` then takes
+    /// the general path in the same transaction, which applies the same rules and reports errors.
+    /// The result, the database (keys included) and the journal are the same as the general
+    /// path's (tested move by move).
+    static func quickMove(_ batch: Batch, catalog: String, in db: Database) throws -> WriteResult? {
+        guard batch.operations.count == 1,
+              case .moveItem(let id, let targetID, let requested, let policy) = batch.operations[0],
+              let (catalogPK, revision) = try RawStatement(db, "SELECT pk, revision FROM catalog WHERE name = ?")
+                  .first(.text(catalog), read: { ($0.int64(0), $0.int(1)) })
+        else { return nil }
+        if let base = batch.baseRevision, base != revision { return nil }
+        guard let item = try RawStatement(db, """
+                  SELECT i.pk, i.position, i.kind, s.pk, s.id, s.position
+                  FROM item i JOIN section s ON s.pk = i.section_pk WHERE i.catalog_pk = ? AND i.id = ?
+                  """).first(.integer(catalogPK), .text(id), read: {
+                      (pk: $0.int64(0), key: $0.int64(1), kind: $0.text(2) ?? "", sourcePK: $0.int64(3), sourceID: $0.text(4) ?? "", sourcePosition: $0.int(5))
+                  }),
+              let target = try RawStatement(db, """
+                  SELECT pk, position, kind, capacity, (SELECT count(*) FROM item WHERE section_pk = section.pk)
+                  FROM section WHERE catalog_pk = ? AND id = ?
+                  """).first(.integer(catalogPK), .text(targetID), read: {
+                      (pk: $0.int64(0), position: $0.int(1), kind: $0.text(2) ?? "", capacity: $0.isNull(3) ? nil : $0.int(3), count: $0.int(4))
+                  })
+        else { return nil }
+        let (itemPK, itemKey, itemKind) = (item.pk, item.key, item.kind)
+        let (sourcePK, sourceID, sourcePosition) = (item.sourcePK, item.sourceID, item.sourcePosition)
+        let (targetPK, targetPosition, targetKind) = (target.pk, target.position, target.kind)
+        let (capacity, count) = (target.capacity, target.count)
+        let within = targetPK == sourcePK
+        let index = requested ?? count
+        guard SectionKind(rawValue: targetKind)?.itemKind.rawValue == itemKind,
+              index >= 0, index <= count,
+              within || (capacity.map({ count < $0 }) ?? true),
+              within || !(policy == .swap && index < count)
+        else { return nil }
+
+        // Positions are order keys (``OrderKeys``): the book's index is the number of keys before
+        // its own, and it takes a key between those of its new neighbours — the books at index - 1
+        // and index once it has left its place.
+        let from = try RawStatement(db, "SELECT count(*) FROM item WHERE section_pk = ? AND position < ?")
+            .first(.integer(sourcePK), .integer(itemKey), read: { $0.int(0) })!
+        // Within a shelf the index counts the shelf without the book (an index past its end is
+        // its end); a book that stays in its place is left to the general path.
+        let to = within ? min(index, count - 1) : index
+        let others = within ? count - 1 : count
+        if within, to == from { return nil }
+        var neighbours: [Int64] = []
+        try RawStatement(db, "SELECT position FROM item WHERE section_pk = ? AND pk <> ? ORDER BY position LIMIT 2 OFFSET ?")
+            .forEach(.integer(targetPK), .integer(itemPK), .integer(Int64(max(to - 1, 0)))) { row in
+                neighbours.append(row.int64(0))
+                return true
+            }
+        let lower = to > 0 ? neighbours.first : nil
+        let upper = to < others ? neighbours[to > 0 ? 1 : 0] : nil
+        // No key left between the neighbours: the general path gives the shelf fresh keys.
+        guard let key = OrderKeys.keys(count: 1, after: lower, before: upper)?.first else { return nil }
+        try RawStatement(db, "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
+            .execute(.integer(targetPK), .integer(key), .integer(itemPK))
+        let newRevision = try RawStatement(db, "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision")
+            .first(.integer(catalogPK), read: { $0.int(0) })!
+        if !within { try verifyItemPositions(ofSection: sourcePK, id: sourceID, capacity: nil, catalog: catalog, in: db) }
+        try verifyItemPositions(ofSection: targetPK, id: targetID, capacity: capacity, catalog: catalog, in: db)
+        try journal(RevisionPatch(itemMoves: [.init(item: id, section: sourceID, index: from)]),
+                    catalogPK: catalogPK, revision: newRevision, in: db)
+        var changeset = Changeset(stages: [Stage(items: ItemChanges(moved: [
+            Move(from: ItemPath(section: sourcePosition, item: from), to: ItemPath(section: targetPosition, item: to)),
+        ]))])
+        if within, abs(to - from) == 1 {
+            // Two neighbours trading places: moving either one is a fewest-moves answer, and the
+            // diff — which the general path runs on the shelf — decides which. Ask it.
+            changeset = try shelfChangeset(section: targetPK, at: targetPosition, movedFrom: from, to: to, in: db)
+        }
+        changeset.fromRevision = revision
+        changeset.toRevision = newRevision
+        return WriteResult(catalog: catalog, previousRevision: revision, revision: newRevision, changeset: changeset)
+    }
+
+    /// The diff of a shelf whose book at `from` is now at `to` (the rows already say the new
+    /// order), with its items at the shelf's place `position` in the catalogue.
+    private static func shelfChangeset(section pk: Int64, at position: Int, movedFrom from: Int, to: Int,
+                                       in db: Database) throws -> Changeset {
+        var after: [String] = []
+        try RawStatement(db, "SELECT id FROM item WHERE section_pk = ? ORDER BY position").forEach(.integer(pk)) { row in
+            after.append(row.text(0) ?? "")
+            return true
+        }
+        var before = after
+        before.insert(before.remove(at: to), at: from)
+        var changeset = try StagedDiff.changeset(from: SnapshotShape(sections: [0], items: [before]),
+                                                 to: SnapshotShape(sections: [0], items: [after]))
+        for s in changeset.stages.indices {
+            changeset.stages[s].items.moved = changeset.stages[s].items.moved.map {
+                Move(from: ItemPath(section: position, item: $0.from.item), to: ItemPath(section: position, item: $0.to.item))
+            }
+        }
+        return changeset
+    }
+}
