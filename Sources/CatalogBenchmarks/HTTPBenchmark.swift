@@ -81,8 +81,8 @@ public struct HTTPBenchmark: Sendable {
                             body: #"{"item": "\#(bookIDs.randomElement(using: &random)!)", "toSection": "\#(shelfIDs.randomElement(using: &random)!)", "index": 0}"#)
         }
 
-        // Requests are not logged one by one while measuring.
-        var logger = Logger(label: "catalog.bench.http")
+        // The log handler `catalog serve` uses; requests are not logged one by one while measuring.
+        var logger = Logger(label: "catalog.bench.http", factory: ServerLogHandler.standardError)
         logger.logLevel = .warning
         let app = CatalogServer.application(store: store, configuration: ServerConfiguration(port: 0), logger: logger, extraRoutes: { router in
             router.get("/baseline") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: constant)) }

@@ -39,7 +39,7 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         let store = try global.openStore()
         let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        LoggingSystem.bootstrap(ServerLogHandler.standardError)
         var logger = Logger(label: "catalog.serve")
         logger.logLevel = logLevel
         let host = self.host

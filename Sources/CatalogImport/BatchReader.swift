@@ -26,6 +26,14 @@ public enum BatchReader {
         let root = try CatalogImporter.parse(data, format: format, fileName: fileName)
         return try BatchDecoding(fileName: fileName).batch(root)
     }
+
+    /// Decodes the JSON body of a single move — `{"item": ID, "toSection": ID, "index": N,
+    /// "policy": "reject"|"displace"|"swap", "baseRevision": N}`, index, policy and base revision
+    /// optional — into a batch of one `moveItem`, with the same errors as a batch file.
+    public static func decodeMove(_ data: Data, fileName: String) throws(ImportError) -> Batch {
+        if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
+        return try BatchDecoding(fileName: fileName).move(try CatalogImporter.parse(data, format: .json, fileName: fileName))
+    }
 }
 
 /// The walk over a parsed batch file.
@@ -93,17 +101,7 @@ private struct BatchDecoding {
         case "updateItem":
             return .updateItem(id: try id(), fields: try itemFields(try required("fields"), at: "\(path).fields"))
         case "moveItem":
-            var policy = MovePolicy.reject
-            if let value = fields["policy"] {
-                let name = try string(value, at: "\(path).policy")
-                guard let parsed = MovePolicy(rawValue: name) else {
-                    throw error("\(path).policy", .invalidValue(expected: "one of reject, displace, swap", found: "\"\(name)\""))
-                }
-                policy = parsed
-            }
-            // Without an index, the book goes to the end of the shelf.
-            let at = try fields["index"].map { v throws(ImportError) in try integer(v, at: "\(path).index") }
-            return .moveItem(id: try id(), toSection: try id("toSection"), index: at, policy: policy)
+            return try moveItem(fields, itemKey: "id", at: path)
         case "insertSection":
             return .insertSection(index: try index(), section: try section(try required("section"), at: "\(path).section"))
         case "deleteSection":
@@ -113,6 +111,35 @@ private struct BatchDecoding {
         default:
             return .updateSection(id: try id(), fields: try sectionFields(try required("fields"), at: "\(path).fields"))
         }
+    }
+
+    /// A `moveItem` operation from its fields: the book under `itemKey` ("id" in a batch, "item"
+    /// in a move request), `toSection`, and optionally `index` and `policy`.
+    func moveItem(_ fields: [String: PropertyValue], itemKey: String, at path: String) throws(ImportError) -> BatchOperation {
+        func at(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+        func id(_ key: String) throws(ImportError) -> String {
+            guard let value = fields[key] else { throw error(at(key), .missingField(expected: "a string")) }
+            return try nonEmptyString(value, at: at(key))
+        }
+        var policy = MovePolicy.reject
+        if let value = fields["policy"] {
+            let name = try string(value, at: at("policy"))
+            guard let parsed = MovePolicy(rawValue: name) else {
+                throw error(at("policy"), .invalidValue(expected: "one of reject, displace, swap", found: "\"\(name)\""))
+            }
+            policy = parsed
+        }
+        // Without an index, the book goes to the end of the shelf.
+        let index = try fields["index"].map { v throws(ImportError) in try integer(v, at: at("index")) }
+        return .moveItem(id: try id(itemKey), toSection: try id("toSection"), index: index, policy: policy)
+    }
+
+    /// The body of a move request: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`.
+    func move(_ root: PropertyValue) throws(ImportError) -> Batch {
+        let fields = try dictionary(root, at: "", expected: "a move: {\"item\": ID, \"toSection\": ID, \"index\": N, \"policy\": P}")
+        try refuseUnknownKeys(fields, known: ["item", "toSection", "index", "policy", "baseRevision"], at: "")
+        let base = try fields["baseRevision"].map { v throws(ImportError) in try integer(v, at: "baseRevision") }
+        return Batch(baseRevision: base, operations: [try moveItem(fields, itemKey: "item", at: "")])
     }
 
     /// An item with its own `kind` and `id` (a batch item has no section to imply them).

@@ -150,26 +150,11 @@ struct CatalogRoutes: Sendable {
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
     func move(_ request: Request, name: String) async throws -> Response {
-        let body = try await self.body(request)
-        let fields: MoveRequest
-        do {
-            fields = try JSONDecoder().decode(MoveRequest.self, from: body)
-        } catch {
-            throw Problem(status: .badRequest, kind: "malformed-body",
-                          detail: "expected {\"item\": ID, \"toSection\": ID, \"index\": N, \"policy\": \"reject\"|\"displace\"|\"swap\"}: \(Self.describe(error))")
-        }
-        let policy = try fields.policy.map { text in
-            guard let policy = MovePolicy(rawValue: text) else {
-                throw Problem(status: .unprocessableContent, kind: "invalid-body", detail: "policy must be reject, displace or swap, found \"\(text)\"", path: "policy")
-            }
-            return policy
-        } ?? .reject
-        var base = fields.baseRevision
+        var move = try BatchReader.decodeMove(try await body(request), fileName: "request body")
         if let expected = try ifMatch(request, name: name) {
-            base = base ?? expected
+            move.baseRevision = move.baseRevision ?? expected
         }
-        return try json(Documents.write(await store.move(item: fields.item, toSection: fields.toSection, index: fields.index,
-                                                         policy: policy, in: name, baseRevision: base)))
+        return try json(Documents.write(await store.apply(move, to: name)))
     }
 
     /// Threads for imports, which block while SQLite writes a whole catalogue: off the server's
@@ -221,7 +206,7 @@ struct CatalogRoutes: Sendable {
     }
 
     func json(_ value: OrderedJSON, status: HTTPResponse.Status = .ok) throws -> Response {
-        var response = data(Data(value.serialized(pretty: false).utf8), type: "application/json")
+        var response = buffer(ByteBuffer(string: value.serialized(pretty: false)), type: "application/json")
         response.status = status
         return response
     }
@@ -236,24 +221,6 @@ struct CatalogRoutes: Sendable {
         headers[.contentType] = type
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
     }
-
-    static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "missing \"\(key.stringValue)\""
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            "wrong type at \"\(context.codingPath.map(\.stringValue).joined(separator: "."))\""
-        default: "not valid JSON"
-        }
-    }
-}
-
-/// The body of `POST /catalogs/{name}/moves`.
-struct MoveRequest: Decodable {
-    var item: String
-    var toSection: String
-    var index: Int?
-    var policy: String?
-    var baseRevision: Int?
 }
 
 /// Response bodies by key and revision, for reads of catalogues that have not changed.

@@ -25,7 +25,9 @@ struct CLIServeShutdownTests {
         server.arguments = ["serve", "--port", "0", "--db", cli.db]
         let output = Pipe()
         server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
+        let logPath = cli.folder.appendingPathComponent("serve.log").path
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        server.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try server.run()
         defer { if server.isRunning { server.interrupt() } }
         // "catalog serve: listening on http://127.0.0.1:PORT (database …)"
@@ -75,6 +77,15 @@ struct CLIServeShutdownTests {
         #expect(revision >= startRevision + answered.value && revision <= startRevision + answered.value + 1,
                 "revision \(revision), \(answered.value) moves answered from \(startRevision)")
         _ = try cli.succeed(["check", "--db", cli.db])
+
+        // One log line per request on standard error (the default level), with its metadata:
+        // "2026-11-22T14:11:33+0000 info catalog.serve : hb.request.id=… hb.request.method=POST
+        // hb.request.path=/catalogs/bookshelf/moves [Hummingbird] Request".
+        let log = try String(contentsOfFile: logPath, encoding: .utf8)
+        let requests = log.split(separator: "\n").filter { $0.contains("hb.request.path=/catalogs/bookshelf/moves") }
+        #expect(requests.count >= answered.value, "\(log.prefix(500))")
+        let pattern = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info catalog\.serve : hb\.request\.id=\S+ hb\.request\.method=POST hb\.request\.path=/catalogs/bookshelf/moves \[Hummingbird\] Request$/#
+        #expect(requests.allSatisfy { $0.wholeMatch(of: pattern) != nil }, "\(requests.first ?? "")")
     }
 
     /// A count shared between threads.

@@ -94,6 +94,20 @@ import Testing
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
                                      body: Self.body(#"{"item": "a1", "toSection": "c", "policy": "shove"}"#)) { try Self.problem($0, status: 422, kind: "invalid-body") }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: Self.body("{")) { try Self.problem($0, status: 400, kind: "malformed-body") }
+            // A body of the wrong shape names the offending field (a misspelt key is refused, not
+            // ignored: the book would otherwise go to the end of the shelf).
+            for (body, path) in [(#"{"item": "a1", "toSection": "c", "idx": 0}"#, "idx"),
+                                 (#"{"toSection": "c"}"#, "item"),
+                                 (#"{"item": "", "toSection": "c"}"#, "item"),
+                                 (#"{"item": "a1", "toSection": "c", "index": "0"}"#, "index"),
+                                 (#"{"item": "a1", "toSection": "c", "baseRevision": 1.5}"#, "baseRevision"),
+                                 (#"["a1", "c"]"#, nil)] {
+                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: Self.body(body)) { response in
+                    try Self.problem(response, status: 422, kind: "invalid-body")
+                    let object = try Self.json(response.body) as? [String: Any]
+                    #expect(object?["path"] as? String == path, "\(body)")
+                }
+            }
             try await client.execute(uri: "/catalogs/nope/moves", method: .post,
                                      body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0}"#)) { try Self.problem($0, status: 404, kind: "unknown-catalog") }
             #expect(try store.revision(of: "shelf") == 2, "refused writes change nothing")

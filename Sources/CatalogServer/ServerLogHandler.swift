@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+
+/// Log lines on standard error, in swift-log's `StreamLogHandler` format
+/// (`2026-11-22T14:11:00+0000 info catalog.serve : hb.request.id=7 [Hummingbird] GET /catalogs`).
+///
+/// Unlike `StreamLogHandler`, metadata is formatted when a line is written, not each time it is
+/// set: the server sets a request id on every request's logger, and formatting it there cost a
+/// few percent of a move's CPU time even when requests were not logged.
+public struct ServerLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+
+    /// A handler for `LoggingSystem.bootstrap`.
+    public static func standardError(label: String) -> ServerLogHandler {
+        ServerLogHandler(label: label)
+    }
+
+    init(label: String) {
+        self.label = label
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
+                    source: String, file: String, function: String, line: UInt) {
+        var all = self.metadata
+        if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
+        if let explicit { all.merge(explicit) { _, new in new } }
+        var text = "\(Self.timestamp()) \(level) \(label) :"
+        for (key, value) in all.sorted(by: { $0.key < $1.key }) {
+            text += " \(key)=\(value)"
+        }
+        text += " [\(source)] \(message)\n"
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// Local time to the second with its UTC offset, as `StreamLogHandler` writes it.
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var local = tm()
+        localtime_r(&now, &local)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &local)
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
