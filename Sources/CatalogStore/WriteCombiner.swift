@@ -134,16 +134,21 @@ final class WriteCombiner: @unchecked Sendable {
                     // transaction back: then no later edit may run (GRDB refuses them too), and
                     // the group fails as a whole below.
                     guard db.isInsideTransaction else { break }
+                    // Each edit in a savepoint of its own, so that a refused one leaves the
+                    // others. The savepoint statements are prepared once and stepped directly
+                    // (GRDB's `inSavepoint` parses them on every call: a tenth of a quick move).
+                    // If one of them fails, the error leaves the loop and the group fails whole.
+                    try RawStatement(db, "SAVEPOINT edit").execute()
                     do {
-                        var value: Any?
-                        try db.inSavepoint {
-                            value = try request.body(db)
-                            return .commit
-                        }
-                        request.result = .success(value!)
+                        request.result = .success(try request.body(db))
                     } catch {
                         request.result = .failure(error)
                     }
+                    guard db.isInsideTransaction else { break }
+                    if case .failure = request.result {
+                        try RawStatement(db, "ROLLBACK TO edit").execute()
+                    }
+                    try RawStatement(db, "RELEASE edit").execute()
                 }
                 if !db.isInsideTransaction {
                     throw StoreError.database("a write failed and SQLite rolled back the transaction it shared with others")

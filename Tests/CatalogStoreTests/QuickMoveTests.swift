@@ -162,7 +162,33 @@ struct GroupedWriteTests {
 extension GroupedWriteTests {
     @Test("an edit that makes SQLite roll the shared transaction back fails its whole group, and nothing of it is written")
     func rolledBackGroup() throws {
-        let (path, folder) = try temporaryDatabasePath("rollback")
+        let (results, marks, largestGroup) = try groupBehindALeader { name, db in
+            if name == "middle" { try db.execute(sql: "ROLLBACK") } else { try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name]) }
+        }
+        #expect(results == ["first": "ok", "before": "failed", "middle": "failed", "after": "failed"])
+        #expect(largestGroup == 3)
+        #expect(marks == ["first"])
+    }
+
+    @Test("an edit that writes and then fails is undone alone: the others of its group land")
+    func failedEditInAGroup() throws {
+        struct Refused: Error {}
+        let (results, marks, largestGroup) = try groupBehindALeader { name, db in
+            try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name])
+            if name == "middle" { throw Refused() }
+        }
+        #expect(results == ["first": "ok", "before": "ok", "middle": "failed", "after": "ok"])
+        #expect(largestGroup == 3)
+        #expect(marks.sorted() == ["after", "before", "first"])
+    }
+
+    /// Runs an edit "first" that leads and holds the transaction until three others — "before",
+    /// "middle", "after", each running `body` — wait behind it in that order (none can lead while
+    /// it does), so that those three form one group. Returns each one's outcome, the rows of the
+    /// `mark` table afterwards and the largest group.
+    func groupBehindALeader(_ body: @escaping @Sendable (String, Database) throws -> Void) throws
+        -> (results: [String: String], marks: [String], largestGroup: Int) {
+        let (path, folder) = try temporaryDatabasePath("group")
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try CatalogStore(path: path)
         try store.writer.write { db in try db.execute(sql: "CREATE TABLE mark (name TEXT)") }
@@ -182,8 +208,6 @@ extension GroupedWriteTests {
                 }
             }.start()
         }
-        // The first edit leads and holds the transaction until the three others wait behind it,
-        // in order (none of them can lead while it does).
         let entered = DispatchSemaphore(value: 0)
         start("first") { db in
             try db.execute(sql: "INSERT INTO mark VALUES ('first')")
@@ -192,21 +216,18 @@ extension GroupedWriteTests {
         }
         guard entered.wait(timeout: .now() + 60) == .success else {
             Issue.record("the first edit never ran")
-            return
+            release.signal()
+            return ([:], [], 0)
         }
-        for (index, name) in ["before", "rollback", "after"].enumerated() {
-            start(name) { db in
-                if name == "rollback" { try db.execute(sql: "ROLLBACK") } else { try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name]) }
-            }
+        for (index, name) in ["before", "middle", "after"].enumerated() {
+            start(name) { db in try body(name, db) }
             let deadline = Date().addingTimeInterval(60)
             while combiner.waitingCount < index + 1 && Date() < deadline { usleep(1_000) }
         }
         release.signal()
         done.wait()
-        #expect(results.all == ["first": "ok", "before": "failed", "rollback": "failed", "after": "failed"])
-        #expect(combiner.largestGroup == 3)
         let marks = try store.writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM mark") }
-        #expect(marks == ["first"])
+        return (results.all, marks, combiner.largestGroup)
     }
 
     final class ResultsBox: @unchecked Sendable {
