@@ -33,10 +33,10 @@ extension Layout {
 
         // Storage from an earlier prepare is reused (no allocation, no page faults) when this
         // layout is its only owner.
-        var sectionBands = Self.takeStorage(&self.sectionBands, capacity: sectionCount + 1)
-        sectionBands.append(0)
-        var sectionExtents = Self.takeStorage(&self.sectionExtents, capacity: sectionCount)
-        var bands = Self.takeStorage(&self.bands, capacity: 0)
+        var sectionBands = self.sectionBands
+        var sectionExtents = self.sectionExtents
+        var bands = self.bands
+        (self.sectionBands, self.sectionExtents, self.bands) = ([], [], [])
         var position = 0.0
         var lineCount = 0
 
@@ -64,9 +64,14 @@ extension Layout {
             }
         }
 
-        // Pass 2: line by line, the positions.
-        bands.reserveCapacity(lineCount)
-        do {
+        // Pass 2: line by line, the positions; the lines and the sections' extents are written
+        // straight into arrays of their final sizes (an append per line and per section checked
+        // the array's uniqueness and capacity each time: shelves are sections of a line or two).
+        var lineIndex = 0
+        bands = Self.withStorage(&bands, count: lineCount) { bandsOut in
+        sectionExtents = Self.withStorage(&sectionExtents, count: sectionCount) { extentsOut in
+        sectionBands = Self.withStorage(&sectionBands, count: sectionCount + 1) { sectionBandsOut in
+            sectionBandsOut[0] = 0
             frames.withUnsafeMutableBufferPointer { out in
             input.sectionStarts.withUnsafeBufferPointer { starts in
                 @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
@@ -117,17 +122,20 @@ extension Layout {
                             }
                             along += c + gap
                         }
-                        bands.append(Band(lo: position, hi: position + thickness, start: Int32(lineStart), end: Int32(lineEnd)))
+                        bandsOut[lineIndex] = Band(lo: position, hi: position + thickness, start: Int32(lineStart), end: Int32(lineEnd))
+                        lineIndex += 1
                         position += thickness
                         if !isLast { position += lineSpacing }
                         lineStart = lineEnd
                     }
                     position += trailMain + footerHeight
-                    sectionExtents.append(Extent(lo: sectionStart, hi: position))
-                    sectionBands.append(Int32(bands.count))
+                    extentsOut[s] = Extent(lo: sectionStart, hi: position)
+                    sectionBandsOut[s + 1] = Int32(lineIndex)
                 }
             }
             }
+        }
+        }
         }
         self.frames = frames
         self.bands = bands
