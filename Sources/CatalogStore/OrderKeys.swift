@@ -17,7 +17,7 @@ enum OrderKeys {
     /// renumbering moves them here.)
     static let origin: Int64 = 1 << 62
 
-    /// The fresh key of the item at `index`.
+    /// The fresh key of the item at `index` (sections of up to 2^30 items).
     static func key(atIndex index: Int) -> Int64 {
         origin + Int64(index) * spacing
     }
