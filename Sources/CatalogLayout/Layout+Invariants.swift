@@ -43,9 +43,12 @@ extension Layout {
             expect(next == frames.count, "lines cover \(next) of \(frames.count) items")
         case .waterfall:
             var seen = [Bool](repeating: false, count: frames.count)
-            for column in columnItems {
+            expect(columnStarts.count == configuration.columns + 1 && columnStarts.first == 0
+                   && columnStarts.last == columnItems.count && zip(columnStarts, columnStarts.dropFirst()).allSatisfy { $0 <= $1 },
+                   "column starts \(columnStarts.prefix(8)) do not partition \(columnItems.count) items")
+            for c in 0..<max(0, columnStarts.count - 1) {
                 var bottom = -Double.infinity
-                for index in column.map(Int.init) {
+                for index in columnItems[columnStarts[c]..<columnStarts[c + 1]].map(Int.init) {
                     guard index < frames.count, !seen[index] else {
                         problems.append("item \(index) is listed twice or out of range in the columns")
                         continue

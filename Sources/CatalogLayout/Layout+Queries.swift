@@ -169,14 +169,15 @@ extension Layout {
         case .flow, .shelf, .carousel:
             bandCandidates(in: rect, into: &result)
         case .waterfall:
-            for column in columnItems {
-                guard let first = column.first else { continue }
-                let columnFrame = frames[Int(first)]
+            for c in 0..<columnStarts.count - 1 {
+                let start = columnStarts[c], count = columnStarts[c + 1] - start
+                guard count > 0 else { continue }
+                let columnFrame = frames[Int(columnItems[start])]
                 guard columnFrame.minX < rect.maxX, rect.minX < columnFrame.maxX else { continue }
                 // Items in a column are stacked: both minY and maxY grow down the column.
-                var k = firstIndex(count: column.count) { frames[Int(column[$0])].maxY > rect.minY }
-                while k < column.count {
-                    let index = Int(column[k])
+                var k = firstIndex(count: count) { frames[Int(columnItems[start + $0])].maxY > rect.minY }
+                while k < count {
+                    let index = Int(columnItems[start + k])
                     let frame = frames[index]
                     if frame.minY >= rect.maxY { break }
                     if frame.intersects(rect) { result.append(index) }

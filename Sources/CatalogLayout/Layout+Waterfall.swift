@@ -16,23 +16,26 @@ extension Layout {
         let sectionCount = input.numberOfSections
 
         // Storage from an earlier prepare is reused when this layout is its only owner.
-        var columns = self.columnItems
+        var columnItems = self.columnItems
         self.columnItems = []
-        if columns.count != columnCount { columns = [[Int32]](repeating: [], count: columnCount) }
-        for c in 0..<columnCount {
-            columns[c].removeAll(keepingCapacity: true)
-            columns[c].reserveCapacity(itemCount / columnCount + 16)
-        }
         var sectionExtents = Self.takeStorage(&self.sectionExtents, capacity: sectionCount)
         let columnX = (0..<columnCount).map { inset.left + Double($0) * (columnWidth + config.columnSpacing) }
         // Where the next item of each column goes (its bottom plus the spacing, once it has an item).
         var next = [Double](repeating: 0, count: columnCount)
         var bottom = [Double](repeating: 0, count: columnCount)
+        // Each item's column, gathered into the columns' lists afterwards (appending to one of
+        // several arrays per item checked both arrays' uniqueness and capacity every time).
+        var columnOf = [UInt16](repeating: 0, count: itemCount)
+        var columnCounts = [Int](repeating: 0, count: columnCount)
 
         var position = 0.0
         let frames = Self.withStorage(&self.frames, count: itemCount) { out in
             input.naturalSizes.withUnsafeBufferPointer { sizes in
             input.kinds.withUnsafeBufferPointer { kinds in
+            next.withUnsafeMutableBufferPointer { next in
+            bottom.withUnsafeMutableBufferPointer { bottom in
+            columnOf.withUnsafeMutableBufferPointer { columnOf in
+            columnCounts.withUnsafeMutableBufferPointer { columnCounts in
                 for s in 0..<sectionCount {
                     let sectionStart = position
                     position += config.headerHeight + inset.top
@@ -50,7 +53,8 @@ extension Layout {
                             lowest = bottom[c]
                         }
                         let y = next[shortest]
-                        columns[shortest].append(Int32(k))
+                        columnOf[k] = UInt16(truncatingIfNeeded: shortest)
+                        columnCounts[shortest] += 1
                         out[k] = Rect(x: columnX[shortest], y: y, width: columnWidth, height: height)
                         bottom[shortest] = y + height
                         next[shortest] = y + height + spacing
@@ -60,10 +64,30 @@ extension Layout {
                 }
             }
             }
+            }
+            }
+            }
+            }
+        }
+        // The columns' lists, column after column, in one pass over the items.
+        var columnStarts = [Int](repeating: 0, count: columnCount + 1)
+        for c in 0..<columnCount { columnStarts[c + 1] = columnStarts[c] + columnCounts[c] }
+        var filled = Array(columnStarts.dropLast())
+        columnItems = Self.withStorage(&columnItems, count: itemCount) { list in
+            columnOf.withUnsafeBufferPointer { columnOf in
+            filled.withUnsafeMutableBufferPointer { filled in
+                for k in 0..<itemCount {
+                    let c = Int(columnOf[k])
+                    list[filled[c]] = Int32(k)
+                    filled[c] += 1
+                }
+            }
+            }
         }
         let sectionStarts = input.sectionStarts
         self.frames = frames
-        self.columnItems = columns
+        self.columnItems = columnItems
+        self.columnStarts = columnStarts
         self.sectionStarts = sectionStarts
         self.sectionExtents = sectionExtents
         contentSize = Size(width: width, height: position)

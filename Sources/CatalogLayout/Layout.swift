@@ -23,8 +23,10 @@ public struct Layout: Sendable {
     var sectionStarts: [Int] = [0]
     /// Flow, shelf and carousel: runs of items along the cross axis (lines), in scroll order.
     var bands: [Band] = []
-    /// Waterfall: each column's items, top to bottom.
-    var columnItems: [[Int32]] = []
+    /// Waterfall: every column's items, top to bottom, column after column; column `c`'s are
+    /// `columnItems[columnStarts[c]..<columnStarts[c + 1]]`.
+    var columnItems: [Int32] = []
+    var columnStarts: [Int] = []
     /// Per section, along the scroll axis: where the section starts and ends (header to footer).
     /// Headers, footers, shelf boards and the bounds of pinning all follow from these extents, the
     /// lines and the frames, so nothing else is stored per section.
