@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// Log lines on standard error, in swift-log's `StreamLogHandler` format
-/// (`2026-11-22T14:11:00+0000 info catalog.serve : hb.request.id=7 [Hummingbird] GET /catalogs`).
+/// (`2026-11-22T14:11:00+0000 info catalog.serve: hb.request.id=7 [Hummingbird] Request`).
 ///
 /// Unlike `StreamLogHandler`, metadata is formatted when a line is written, not each time it is
 /// set: the server sets a request id on every request's logger, and formatting it there cost a
@@ -32,7 +32,7 @@ public struct ServerLogHandler: LogHandler {
         var all = self.metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
         if let explicit { all.merge(explicit) { _, new in new } }
-        var text = "\(Self.timestamp()) \(level) \(label) :"
+        var text = "\(Self.timestamp()) \(level) \(label):"
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
             text += " \(key)=\(value)"
         }

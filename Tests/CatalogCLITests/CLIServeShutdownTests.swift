@@ -79,12 +79,12 @@ struct CLIServeShutdownTests {
         _ = try cli.succeed(["check", "--db", cli.db])
 
         // One log line per request on standard error (the default level), with its metadata:
-        // "2026-11-22T14:11:33+0000 info catalog.serve : hb.request.id=… hb.request.method=POST
+        // "2026-11-22T14:11:33+0000 info catalog.serve: hb.request.id=… hb.request.method=POST
         // hb.request.path=/catalogs/bookshelf/moves [Hummingbird] Request".
         let log = try String(contentsOfFile: logPath, encoding: .utf8)
         let requests = log.split(separator: "\n").filter { $0.contains("hb.request.path=/catalogs/bookshelf/moves") }
         #expect(requests.count >= answered.value, "\(log.prefix(500))")
-        let pattern = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info catalog\.serve : hb\.request\.id=\S+ hb\.request\.method=POST hb\.request\.path=/catalogs/bookshelf/moves \[Hummingbird\] Request$/#
+        let pattern = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info catalog\.serve: hb\.request\.id=\S+ hb\.request\.method=POST hb\.request\.path=/catalogs/bookshelf/moves \[Hummingbird\] Request$/#
         #expect(requests.allSatisfy { $0.wholeMatch(of: pattern) != nil }, "\(requests.first ?? "")")
     }
 
