@@ -24,13 +24,12 @@ public struct HTTPBenchmark: Sendable {
 
         /// wrk when it is on `PATH`, else the in-process client.
         public static func best(seconds: Int, requestsPerConnection: Int) -> LoadGenerator {
-            WrkLoad.find().map { .wrk(path: $0, seconds: seconds) } ?? .inProcess(requestsPerConnection: requestsPerConnection)
+            installedWrk(seconds: seconds) ?? .inProcess(requestsPerConnection: requestsPerConnection)
         }
 
-        /// wrk's path, for `.wrk`.
-        public var wrkPath: String? {
-            if case .wrk(let path, _) = self { return path }
-            return nil
+        /// wrk, when it is on `PATH`.
+        public static func installedWrk(seconds: Int) -> LoadGenerator? {
+            WrkLoad.find().map { .wrk(path: $0, seconds: seconds) }
         }
 
         var label: String {

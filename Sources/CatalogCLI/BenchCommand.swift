@@ -89,10 +89,10 @@ struct BenchCommand: ParsableCommand {
             case .auto: generator = .best(seconds: seconds, requestsPerConnection: perConnection)
             case .`internal`: generator = .inProcess(requestsPerConnection: perConnection)
             case .wrk:
-                guard let path = HTTPBenchmark.LoadGenerator.best(seconds: seconds, requestsPerConnection: perConnection).wrkPath else {
+                guard let wrk = HTTPBenchmark.LoadGenerator.installedWrk(seconds: seconds) else {
                     throw CLIError("--load-generator wrk: wrk is not on PATH (Debian: apt-get install wrk)")
                 }
-                generator = .wrk(path: path, seconds: seconds)
+                generator = wrk
             }
             results += try HTTPBenchmark(connections: connections, loadGenerator: generator).run(log: log)
         }

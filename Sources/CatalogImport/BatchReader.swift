@@ -71,6 +71,7 @@ private struct BatchDecoding {
         "moveSection": ["op", "id", "index"],
         "updateSection": ["op", "id", "fields"],
     ]
+    static let moveKeys: Set<String> = ["item", "toSection", "index", "policy", "baseRevision"]
     static let names = ["insertItem", "deleteItem", "updateItem", "moveItem", "insertSection", "deleteSection", "moveSection", "updateSection"]
 
     func operation(_ value: PropertyValue, at path: String) throws(ImportError) -> BatchOperation {
@@ -137,7 +138,7 @@ private struct BatchDecoding {
     /// The body of a move request: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`.
     func move(_ root: PropertyValue) throws(ImportError) -> Batch {
         let fields = try dictionary(root, at: "", expected: "a move: {\"item\": ID, \"toSection\": ID, \"index\": N, \"policy\": P}")
-        try refuseUnknownKeys(fields, known: ["item", "toSection", "index", "policy", "baseRevision"], at: "")
+        try refuseUnknownKeys(fields, known: Self.moveKeys, at: "")
         let base = try fields["baseRevision"].map { v throws(ImportError) in try integer(v, at: "baseRevision") }
         return Batch(baseRevision: base, operations: [try moveItem(fields, itemKey: "item", at: "")])
     }
@@ -241,6 +242,8 @@ private struct BatchDecoding {
     }
 
     func refuseUnknownKeys(_ fields: [String: PropertyValue], known: Set<String>, at path: String) throws(ImportError) {
+        // Sorted only to name the first unknown key in a stable order, so only when there is one.
+        guard fields.keys.contains(where: { !known.contains($0) }) else { return }
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             throw error(path.isEmpty ? unknown : "\(path).\(unknown)",
                         .invalidValue(expected: "one of the keys " + known.sorted().joined(separator: ", "), found: "the unknown key \"\(unknown)\""))

@@ -25,10 +25,9 @@ extension CatalogStore {
         try read { db in
             // The refusals first, from the catalogue's row and the journal's oldest entry: a
             // client asking for a revision out of reach costs two lookups, not a snapshot.
-            guard let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [name]) else {
+            guard let (catalogPK, currentRevision) = try Self.catalogRow(named: name, in: db) else {
                 throw StoreError.unknownCatalog(name)
             }
-            let (catalogPK, currentRevision): (Int64, Int) = (header[0], header[1])
             guard revision >= 0, revision <= currentRevision else {
                 throw StoreError.revisionNotReached(catalog: name, requested: revision, current: currentRevision)
             }

@@ -18,8 +18,7 @@ extension CatalogStore {
     static func quickMove(_ batch: Batch, catalog: String, in db: Database) throws -> WriteResult? {
         guard batch.operations.count == 1,
               case .moveItem(let id, let targetID, let requested, let policy) = batch.operations[0],
-              let (catalogPK, revision) = try RawStatement(db, "SELECT pk, revision FROM catalog WHERE name = ?")
-                  .first(.text(catalog), read: { ($0.int64(0), $0.int(1)) })
+              let (catalogPK, revision) = try catalogRow(named: catalog, in: db)
         else { return nil }
         if let base = batch.baseRevision, base != revision { return nil }
         guard let item = try RawStatement(db, """

@@ -29,11 +29,8 @@ extension CatalogStore {
     public func revision(of name: String) throws(StoreError) -> Int {
         do {
             return try writer.unsafeReentrantRead { db in
-                guard let revision = try Int.fetchOne(db.cachedStatement(sql: "SELECT revision FROM catalog WHERE name = ?"),
-                                                      arguments: [name]) else {
-                    throw StoreError.unknownCatalog(name)
-                }
-                return revision
+                guard let row = try Self.catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
+                return row.revision
             }
         } catch {
             throw Self.storeError(from: error)
@@ -46,10 +43,14 @@ extension CatalogStore {
     }
 
     static func loadCatalog(named name: String, in db: Database) throws -> Catalog {
-        guard let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [name]) else {
-            throw StoreError.unknownCatalog(name)
-        }
-        return try loadCatalog(pk: header[0], named: name, revision: header[1], in: db)
+        guard let row = try catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
+        return try loadCatalog(pk: row.pk, named: name, revision: row.revision, in: db)
+    }
+
+    /// The row key and revision of the catalogue named `name`, or nil when there is none: where
+    /// every read and write that starts from a name begins (one cached statement).
+    static func catalogRow(named name: String, in db: Database) throws -> (pk: Int64, revision: Int)? {
+        try RawStatement(db, "SELECT pk, revision FROM catalog WHERE name = ?").first(.text(name)) { ($0.int64(0), $0.int(1)) }
     }
 
     /// The catalogue whose row the caller has read already.

@@ -79,12 +79,11 @@ struct CatalogWriter {
 
     mutating func replace(_ catalog: Catalog, record: ImportRecord?) throws -> WriteResult {
         // The old content, read inside the same transaction, for the changeset.
-        let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM catalog WHERE name = ?)", arguments: [catalog.name]) ?? false
-        let old = exists ? try CatalogStore.loadCatalog(named: catalog.name, in: db) : Catalog(name: catalog.name)
+        let existing = try CatalogStore.catalogRow(named: catalog.name, in: db)
+        let old = try existing.map { try CatalogStore.loadCatalog(pk: $0.pk, named: catalog.name, revision: $0.revision, in: db) }
+            ?? Catalog(name: catalog.name)
         try db.execute(sql: "INSERT INTO catalog (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [catalog.name])
-        let header = try Row.fetchOne(db, sql: "SELECT pk, revision FROM catalog WHERE name = ?", arguments: [catalog.name])!
-        let catalogPK: Int64 = header[0]
-        let previousRevision: Int = header[1]
+        let (catalogPK, previousRevision) = try CatalogStore.catalogRow(named: catalog.name, in: db)!
 
         try db.execute(sql: "DELETE FROM item WHERE catalog_pk = ?", arguments: [catalogPK])
         try db.execute(sql: "DELETE FROM section WHERE catalog_pk = ?", arguments: [catalogPK])

@@ -15,13 +15,10 @@ struct DatabaseCatalogSource: CatalogSource {
     private(set) var itemRows: [String: (pk: Int64, key: Int64)] = [:]
 
     init(db: Database, name: String) throws {
-        guard let header = try Row.fetchOne(db.cachedStatement(sql: "SELECT pk, revision FROM catalog WHERE name = ?"), arguments: [name]) else {
-            throw StoreError.unknownCatalog(name)
-        }
+        guard let row = try CatalogStore.catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
         self.db = db
         self.name = name
-        catalogPK = header[0]
-        revision = header[1]
+        (catalogPK, revision) = row
     }
 
     mutating func section(id: String) throws -> (section: Section, position: Int)? {
