@@ -46,16 +46,27 @@ public struct DiffBenchmark {
         var results: [BenchmarkResult] = []
         /// One row: the diff of `shapes` against `baseline`, alternating, `runs` times each;
         /// with `memory`, also the diff's peak memory.
+        /// With a `workspace`, every diff runs in its memory, which the run before the first timed
+        /// one (the warm-up) has mapped.
         func row(_ shapes: String, _ from: SnapshotShape<Int, ID>, _ to: SnapshotShape<Int, ID>,
-                 against baseline: String, runs: Int, memory: Bool = false, _ baselineBody: () -> Void) throws {
-            let measured = try Clock.compare(runs: runs, case: {}, { _ = try StagedDiff.changeset(from: from, to: to) },
+                 against baseline: String, runs: Int, memory: Bool = false, workspace: DiffWorkspace? = nil,
+                 _ baselineBody: () -> Void) throws {
+            let measured = try Clock.compare(runs: runs, case: {}, { _ = try StagedDiff.changeset(from: from, to: to, workspace: workspace) },
                                              baseline: {}, { baselineBody() })
             let bytes = memory ? try Self.peakBytesPerElement(size) { _ = try StagedDiff.changeset(from: from, to: to) } : nil
-            results.append(BenchmarkResult(suite: "diff", name: "\(label), \(shapes)", medianMS: measured.median, baseline: baseline,
+            let name = "\(label), \(shapes)" + (workspace == nil ? "" : ", workspace reused")
+            results.append(BenchmarkResult(suite: "diff", name: name, medianMS: measured.median, baseline: baseline,
                                            baselineMedianMS: measured.baselineMedian, items: size, bytesPerItem: bytes))
         }
         try row("flat", flatA, flatB, against: "OrderedSet difference", runs: runs, memory: true) { _ = Self.orderedSetDifference(a, b) }
         try row("100 sections", sectionedA, sectionedB, against: "OrderedSet difference (flat)", runs: runs, memory: true) {
+            _ = Self.orderedSetDifference(a, b)
+        }
+        // A data source diffing update after update keeps one workspace (see `DiffWorkspace`).
+        try row("flat", flatA, flatB, against: "OrderedSet difference", runs: runs, workspace: DiffWorkspace()) {
+            _ = Self.orderedSetDifference(a, b)
+        }
+        try row("100 sections", sectionedA, sectionedB, against: "OrderedSet difference (flat)", runs: runs, workspace: DiffWorkspace()) {
             _ = Self.orderedSetDifference(a, b)
         }
         try row("flat", flatA, flatB, against: "bare hash pass (floor)", runs: runs) { _ = DiffFloor.hashPass(a, b) }

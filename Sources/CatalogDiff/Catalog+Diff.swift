@@ -32,12 +32,14 @@ extension Catalog {
 }
 
 extension Changeset {
-    /// The staged changeset from catalogue `a` to catalogue `b`, with their revisions.
+    /// The staged changeset from catalogue `a` to catalogue `b`, with their revisions; scratch
+    /// memory from `workspace` when there is one (see ``DiffWorkspace``).
     ///
     /// - Throws: ``DuplicateIDError`` when either catalogue repeats an id.
-    public init(from a: Catalog, to b: Catalog) throws(DuplicateIDError) {
+    public init(from a: Catalog, to b: Catalog, workspace: DiffWorkspace? = nil) throws(DuplicateIDError) {
         let changes = b.contentChanges(since: a)
-        self = try StagedDiff.changeset(from: a.shape, to: b.shape, updatedSections: changes.sections, updatedItems: changes.items)
+        self = try StagedDiff.changeset(from: a.shape, to: b.shape, updatedSections: changes.sections, updatedItems: changes.items,
+                                        workspace: workspace)
         fromRevision = a.revision
         toRevision = b.revision
     }

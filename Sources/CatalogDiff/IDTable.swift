@@ -11,9 +11,13 @@ import CCatalogSupport
 /// are hashed a block at a time and their slots prefetched before the block is probed: on large
 /// snapshots the table does not fit in cache and each probe would otherwise wait for memory.
 ///
-/// A class because it owns its slots' memory; it never leaves the diff that made it.
+/// A class because it owns its slots' memory; it never leaves the diff that made it. With a
+/// ``DiffWorkspace`` the memory is the workspace's, borrowed for the table's life.
 final class IDTable {
     private var slots: UnsafeMutablePointer<UInt32>
+    /// How many slots `slots` has room for: `mask + 1` or more (a workspace's larger slots).
+    private var storageCapacity: Int
+    private let workspace: DiffWorkspace?
     private var mask: Int
     private var entries = 0
     /// The slot bits that hold an entry index + 1; the others hold the tag.
@@ -25,22 +29,29 @@ final class IDTable {
     static let blockSize = 16
 
     /// A table for snapshots of `aCount` and `bCount` ids, sized for the larger (so a diff with
-    /// few new ids never grows it).
-    init(aCount: Int, bCount: Int, hash: IDHash) {
+    /// few new ids never grows it), in the workspace's memory when it has enough.
+    init(aCount: Int, bCount: Int, hash: IDHash, workspace: DiffWorkspace? = nil) {
         precondition(aCount + bCount < Int(UInt32.max), "a diff handles fewer than 2³² ids")
         var indexMask: UInt32 = 0
         while Int(indexMask) < aCount + bCount + 1 { indexMask = indexMask << 1 | 1 }
         self.indexMask = indexMask
         var capacity = 16
         while capacity * 2 < max(aCount, bCount) * 3 { capacity <<= 1 }
-        slots = .allocate(capacity: capacity)
+        if let (borrowed, available) = workspace?.takeSlots(count: capacity) {
+            (slots, storageCapacity) = (borrowed, available)
+        } else {
+            (slots, storageCapacity) = (.allocate(capacity: capacity), capacity)
+        }
         slots.initialize(repeating: 0, count: capacity)
         mask = capacity - 1
         self.hash = hash
         self.aCount = aCount
+        self.workspace = workspace
     }
 
-    deinit { slots.deallocate() }
+    deinit {
+        if let workspace { workspace.giveBack(slots, capacity: storageCapacity) } else { slots.deallocate() }
+    }
 
     /// Enters every id of `a` (the positions must be the table's A positions, `0..<aCount`);
     /// returns the positions whose id an earlier position already has, or nil when the hash gave
@@ -133,9 +144,10 @@ final class IDTable {
     /// Doubles the table and re-enters every entry (hashing its id again: the hash succeeded on
     /// it once, so it does again).
     private func grow<ID: Hashable>(_ a: ItemIDs<ID>, _ b: ItemIDs<ID>) {
-        let old = slots
+        let (old, oldStorage) = (slots, storageCapacity)
         let oldCapacity = mask + 1
         slots = .allocate(capacity: oldCapacity * 2)
+        storageCapacity = oldCapacity * 2
         slots.initialize(repeating: 0, count: oldCapacity * 2)
         mask = oldCapacity * 2 - 1
         for slot in 0..<oldCapacity where old[slot] != 0 {
@@ -145,6 +157,6 @@ final class IDTable {
             while slots[target] != 0 { target = (target + 1) & mask }
             slots[target] = old[slot]
         }
-        old.deallocate()
+        if let workspace { workspace.giveBack(old, capacity: oldStorage) } else { old.deallocate() }
     }
 }

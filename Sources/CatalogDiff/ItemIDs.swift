@@ -10,14 +10,17 @@ struct ItemIDs<ID: Hashable> {
     /// Where each section starts, and the total count last.
     let starts: [Int]
     /// The section of each position; empty when there is one section.
-    private let sectionOf: [Int32]
+    let sectionOf: [Int32]
 
-    init(_ sections: [[ID]]) {
+    /// The ids of `sections`; `storage` is memory for the section of each position (a
+    /// ``DiffWorkspace``'s, from an earlier diff), emptied first.
+    init(_ sections: [[ID]], storage: [Int32] = []) {
         self.sections = sections
         var starts = [0]
         starts.reserveCapacity(sections.count + 1)
-        var sectionOf: [Int32] = []
-        sectionOf.reserveCapacity(sections.reduce(0) { $0 + $1.count })
+        var sectionOf = storage
+        sectionOf.removeAll(keepingCapacity: true)
+        if sections.count > 1 { sectionOf.reserveCapacity(sections.reduce(0) { $0 + $1.count }) }
         for (s, section) in sections.enumerated() {
             if sections.count > 1 { sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count)) }
             starts.append(starts[s] + section.count)

@@ -15,6 +15,11 @@ struct LongestIncreasingSubsequence {
     /// The index before each element on the best run that ends with it, or −1.
     private var previous: [Int32] = []
 
+    /// The bytes of its buffers (reused by the next search).
+    var retainedBytes: Int {
+        kept.capacity + (tailIndices.capacity + previous.capacity) * MemoryLayout<Int32>.stride
+    }
+
     /// Finds a longest strictly increasing subsequence of `values` and marks it in ``kept``.
     /// `values` is used as scratch space: its contents are undefined afterwards.
     mutating func find(in values: UnsafeMutableBufferPointer<Int32>) {

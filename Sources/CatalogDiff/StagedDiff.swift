@@ -22,11 +22,14 @@ public enum StagedDiff {
     @_specialize(where S == String, I == String)
     @_specialize(where S == Int, I == Int)
     @_specialize(where S == Int, I == String)
+    ///
+    /// With a `workspace`, the diff's scratch memory is the workspace's, kept from one diff to
+    /// the next (see ``DiffWorkspace``); the changeset is the same either way.
     public static func changeset<S, I>(
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
-        updatedSections: Set<S> = [], updatedItems: Set<I> = []
+        updatedSections: Set<S> = [], updatedItems: Set<I> = [], workspace: DiffWorkspace? = nil
     ) throws(DuplicateIDError) -> Changeset {
-        var planner = try Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems)
+        var planner = try Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems, workspace: workspace)
         return planner.plan()
     }
 }
@@ -45,6 +48,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     let b: SnapshotShape<S, I>
     let updatedSections: Set<S>
     let updatedItems: Set<I>
+    /// Where scratch arrays come from and go back to, if anywhere.
+    let workspace: DiffWorkspace?
 
     var aSection: [S: Int] = [:]
     var bSection: [S: Int] = [:]
@@ -63,11 +68,13 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     var s1OfA: [Int] = []
     var s1OfB: [Int: Int] = [:]
 
-    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>) throws(DuplicateIDError) {
+    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>,
+         workspace: DiffWorkspace?) throws(DuplicateIDError) {
         self.a = a
         self.b = b
         self.updatedSections = updatedSections
         self.updatedItems = updatedItems
+        self.workspace = workspace
         var duplicateSections: [String] = []
         for (s, id) in a.sections.enumerated() where aSection.updateValue(s, forKey: id) != nil {
             duplicateSections.append(String(describing: id))
@@ -75,16 +82,18 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         for (s, id) in b.sections.enumerated() where bSection.updateValue(s, forKey: id) != nil {
             duplicateSections.append(String(describing: id))
         }
-        let aIDs = ItemIDs(a.items)
-        let bIDs = ItemIDs(b.items)
+        let aIDs = ItemIDs(a.items, storage: workspace?.take(\.aSectionOf, count: 0, repeating: 0) ?? [])
+        let bIDs = ItemIDs(b.items, storage: workspace?.take(\.bSectionOf, count: 0, repeating: 0) ?? [])
         // The fast hash for the id type, unless it gives up on a non-ASCII string id: then the
         // standard one, for every id of the diff.
         var hash = IDHash.fastest(for: I.self)
         if hash.kind == .ascii && updatedItems.contains(where: { hash($0) == nil }) { hash = .standard }
-        let matching = Self.match(aIDs, bIDs, hash: hash) ?? Self.match(aIDs, bIDs, hash: .standard)!
+        let matching = Self.match(aIDs, bIDs, hash: hash, workspace: workspace)
+            ?? Self.match(aIDs, bIDs, hash: .standard, workspace: workspace)!
         let duplicateItems = matching.duplicatesInA.map { String(describing: aIDs[$0]) }
             + matching.duplicatesInB.map { String(describing: bIDs[$0]) }
         if !duplicateSections.isEmpty || !duplicateItems.isEmpty {
+            Self.giveBack(aIDs, bIDs, matching.aToB, matching.bToA, to: workspace)
             throw DuplicateIDError(sections: duplicateSections, items: duplicateItems)
         }
         (self.aIDs, self.aToB) = (aIDs, matching.aToB)
@@ -93,12 +102,12 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
-    static func match(_ a: ItemIDs<I>, _ b: ItemIDs<I>, hash: IDHash)
+    static func match(_ a: ItemIDs<I>, _ b: ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace?)
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], duplicatesInA: [Int], duplicatesInB: [Int])? {
-        let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
+        let table = IDTable(aCount: a.count, bCount: b.count, hash: hash, workspace: workspace)
         guard let duplicatesInA = table.enter(a) else { return nil }
-        var aToB = [Int32](repeating: -1, count: a.count)
-        var bToA = [Int32](repeating: -1, count: b.count)
+        var aToB = workspace?.take(\.aToB, count: a.count, repeating: -1) ?? [Int32](repeating: -1, count: a.count)
+        var bToA = workspace?.take(\.bToA, count: b.count, repeating: -1) ?? [Int32](repeating: -1, count: b.count)
         var duplicatesInB: [Int] = []
         let complete = aToB.withUnsafeMutableBufferPointer { aToB in
             bToA.withUnsafeMutableBufferPointer { bToA in
@@ -114,8 +123,20 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 })
             }
         }
-        guard complete else { return nil }
+        guard complete else {
+            if let workspace { (workspace.aToB, workspace.bToA) = (aToB, bToA) }
+            return nil
+        }
         return (table, aToB, bToA, duplicatesInA, duplicatesInB)
+    }
+
+    /// Hands the diff's scratch arrays back to the workspace, for the next diff.
+    static func giveBack(_ aIDs: ItemIDs<I>, _ bIDs: ItemIDs<I>, _ aToB: [Int32], _ bToA: [Int32], to workspace: DiffWorkspace?) {
+        guard let workspace else { return }
+        workspace.keep(aIDs.sectionOf, at: \.aSectionOf)
+        workspace.keep(bIDs.sectionOf, at: \.bSectionOf)
+        workspace.keep(aToB, at: \.aToB)
+        workspace.keep(bToA, at: \.bToA)
     }
 
     /// The B index of A's section `s`, or nil when B deletes it.
@@ -153,13 +174,23 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // Stage 2: items, in S1 coordinates on both sides.
         var items = ItemChanges()
         // Which B positions moved, by B position: only needed to place item reloads.
-        var moved = updatedItems.isEmpty ? [] : [Bool](repeating: false, count: bIDs.count)
+        var moved = updatedItems.isEmpty ? []
+            : workspace?.take(\.moved, count: bIDs.count, repeating: false) ?? [Bool](repeating: false, count: bIDs.count)
         var deferredItemReloads: [ItemPath] = []  // B paths
         // Survivors of one section: their B index in the section, in A's order, written
         // through a pointer into scratch space as large as the largest section.
         let largest = a.items.reduce(0) { max($0, $1.count) }
-        var stayTo = [Int32](repeating: 0, count: largest)
+        var stayTo = workspace?.take(\.stayTo, count: largest, repeating: 0) ?? [Int32](repeating: 0, count: largest)
         var subsequence = LongestIncreasingSubsequence()
+        if let workspace { swap(&subsequence, &workspace.subsequence) }
+        defer {
+            if let workspace {
+                swap(&subsequence, &workspace.subsequence)
+                workspace.keep(stayTo, at: \.stayTo)
+                workspace.keep(moved, at: \.moved)
+                Self.giveBack(aIDs, bIDs, aToB, bToA, to: workspace)
+            }
+        }
         aToB.withUnsafeBufferPointer { aToB in
             for (index, entry) in s1.enumerated() {
                 guard case .old(let s) = entry else { continue }
