@@ -145,7 +145,7 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             batch.baseRevision = batch.baseRevision ?? expected
         }
-        return try json(Documents.write(await store.apply(batch, to: name)))
+        return written(try await store.apply(batch, to: name))
     }
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
@@ -154,7 +154,7 @@ struct CatalogRoutes: Sendable {
         if let expected = try ifMatch(request, name: name) {
             move.baseRevision = move.baseRevision ?? expected
         }
-        return try json(Documents.write(await store.apply(move, to: name)))
+        return written(try await store.apply(move, to: name))
     }
 
     /// Threads for imports, which block while SQLite writes a whole catalogue: off the server's
@@ -209,6 +209,11 @@ struct CatalogRoutes: Sendable {
         var response = buffer(ByteBuffer(string: value.serialized(pretty: false)), type: "application/json")
         response.status = status
         return response
+    }
+
+    /// The answer to a move or a batch: `Documents.write(result)`, written straight into bytes.
+    func written(_ result: WriteResult) -> Response {
+        buffer(ByteBuffer(bytes: Documents.compactWrite(result)), type: "application/json")
     }
 
     func data(_ data: Data, type: String) -> Response {
