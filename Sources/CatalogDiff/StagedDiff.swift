@@ -14,7 +14,9 @@
 /// Items in a deleted section that do not survive go with their section, without a delete each.
 public enum StagedDiff {
     /// The changeset from `a` to `b`, reloading the ids in `updatedItems` and `updatedSections`
-    /// (those present in both snapshots; others are ignored).
+    /// (those present in both snapshots; others are ignored). With a `workspace`, the diff's
+    /// scratch memory is the workspace's, kept from one diff to the next (see ``DiffWorkspace``);
+    /// the changeset is the same either way.
     ///
     /// - Throws: ``DuplicateIDError`` when either snapshot repeats a section or item id.
     // Generic code called from another module runs unspecialised (every id copied through value
@@ -22,9 +24,6 @@ public enum StagedDiff {
     @_specialize(where S == String, I == String)
     @_specialize(where S == Int, I == Int)
     @_specialize(where S == Int, I == String)
-    ///
-    /// With a `workspace`, the diff's scratch memory is the workspace's, kept from one diff to
-    /// the next (see ``DiffWorkspace``); the changeset is the same either way.
     public static func changeset<S, I>(
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = [], workspace: DiffWorkspace? = nil
