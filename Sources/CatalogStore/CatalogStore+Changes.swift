@@ -22,6 +22,17 @@ extension CatalogStore {
     ///   reach, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a revision the
     ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
+        let (old, current) = try revisions(of: name, since: revision)
+        do {
+            return try Changeset(from: old, to: current)
+        } catch {
+            throw StoreError.database("the journal rebuilt a revision that repeats ids: \(error)")
+        }
+    }
+
+    /// Revision `revision` of the catalogue, rebuilt through the journal, and the current one; the
+    /// errors are those of ``changes(in:since:)``.
+    func revisions(of name: String, since revision: Int) throws(StoreError) -> (old: Catalog, current: Catalog) {
         try read { db in
             // The refusals first, from the catalogue's row and the journal's oldest entry: a
             // client asking for a revision out of reach costs two lookups, not a snapshot.
@@ -47,15 +58,11 @@ extension CatalogStore {
             // Every revision after the requested one must still be journalled, newest first.
             let expected = Array(stride(from: current.revision, to: revision, by: -1))
             guard patches.map({ $0[0] as Int }) == expected else { throw try tooOld() }
-            var snapshot = current
+            var rewinder = JournalRewinder(current)
             for row in patches {
-                snapshot = try RevisionPatch.decoded(row[1]).apply(to: snapshot)
+                try rewinder.rewind(RevisionPatch.decoded(row[1]))
             }
-            do {
-                return try Changeset(from: snapshot, to: current)
-            } catch {
-                throw StoreError.database("the journal rebuilt a revision that repeats ids: \(error)")
-            }
+            return (rewinder.catalog, current)
         }
     }
 

@@ -81,52 +81,12 @@ struct RevisionPatch: Codable, Equatable {
         sectionOrder = edit.order != edit.orderBefore ? edit.orderBefore : nil
     }
 
-    /// The previous revision, rebuilt from `new` (whose revision it gets, minus one).
+    /// The previous revision, rebuilt from `new` (whose revision it gets, minus one). To undo
+    /// several writes, ``JournalRewinder`` keeps its work from one patch to the next.
     func apply(to new: Catalog) throws -> Catalog {
-        var byID: [String: Section] = [:]
-        for section in new.sections { byID[section.id] = section }
-        for move in (itemMoves ?? []).reversed() {
-            // Where the item is now: one pass over the sections (a patch holds a move or few).
-            var found: (section: String, index: Int)?
-            for section in new.sections {
-                if let index = byID[section.id]!.items.firstIndex(where: { $0.id == move.item }) {
-                    found = (section.id, index)
-                    break
-                }
-            }
-            guard let found, byID[move.section] != nil else {
-                throw StoreError.database("the journal of \(new.name) moves item \(move.item) it cannot find")
-            }
-            let item = byID[found.section]!.items.remove(at: found.index)
-            guard move.index >= 0, move.index <= byID[move.section]!.items.count else {
-                throw StoreError.database("the journal of \(new.name) puts item \(move.item) at index \(move.index) of \(move.section)")
-            }
-            byID[move.section]!.items.insert(item, at: move.index)
-        }
-        if let itemOrders {
-            var itemsByID: [String: Item] = [:]
-            for section in new.sections {
-                for item in section.items { itemsByID[item.id] = item }
-            }
-            for stored in items ?? [] { itemsByID[stored.id] = try stored.item() }
-            for order in itemOrders {
-                guard var section = byID[order.section] else {
-                    throw StoreError.database("the journal of \(new.name) lacks section \(order.section)")
-                }
-                section.items = try order.items.map { id in
-                    guard let item = itemsByID[id] else { throw StoreError.database("the journal of \(new.name) lacks item \(id)") }
-                    return item
-                }
-                byID[order.section] = section
-            }
-        }
-        for stored in sections { byID[stored.id] = try stored.section() }
-        let order = sectionOrder ?? new.sections.map(\.id)
-        let rebuilt = try order.map { id in
-            guard let section = byID[id] else { throw StoreError.database("the journal of \(new.name) lacks section \(id)") }
-            return section
-        }
-        return Catalog(name: new.name, revision: new.revision - 1, sections: rebuilt)
+        var rewinder = JournalRewinder(new)
+        try rewinder.rewind(self)
+        return rewinder.catalog
     }
 
     /// The patch as JSON. Patches of moves (id lists only) are written by hand — `JSONEncoder`

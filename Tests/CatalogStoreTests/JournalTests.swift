@@ -1,6 +1,7 @@
 import CatalogDiff
 import CatalogModel
 import Foundation
+import CatalogTestSupport
 import Testing
 @testable import CatalogStore
 
@@ -139,6 +140,48 @@ struct JournalTests {
         ] {
             #expect(throws: StoreError.database("the journal of shelf \(message)")) {
                 try RevisionPatch(itemMoves: [broken]).apply(to: new)
+            }
+        }
+    }
+
+    @Test("the journal rebuilds every earlier revision exactly, through replaced catalogues, batches, editor and quick moves")
+    func rebuildsEveryRevision() throws {
+        let store = try CatalogStore.inMemory()
+        var edits = RandomEdits(seed: 2026)
+        var random = SplitMix64(seed: 11)
+        var nextBook = 5_000
+        var start = Catalog.generated(name: "shelf", items: 60, sections: 12, kind: .bookshelf)
+        for s in start.sections.indices { start.sections[s].capacity = 8 }
+        _ = try store.replace(start)
+        var snapshots = [try store.catalog(named: "shelf")]
+        for step in 0..<240 {
+            let latest = snapshots.last!
+            switch step % 4 {
+            case 0, 1:  // one book to a random place: quick moves, and the editor for what they leave
+                let books = latest.sections.flatMap { $0.items.map(\.id) }
+                guard !books.isEmpty, !latest.sections.isEmpty else { continue }
+                let target = latest.sections[Int(random.next() % UInt64(latest.sections.count))]
+                _ = try? store.move(item: books[Int(random.next() % UInt64(books.count))], toSection: target.id,
+                                    index: Int(random.next() % UInt64(target.items.count + 1)),
+                                    policy: [.reject, .displace, .swap][Int(random.next() % 3)], in: "shelf")
+            case 2:  // a batch of a few operations, some refused
+                _ = try? store.apply(Batch(operations: (0..<edits.int(1...4)).map { _ in edits.operation(on: latest) }), to: "shelf")
+            default:  // the whole catalogue replaced by an edited one
+                var next = Self.edit(latest, &random, nextBook: &nextBook)
+                next.revision = latest.revision
+                _ = try store.replace(next)
+            }
+            let after = try store.catalog(named: "shelf")
+            if after.revision != latest.revision { snapshots.append(after) }
+        }
+        #expect(snapshots.count > 150)
+        for old in snapshots {
+            let (rebuilt, current) = try store.revisions(of: "shelf", since: old.revision)
+            #expect(current == snapshots.last!)
+            if rebuilt != old {
+                let differing = zip(rebuilt.sections, old.sections).filter { $0.0 != $0.1 }.map(\.1.id)
+                Issue.record("revision \(old.revision) rebuilt wrongly: sections \(differing), ids \(rebuilt.sections.map(\.id)) vs \(old.sections.map(\.id))")
+                return
             }
         }
     }

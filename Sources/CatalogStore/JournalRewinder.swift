@@ -1,0 +1,104 @@
+import CatalogModel
+
+/// A catalogue taken back through the journal, one ``RevisionPatch`` after another, in place.
+///
+/// `changes(since:)` rebuilds an old revision from the current snapshot by undoing every write
+/// since, newest first: a client a few hundred moves behind means a few hundred patches. Undoing
+/// each into a fresh catalogue — a dictionary of every section by id, a search of every shelf for
+/// each moved book, the catalogue rebuilt — cost half of a change feed's time. Here the sections
+/// and an index of them by id are built once and kept up to date, and so is the section each
+/// item was last seen in, so a patch costs what it touches.
+struct JournalRewinder {
+    let name: String
+    private(set) var revision: Int
+    private var sections: [Section]
+    private var sectionIndex: [String: Int]
+    /// Where each item was last put: a hint, checked before use (a section a patch replaced
+    /// whole may no longer hold it), with a search of every section behind it.
+    private var itemSection: [String: String]
+
+    init(_ catalog: Catalog) {
+        name = catalog.name
+        revision = catalog.revision
+        sections = catalog.sections
+        sectionIndex = Self.index(catalog.sections)
+        itemSection = [:]
+        itemSection.reserveCapacity(catalog.itemCount)
+        for section in catalog.sections {
+            for item in section.items { itemSection[item.id] = section.id }
+        }
+    }
+
+    /// The catalogue as the patches applied so far have left it.
+    var catalog: Catalog { Catalog(name: name, revision: revision, sections: sections) }
+
+    /// Undoes one write: afterwards this is the revision before.
+    mutating func rewind(_ patch: RevisionPatch) throws {
+        for move in (patch.itemMoves ?? []).reversed() { try undo(move) }
+        if let orders = patch.itemOrders { try restore(orders, items: patch.items ?? []) }
+        var restored: [String: Section] = [:]
+        for stored in patch.sections {
+            let section = try stored.section()
+            if let s = sectionIndex[section.id] { sections[s] = section } else { restored[section.id] = section }
+            for item in section.items { itemSection[item.id] = section.id }
+        }
+        if let order = patch.sectionOrder {
+            sections = try order.map { id in
+                if let s = sectionIndex[id] { return sections[s] }
+                guard let section = restored[id] else { throw StoreError.database("the journal of \(name) lacks section \(id)") }
+                return section
+            }
+            sectionIndex = Self.index(sections)
+        }
+        revision -= 1
+    }
+
+    /// Puts a moved item back where it was.
+    private mutating func undo(_ move: RevisionPatch.ItemMove) throws {
+        guard let (s, i) = locate(move.item), let target = sectionIndex[move.section] else {
+            throw StoreError.database("the journal of \(name) moves item \(move.item) it cannot find")
+        }
+        let item = sections[s].items.remove(at: i)
+        guard move.index >= 0, move.index <= sections[target].items.count else {
+            throw StoreError.database("the journal of \(name) puts item \(move.item) at index \(move.index) of \(move.section)")
+        }
+        sections[target].items.insert(item, at: move.index)
+        itemSection[move.item] = move.section
+    }
+
+    /// Gives sections their previous items in their previous order; `items` are the previous
+    /// versions of items the write deleted or changed, the others are where the write left them.
+    private mutating func restore(_ orders: [RevisionPatch.ItemOrder], items: [StoredItem]) throws {
+        var previous: [String: Item] = [:]
+        for stored in items { previous[stored.id] = try stored.item() }
+        // Every item first, then the sections: an item may come from a section restored before it.
+        let lists = try orders.map { order in
+            try order.items.map { id in
+                if let item = previous[id] { return item }
+                guard let (s, i) = locate(id) else { throw StoreError.database("the journal of \(name) lacks item \(id)") }
+                return sections[s].items[i]
+            }
+        }
+        for (order, list) in zip(orders, lists) {
+            guard let s = sectionIndex[order.section] else { throw StoreError.database("the journal of \(name) lacks section \(order.section)") }
+            sections[s].items = list
+            for item in list { itemSection[item.id] = order.section }
+        }
+    }
+
+    /// Each section's index by id (the first, should a damaged journal repeat one).
+    private static func index(_ sections: [Section]) -> [String: Int] {
+        Dictionary(sections.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The section index and item index of the item `id`, or nil.
+    private func locate(_ id: String) -> (Int, Int)? {
+        if let hint = itemSection[id], let s = sectionIndex[hint], let i = sections[s].items.firstIndex(where: { $0.id == id }) {
+            return (s, i)
+        }
+        for s in sections.indices {
+            if let i = sections[s].items.firstIndex(where: { $0.id == id }) { return (s, i) }
+        }
+        return nil
+    }
+}
