@@ -41,6 +41,8 @@ let package = Package(
             name: "CatalogStore",
             dependencies: [
                 "CatalogModel", "CatalogDiff",
+                // Its JSON parser, for reading journal entries of moves without JSONDecoder.
+                "CatalogImport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

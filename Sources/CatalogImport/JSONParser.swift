@@ -4,8 +4,8 @@
 /// parse itself (≈ 5× on a 100k-item catalogue: dynamic casts of every value), cannot tell `1`
 /// from `true` reliably, and reports errors without a position. This parser reads the UTF-8 bytes
 /// once, keeps integers exact, and says where a file is broken ("line 3, column 14: …").
-struct JSONParser {
-    struct Failure: Error {
+package struct JSONParser {
+    package struct Failure: Error {
         var message: String
     }
 
@@ -13,7 +13,7 @@ struct JSONParser {
     static let maximumDepth = 512
 
     /// Parses a complete JSON text. The bytes must be valid UTF-8 (the caller checks).
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> PropertyValue {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> PropertyValue {
         var parser = JSONParser(bytes: bytes)
         // A UTF-8 byte-order mark is tolerated, as editors on some systems write one.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Both file formats parse into this one tree, so the catalogue decoder walks one shape, knows the
 /// exact type of every value (a JSON `true` is not the integer 1) and can say what it found.
-enum PropertyValue {
+package enum PropertyValue {
     case string(String)
     case integer(Int)
     case double(Double)

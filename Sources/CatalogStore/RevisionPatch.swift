@@ -1,3 +1,4 @@
+import CatalogImport
 import CatalogModel
 import Foundation
 
@@ -143,8 +144,58 @@ struct RevisionPatch: Codable, Equatable {
         appendJSONString(string, to: &out)
     }
 
+    /// The patch `encoded()` wrote. Patches of ids only — sections reordered, items moved,
+    /// shelves' item orders: what moves journal — are read by hand (`JSONDecoder` was a third of
+    /// a change feed's time); the others, and anything unexpected, through `Codable`.
     static func decoded(_ text: String) throws -> RevisionPatch {
-        try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))
+        var text = text
+        if let patch = text.withUTF8({ idsOnly(UnsafeRawBufferPointer($0)) }) { return patch }
+        return try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))
+    }
+
+    /// A patch of ids only from its JSON, or nil when it holds anything else.
+    private static func idsOnly(_ bytes: UnsafeRawBufferPointer) -> RevisionPatch? {
+        guard case .dictionary(let members)? = try? JSONParser.parse(bytes),
+              case .array(let stored)? = members["sections"], stored.isEmpty,
+              members.keys.allSatisfy({ ["sections", "sectionOrder", "itemMoves", "itemOrders"].contains($0) })
+        else { return nil }
+        func strings(_ value: PropertyValue?) -> [String]? {
+            guard case .array(let elements)? = value else { return nil }
+            var strings: [String] = []
+            strings.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let string) = element else { return nil }
+                strings.append(string)
+            }
+            return strings
+        }
+        func objects<T>(_ value: PropertyValue?, _ read: ([String: PropertyValue]) -> T?) -> [T]?? {
+            guard let value else { return .some(nil) }   // absent: fine, nil
+            guard case .array(let elements) = value else { return nil }
+            var result: [T] = []
+            for element in elements {
+                guard case .dictionary(let object) = element, let read = read(object) else { return nil }
+                result.append(read)
+            }
+            return .some(result)
+        }
+        var patch = RevisionPatch(itemMoves: [])
+        if let order = members["sectionOrder"] {
+            guard let ids = strings(order) else { return nil }
+            patch.sectionOrder = ids
+        }
+        guard let moves = objects(members["itemMoves"], { object -> ItemMove? in
+                  guard object.count == 3, case .string(let item)? = object["item"], case .string(let section)? = object["section"],
+                        case .integer(let index)? = object["index"] else { return nil }
+                  return ItemMove(item: item, section: section, index: index)
+              }),
+              let orders = objects(members["itemOrders"], { object -> ItemOrder? in
+                  guard object.count == 2, case .string(let section)? = object["section"], let items = strings(object["items"]) else { return nil }
+                  return ItemOrder(section: section, items: items)
+              })
+        else { return nil }
+        (patch.itemMoves, patch.itemOrders) = (moves, orders)
+        return patch
     }
 }
 

@@ -185,4 +185,31 @@ struct JournalTests {
             }
         }
     }
+
+    @Test("patches of ids only are read by hand exactly as JSONDecoder reads them; others still through Codable")
+    func patchDecoding() throws {
+        var random = SplitMix64(seed: 404)
+        func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
+        let names = ["s1", "Book \"quoted\"", "back\\slash", "tab\tnew\nline", "ünïcødé 📚", "K\u{212A}", "", "/slash", "\u{01}"]
+        func name() -> String { names[pick(names.count)] + (pick(2) == 0 ? "\(pick(1000))" : "") }
+        for _ in 0..<500 {
+            var patch = RevisionPatch(itemMoves: (0..<pick(4)).map { _ in .init(item: name(), section: name(), index: pick(3) == 0 ? -pick(5) : pick(100)) })
+            if pick(3) == 0 { patch.itemMoves = nil }
+            if pick(2) == 0 { patch.sectionOrder = (0..<pick(5)).map { _ in name() } }
+            if pick(2) == 0 { patch.itemOrders = (0..<pick(3)).map { _ in .init(section: name(), items: (0..<pick(4)).map { _ in name() }) } }
+            let text = try patch.encoded()
+            let decoded = try RevisionPatch.decoded(text)
+            #expect(decoded == patch, "\(text)")
+            #expect(decoded == (try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))))
+        }
+        // Whole sections and items go through Codable, as does anything the hand reader does not know.
+        let section = Section(id: "s", kind: .bookshelf, title: "Shelf", items: [Item(id: "b", content: .book(Book(title: "T", cover: "c")))])
+        var whole = RevisionPatch(itemMoves: [])
+        whole.sections = [StoredSection(section)]
+        #expect(try RevisionPatch.decoded(whole.encoded()) == whole)
+        var none = RevisionPatch(itemMoves: [])
+        none.itemMoves = nil
+        #expect(try RevisionPatch.decoded(#"{"sections":[],"itemMoves":null}"#) == none)
+        #expect(throws: (any Error).self) { try RevisionPatch.decoded(#"{"sections":[],"itemMoves":[{"item":"a","section":"s"}]}"#) }
+    }
 }
