@@ -91,13 +91,16 @@ public struct HTTPBenchmark: Sendable {
         log("http: load from \(generator.label), \(connections) connections")
         return try await app.test(.live) { client in
             let port = client.port!
-            func load(_ name: String, _ requests: [WrkLoad.Request]) async throws -> LoadResult {
+            /// `share`: of the in-process client's requests per connection, for slow cases (wrk runs
+            /// every case for the same time).
+            func load(_ name: String, _ requests: [WrkLoad.Request], share: Int = 1) async throws -> LoadResult {
                 log("http: \(name)")
                 switch generator {
                 case .wrk(let path, let seconds):
                     return try await WrkLoad(executable: path, connections: connections, seconds: seconds).run(port: port, requests: requests)
                 case .inProcess(let perConnection):
-                    return try await Self.loadInProcess(port: port, connections: connections, requestsPerConnection: perConnection, requests: requests)
+                    return try await Self.loadInProcess(port: port, connections: connections, requestsPerConnection: max(1, perConnection / share),
+                                                        requests: requests)
                 }
             }
             let baseline = try await load("baseline", [WrkLoad.Request(path: "/baseline")])
@@ -108,10 +111,20 @@ public struct HTTPBenchmark: Sendable {
             let changes = try await load("GET changes", (0..<50).map { n in
                 WrkLoad.Request(path: "/catalogs/shelf/changes?since=\(max(1, revision - 1 - n))")
             })
+            // Clients 1 to 900 writes behind, each asking for its own revision: more than the
+            // response cache keeps (256 entries), so nearly every answer is computed — the
+            // journal undone back to that revision, and the diff.
+            var behind = Array(1...max(1, min(900, revision - 1)))
+            var shuffler = SplitMix64(seed: 9)
+            behind.shuffle(using: &shuffler)
+            let uncached = try await load("GET changes, uncached", behind.map { n in
+                WrkLoad.Request(path: "/catalogs/shelf/changes?since=\(revision - n)")
+            }, share: 10)
             var results: [BenchmarkResult] = []
             let rows = [("GET /catalogs/shelf (1,000 items)", snapshot, baseline, "constant \(snapshotSize / 1_000) kB body"),
                         ("POST /catalogs/shelf/moves", moved, smallBaseline, "constant 120 B answer to a POST"),
-                        ("GET /catalogs/shelf/changes?since=", changes, smallBaseline, "constant 120 B answer to a POST")]
+                        ("GET /catalogs/shelf/changes?since=", changes, smallBaseline, "constant 120 B answer to a POST"),
+                        ("GET /catalogs/shelf/changes?since= (1-900 behind, uncached)", uncached, changes, "the same, cached")]
             for (name, measured, base, label) in rows {
                 results.append(BenchmarkResult(suite: "http", name: "\(name) p50", medianMS: measured.p50,
                                                baseline: "\(label), p50", baselineMedianMS: base.p50, items: 1))

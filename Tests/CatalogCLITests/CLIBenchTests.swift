@@ -55,13 +55,13 @@ struct CLIBenchTests {
         }
     }
 
-    @Test("bench http --json (in-process client): snapshot, move and change-feed rows against constant-body baselines")
+    @Test("bench http --json (in-process client): snapshot, move and change-feed (cached and not) rows against baselines")
     func httpRows() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
         let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "http", "--connections", "4", "--queries", "500",
                                                                 "--load-generator", "internal", "--json"])) as? [[String: Any]])
-        #expect(rows.count == 9)
+        #expect(rows.count == 12)
         for row in rows {
             #expect(row["suite"] as? String == "http")
             #expect((row["median_ms"] as? Double ?? 0) > 0 && (row["baseline_median_ms"] as? Double ?? 0) > 0)
