@@ -22,17 +22,24 @@ extension CatalogStore {
     ///   reach, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a revision the
     ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
-        let (old, current) = try revisions(of: name, since: revision)
+        let (old, current, restoredContent) = try revisions(of: name, since: revision)
         do {
+            // Writes that only moved things change no content: nothing to compare for reloads.
+            guard restoredContent else {
+                var changeset = try StagedDiff.changeset(from: old.shape, to: current.shape)
+                (changeset.fromRevision, changeset.toRevision) = (old.revision, current.revision)
+                return changeset
+            }
             return try Changeset(from: old, to: current)
         } catch {
             throw StoreError.database("the journal rebuilt a revision that repeats ids: \(error)")
         }
     }
 
-    /// Revision `revision` of the catalogue, rebuilt through the journal, and the current one; the
-    /// errors are those of ``changes(in:since:)``.
-    func revisions(of name: String, since revision: Int) throws(StoreError) -> (old: Catalog, current: Catalog) {
+    /// Revision `revision` of the catalogue, rebuilt through the journal, and the current one, and
+    /// whether the journal brought back any content (see ``JournalRewinder``); the errors are
+    /// those of ``changes(in:since:)``.
+    func revisions(of name: String, since revision: Int) throws(StoreError) -> (old: Catalog, current: Catalog, restoredContent: Bool) {
         try read { db in
             // The refusals first, from the catalogue's row and the journal's oldest entry: a
             // client asking for a revision out of reach costs two lookups, not a snapshot.
@@ -62,7 +69,7 @@ extension CatalogStore {
             for row in patches {
                 try rewinder.rewind(RevisionPatch.decoded(row[1]))
             }
-            return (rewinder.catalog, current)
+            return (rewinder.catalog, current, rewinder.restoredContent)
         }
     }
 

@@ -16,6 +16,10 @@ struct JournalRewinder {
     /// Where each item was last put: a hint, checked before use (a section a patch replaced
     /// whole may no longer hold it), with a search of every section behind it.
     private var itemSection: [String: String]
+    /// Whether a patch so far brought back a whole section or an item's previous version. Until
+    /// one does, every section and item the two revisions share has the same content (moves and
+    /// orders only rearrange), so the changeset between them reloads nothing.
+    private(set) var restoredContent = false
 
     init(_ catalog: Catalog) {
         name = catalog.name
@@ -34,6 +38,7 @@ struct JournalRewinder {
 
     /// Undoes one write: afterwards this is the revision before.
     mutating func rewind(_ patch: RevisionPatch) throws {
+        if !patch.sections.isEmpty || !(patch.items ?? []).isEmpty { restoredContent = true }
         for move in (patch.itemMoves ?? []).reversed() { try undo(move) }
         if let orders = patch.itemOrders { try restore(orders, items: patch.items ?? []) }
         var restored: [String: Section] = [:]
