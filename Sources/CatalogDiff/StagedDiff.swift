@@ -123,7 +123,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             }
         }
         guard complete else {
-            if let workspace { (workspace.aToB, workspace.bToA) = (aToB, bToA) }
+            workspace?.keep(aToB, at: \.aToB)
+            workspace?.keep(bToA, at: \.bToA)
             return nil
         }
         return (table, aToB, bToA, duplicatesInA, duplicatesInB)

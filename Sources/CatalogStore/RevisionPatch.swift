@@ -82,14 +82,6 @@ struct RevisionPatch: Codable, Equatable {
         sectionOrder = edit.order != edit.orderBefore ? edit.orderBefore : nil
     }
 
-    /// The previous revision, rebuilt from `new` (whose revision it gets, minus one). To undo
-    /// several writes, ``JournalRewinder`` keeps its work from one patch to the next.
-    func apply(to new: Catalog) throws -> Catalog {
-        var rewinder = JournalRewinder(new)
-        try rewinder.rewind(self)
-        return rewinder.catalog
-    }
-
     /// The patch as JSON. Patches of moves (id lists only) are written by hand — `JSONEncoder`
     /// cost as much as the rest of a move; patches with whole sections or items go through it.
     func encoded() throws -> String {
@@ -153,11 +145,14 @@ struct RevisionPatch: Codable, Equatable {
         return try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))
     }
 
+    /// The keys a patch of ids only may have.
+    private static let idsOnlyKeys: Set<String> = ["sections", "sectionOrder", "itemMoves", "itemOrders"]
+
     /// A patch of ids only from its JSON, or nil when it holds anything else.
     private static func idsOnly(_ bytes: UnsafeRawBufferPointer) -> RevisionPatch? {
         guard case .dictionary(let members)? = try? JSONParser.parse(bytes),
               case .array(let stored)? = members["sections"], stored.isEmpty,
-              members.keys.allSatisfy({ ["sections", "sectionOrder", "itemMoves", "itemOrders"].contains($0) })
+              members.keys.allSatisfy(idsOnlyKeys.contains)
         else { return nil }
         func strings(_ value: PropertyValue?) -> [String]? {
             guard case .array(let elements)? = value else { return nil }

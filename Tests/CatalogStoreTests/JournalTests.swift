@@ -115,7 +115,7 @@ struct JournalTests {
             var new = Self.edit(old, &random, nextBook: &nextBook)
             new.revision = old.revision + 1
             let patch = RevisionPatch(from: new, to: old)
-            #expect(try RevisionPatch.decoded(patch.encoded()).apply(to: new) == old)
+            #expect(try Self.rewound(new, by: RevisionPatch.decoded(patch.encoded())) == old)
             old = new
         }
     }
@@ -132,14 +132,50 @@ struct JournalTests {
         old.sections[1].items = old.sections[0].items
         old.sections[0].items = []
         let patch = RevisionPatch(itemMoves: [.init(item: "b1", section: "b", index: 0)])
-        #expect(try RevisionPatch.decoded(patch.encoded()).apply(to: new) == old)
+        #expect(try Self.rewound(new, by: RevisionPatch.decoded(patch.encoded())) == old)
         for (broken, message) in [
             (RevisionPatch.ItemMove(item: "nowhere", section: "b", index: 0), "moves item nowhere it cannot find"),
             (.init(item: "b1", section: "gone", index: 0), "moves item b1 it cannot find"),
             (.init(item: "b1", section: "b", index: 3), "puts item b1 at index 3 of b"),
         ] {
             #expect(throws: StoreError.database("the journal of shelf \(message)")) {
-                try RevisionPatch(itemMoves: [broken]).apply(to: new)
+                try Self.rewound(new, by: RevisionPatch(itemMoves: [broken]))
+            }
+        }
+    }
+
+    /// `catalog` with one write undone.
+    static func rewound(_ catalog: Catalog, by patch: RevisionPatch) throws -> Catalog {
+        var rewinder = JournalRewinder(catalog)
+        try rewinder.rewind(patch)
+        return rewinder.catalog
+    }
+
+    @Test("journal entries of item or section orders that do not fit the snapshot are typed errors")
+    func brokenOrderEntries() throws {
+        let new = Catalog(name: "shelf", revision: 2, sections: [
+            Section(id: "a", kind: .bookshelf, items: [Item(id: "b1", content: .book(Book(title: "One", cover: "1")))]),
+            Section(id: "b", kind: .bookshelf),
+        ])
+        func patch(orders: [RevisionPatch.ItemOrder]? = nil, sectionOrder: [String]? = nil) -> RevisionPatch {
+            var patch = RevisionPatch(itemMoves: [])
+            (patch.itemMoves, patch.itemOrders, patch.sectionOrder) = (nil, orders, sectionOrder)
+            return patch
+        }
+        // The real entries: b1 was on b, and the shelves were the other way round.
+        var moved = new
+        (moved.revision, moved.sections[0].items, moved.sections[1].items) = (1, [], new.sections[0].items)
+        #expect(try Self.rewound(new, by: patch(orders: [.init(section: "a", items: []), .init(section: "b", items: ["b1"])])) == moved)
+        var reordered = new
+        (reordered.revision, reordered.sections) = (1, new.sections.reversed())
+        #expect(try Self.rewound(new, by: patch(sectionOrder: ["b", "a"])) == reordered)
+        for (broken, message) in [
+            (patch(orders: [.init(section: "gone", items: [])]), "lacks section gone"),
+            (patch(orders: [.init(section: "a", items: ["ghost"])]), "lacks item ghost"),
+            (patch(sectionOrder: ["a", "gone"]), "lacks section gone"),
+        ] {
+            #expect(throws: StoreError.database("the journal of shelf \(message)")) {
+                try Self.rewound(new, by: broken)
             }
         }
     }
