@@ -105,7 +105,7 @@ struct CatalogRoutes: Sendable {
             return data(Data(LayoutPicture(layout: layout, input: input).svg.utf8), type: "image/svg+xml")
         }
         let visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
-        return try json(Documents.layout(layout, visible ? layout.elements(in: layout.visibleRect) : layout.allElements))
+        return json(Documents.layout(layout, visible ? layout.elements(in: layout.visibleRect) : layout.allElements))
     }
 
     /// The OpenAPI 3.1 document kept in the repository (`Sources/CatalogServer/Resources/openapi.json`).
@@ -135,7 +135,7 @@ struct CatalogRoutes: Sendable {
         catalog.name = name
         let (store, record, finished) = (self.store, ImportRecord(imported.report), catalog)
         let result = try await Self.offload { try store.replace(finished, record: record) }
-        return try json(Documents.write(result), status: result.previousRevision == 0 ? .created : .ok)
+        return written(result, status: result.previousRevision == 0 ? .created : .ok)
     }
 
     /// Applies a batch; `If-Match: "REV"` (or the body's `baseRevision`) makes it conditional.
@@ -205,15 +205,16 @@ struct CatalogRoutes: Sendable {
         (request.headers[.contentType] ?? "").split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
     }
 
-    func json(_ value: OrderedJSON, status: HTTPResponse.Status = .ok) throws -> Response {
-        var response = buffer(ByteBuffer(string: value.serialized(pretty: false)), type: "application/json")
-        response.status = status
-        return response
+    func json(_ value: OrderedJSON) -> Response {
+        buffer(ByteBuffer(string: value.serialized(pretty: false)), type: "application/json")
     }
 
-    /// The answer to a move or a batch: `Documents.write(result)`, written straight into bytes.
-    func written(_ result: WriteResult) -> Response {
-        buffer(ByteBuffer(bytes: Documents.compactWrite(result)), type: "application/json")
+    /// The answer to a write (import, batch, move): `Documents.write(result)`, written straight
+    /// into bytes.
+    func written(_ result: WriteResult, status: HTTPResponse.Status = .ok) -> Response {
+        var response = buffer(ByteBuffer(bytes: Documents.compactWrite(result)), type: "application/json")
+        response.status = status
+        return response
     }
 
     func data(_ data: Data, type: String) -> Response {
