@@ -44,15 +44,15 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds of load for each http case with wrk.")
     var seconds: Int = 5
 
-    @Option(help: "Timed runs per case (the median is reported).")
-    var runs: Int = 7
+    @Option(help: "Timed runs per case; the median is reported. Default: 7, and 3 for the http suite (whose runs last --seconds each, and which also reports the worst p99).")
+    var runs: Int?
 
     @Flag(help: "Print JSON: [{suite, case, median_ms, baseline, baseline_median_ms, ratio}].")
     var json = false
 
     func validate() throws {
         guard items > 0 else { throw ValidationError("--items must be ≥ 1") }
-        guard runs > 0 else { throw ValidationError("--runs must be ≥ 1") }
+        guard (runs ?? 1) > 0 else { throw ValidationError("--runs must be ≥ 1") }
         guard queries > 0 else { throw ValidationError("--queries must be ≥ 1") }
         guard books >= 100, moves > 0 else { throw ValidationError("--books must be ≥ 100 and --moves ≥ 1") }
         guard seconds > 0, connections > 0 else { throw ValidationError("--seconds and --connections must be ≥ 1") }
@@ -68,6 +68,7 @@ struct BenchCommand: ParsableCommand {
             FileHandle.standardError.write(Data("· \(message)\n".utf8))
         }
         var results: [BenchmarkResult] = []
+        let runs = self.runs ?? 7
         if suite == .all || suite == .import {
             results += try ImportBenchmark(items: items, runs: runs).run(log: log)
         }
@@ -94,7 +95,7 @@ struct BenchCommand: ParsableCommand {
                 }
                 generator = wrk
             }
-            results += try HTTPBenchmark(connections: connections, loadGenerator: generator).run(log: log)
+            results += try HTTPBenchmark(connections: connections, loadGenerator: generator, rounds: self.runs ?? 3).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

@@ -60,7 +60,7 @@ struct CLIBenchTests {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
         let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "http", "--connections", "4", "--queries", "500",
-                                                                "--load-generator", "internal", "--json"])) as? [[String: Any]])
+                                                                "--load-generator", "internal", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(rows.count == 12)
         for row in rows {
             #expect(row["suite"] as? String == "http")
@@ -68,6 +68,26 @@ struct CLIBenchTests {
         }
         #expect(Set(rows.compactMap { ($0["case"] as? String)?.split(separator: " ").prefix(2).joined(separator: " ") })
                 == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="])
+    }
+
+    @Test("bench http --runs 2: every case measured twice, medians and the worst p99 reported")
+    func httpRounds() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let result = try cli.run(["bench", "http", "--connections", "4", "--queries", "500",
+                                  "--load-generator", "internal", "--runs", "2", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("round 1 of 2") && result.stderr.contains("round 2 of 2"), "\(result.stderr)")
+        let rows = try #require(try CLIRunner.json(result.stdout) as? [[String: Any]])
+        // Four cases, each p50, p99, worst p99 and requests/s.
+        #expect(rows.count == 16)
+        let byCase = Dictionary(uniqueKeysWithValues: rows.map { ($0["case"] as? String ?? "", $0["median_ms"] as? Double ?? 0) })
+        for name in ["GET /catalogs/shelf (1,000 items)", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="] {
+            let median = try #require(byCase["\(name) p99, median of 2 runs"])
+            let worst = try #require(byCase["\(name) p99, worst of 2 runs"])
+            #expect(worst >= median && median > 0)
+            #expect(byCase["\(name) requests/s, median of 2 runs"] != nil)
+        }
     }
 
     @Test("bench http refuses --load-generator wrk without wrk on PATH, and zero seconds or connections")
