@@ -9,6 +9,10 @@ import OrderedCollections
 /// measured on the same data in the same run — an `OrderedSet`-based difference (what a careful
 /// Swift programmer writes with swift-collections) and the standard library's
 /// `difference(from:).inferringMoves()` (skipped at 1M, where it takes minutes).
+///
+/// Int ids come twice: as generated, `0..<n` plus the inserted ones — the shape of row ids, which
+/// the diff matches through a dense table (see `IDTable`) — and spread over all of `Int` by an
+/// odd multiplier, which it must hash like any other ids.
 public struct DiffBenchmark {
     public var sizes: [Int]
     public var runs: Int
@@ -28,6 +32,8 @@ public struct DiffBenchmark {
             let (a, b) = Self.edit(count: size, deleting: changed, inserting: changed, moving: shuffled, &random)
             let runs = size >= 1_000_000 ? max(1, self.runs / 2) : self.runs
             results += try measure("Int ids", a, b, runs: runs, log: log)
+            let spread = { (id: Int) in id &* -0x61C8_8646_80B5_83EB }
+            results += try measure("spread Int ids", a.map(spread), b.map(spread), runs: runs, log: log)
             let strings = Self.stringIDs(count: size + changed, &random)
             results += try measure("string ids", a.map { strings[$0] }, b.map { strings[$0] }, runs: runs, log: log)
         }

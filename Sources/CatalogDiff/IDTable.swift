@@ -11,6 +11,11 @@ import CCatalogSupport
 /// are hashed a block at a time and their slots prefetched before the block is probed: on large
 /// snapshots the table does not fit in cache and each probe would otherwise wait for memory.
 ///
+/// Integer ids that fall in a range no wider than the table would be (row ids, indexes: the
+/// common case for `Int` ids) get a *dense* table instead (``forIDs(_:_:hash:workspace:)``):
+/// slot `id − smallest id` holds the entry, so there is nothing to hash, no tag and no probing,
+/// and a slot's id is known without comparing. Same memory or less, same answers.
+///
 /// A class because it owns its slots' memory; it never leaves the diff that made it. With a
 /// ``DiffWorkspace`` the memory is the workspace's, borrowed for the table's life.
 final class IDTable {
@@ -24,6 +29,8 @@ final class IDTable {
     private let indexMask: UInt32
     let hash: IDHash
     let aCount: Int
+    /// The smallest id of a dense table (slot = id − base); nil for a hash table.
+    private let denseBase: Int?
 
     /// How many ids are hashed (and their slots prefetched) before the first of them is probed.
     static let blockSize = 16
@@ -35,8 +42,7 @@ final class IDTable {
         var indexMask: UInt32 = 0
         while Int(indexMask) < aCount + bCount + 1 { indexMask = indexMask << 1 | 1 }
         self.indexMask = indexMask
-        var capacity = 16
-        while capacity * 2 < max(aCount, bCount) * 3 { capacity <<= 1 }
+        let capacity = Self.hashCapacity(aCount: aCount, bCount: bCount)
         if let (borrowed, available) = workspace?.takeSlots(count: capacity) {
             (slots, storageCapacity) = (borrowed, available)
         } else {
@@ -47,7 +53,77 @@ final class IDTable {
         self.hash = hash
         self.aCount = aCount
         self.workspace = workspace
+        denseBase = nil
     }
+
+    /// A dense table for integer ids from `base` to `base + width − 1`.
+    private init(denseFrom base: Int, width: Int, aCount: Int, bCount: Int, workspace: DiffWorkspace?) {
+        precondition(aCount + bCount < Int(UInt32.max), "a diff handles fewer than 2³² ids")
+        if let (borrowed, available) = workspace?.takeSlots(count: width) {
+            (slots, storageCapacity) = (borrowed, available)
+        } else {
+            (slots, storageCapacity) = (.allocate(capacity: width), width)
+        }
+        slots.initialize(repeating: 0, count: width)
+        mask = width - 1
+        indexMask = .max
+        hash = .standard
+        self.aCount = aCount
+        self.workspace = workspace
+        denseBase = base
+    }
+
+    /// The slots a hash table for these snapshot sizes has.
+    static func hashCapacity(aCount: Int, bCount: Int) -> Int {
+        var capacity = 16
+        while capacity * 2 < max(aCount, bCount) * 3 { capacity <<= 1 }
+        return capacity
+    }
+
+    /// The table for matching `a` with `b`: dense when the ids are integers spanning no more
+    /// slots than a hash table would have, else a hash table using `hash`.
+    static func forIDs<ID: Hashable>(_ a: ItemIDs<ID>, _ b: ItemIDs<ID>, hash: IDHash, workspace: DiffWorkspace?) -> IDTable {
+        let capacity = hashCapacity(aCount: a.count, bCount: b.count)
+        if ID.self == Int.self, a.count + b.count > 0 {
+            var (low, high) = (Int.max, Int.min)
+            for ids in [a, b] {
+                _ = ids.forEachSection { _, section in
+                    let span = section.withMemoryRebound(to: Int.self) { Self.span(of: $0) }
+                    (low, high) = (min(low, span.low), max(high, span.high))
+                    return true
+                }
+            }
+            let (span, overflow) = high.subtractingReportingOverflow(low)
+            if !overflow, span < capacity {
+                return IDTable(denseFrom: low, width: span + 1, aCount: a.count, bCount: b.count, workspace: workspace)
+            }
+        }
+        return IDTable(aCount: a.count, bCount: b.count, hash: hash, workspace: workspace)
+    }
+
+    /// The smallest and largest of `ids` (Int.max and Int.min when there are none), in locals
+    /// the compiler can keep in vector registers.
+    private static func span(of ids: UnsafeBufferPointer<Int>) -> (low: Int, high: Int) {
+        // Four running pairs, so that the comparisons do not wait on one another.
+        var (l0, l1, l2, l3) = (Int.max, Int.max, Int.max, Int.max)
+        var (h0, h1, h2, h3) = (Int.min, Int.min, Int.min, Int.min)
+        var i = 0
+        while i + 4 <= ids.count {
+            (l0, h0) = (min(l0, ids[i]), max(h0, ids[i]))
+            (l1, h1) = (min(l1, ids[i + 1]), max(h1, ids[i + 1]))
+            (l2, h2) = (min(l2, ids[i + 2]), max(h2, ids[i + 2]))
+            (l3, h3) = (min(l3, ids[i + 3]), max(h3, ids[i + 3]))
+            i += 4
+        }
+        while i < ids.count {
+            (l0, h0) = (min(l0, ids[i]), max(h0, ids[i]))
+            i += 1
+        }
+        return (min(l0, l1, l2, l3), max(h0, h1, h2, h3))
+    }
+
+    /// Whether this is a dense table (for tests).
+    var isDense: Bool { denseBase != nil }
 
     deinit {
         if let workspace { workspace.giveBack(slots, capacity: storageCapacity) } else { slots.deallocate() }
@@ -58,6 +134,20 @@ final class IDTable {
     /// up on an id (see ``IDHash``).
     func enter<ID: Hashable>(_ a: ItemIDs<ID>) -> [Int]? {
         var duplicates: [Int] = []
+        if let base = denseBase {
+            let slots = self.slots
+            _ = a.forEachSection { start, section in
+                section.withMemoryRebound(to: Int.self) { ids in
+                    for i in ids.indices {
+                        let slot = ids[i] &- base
+                        if slots[slot] != 0 { duplicates.append(start + i) } else { slots[slot] = UInt32(truncatingIfNeeded: start + i + 1) }
+                    }
+                }
+                return true
+            }
+            entries += a.count - duplicates.count
+            return duplicates
+        }
         let complete = forEachHashed(a) { p, id, hash in
             let found = probe(hash) { a[$0] == id }
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found) }
@@ -72,7 +162,27 @@ final class IDTable {
     func lookUp<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
                               matched: (_ q: Int, _ p: Int) -> Void,
                               unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
-        forEachHashed(b, grow: { grow(a, b) }) { q, key, hash in
+        if let base = denseBase {
+            let (slots, aCount) = (self.slots, self.aCount)
+            return b.forEachSection { start, section in
+                section.withMemoryRebound(to: Int.self) { ids in
+                    for i in ids.indices {
+                        let slot = ids[i] &- base
+                        let entry = Int(slots[slot])
+                        if entry == 0 {
+                            slots[slot] = UInt32(truncatingIfNeeded: aCount + start + i + 1)
+                            unmatched(start + i, -1)
+                        } else if entry <= aCount {
+                            matched(start + i, entry - 1)
+                        } else {
+                            unmatched(start + i, entry - 1 - aCount)
+                        }
+                    }
+                }
+                return true
+            }
+        }
+        return forEachHashed(b, grow: { grow(a, b) }) { q, key, hash in
             let found = probe(hash) { $0 < aCount ? a[$0] == key : b[$0 - aCount] == key }
             if found < 0 {
                 insert(aCount + q, hash: hash, at: -1 - found)
@@ -87,9 +197,16 @@ final class IDTable {
 
     /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
     func position<ID: Hashable>(of id: ID, in a: ItemIDs<ID>, _ b: ItemIDs<ID>) -> Int {
+        if let base = denseBase {
+            let (slot, overflow) = (id as! Int).subtractingReportingOverflow(base)
+            guard !overflow, slot >= 0, slot <= mask else { return -1 }
+            let entry = Int(slots[slot])
+            return entry >= 1 && entry <= aCount ? entry - 1 : -1
+        }
         guard let hash = hash(id) else { return -1 }
         let found = probe(hash) { $0 < aCount ? a[$0] == id : b[$0 - aCount] == id }
-        return found < aCount ? found : -1
+        // Not found is −1 − a free slot; found beyond A is an id only B has.
+        return found >= 0 && found < aCount ? found : -1
     }
 
     /// Calls `body(position, id, hash)` for every id in order, hashing a block ahead and

@@ -9,6 +9,8 @@
 struct LongestIncreasingSubsequence {
     /// `kept[i]` after ``find(in:)``: whether the element at `i` is on the subsequence found.
     private(set) var kept: [Bool] = []
+    /// How many elements ``kept`` marks: the subsequence's length.
+    private(set) var keptCount = 0
     /// `tailIndices[k]`: the index of the smallest last value of an increasing run of length
     /// k + 1 so far (the value itself is kept in `values[k]`).
     private var tailIndices: [Int32] = []
@@ -26,6 +28,7 @@ struct LongestIncreasingSubsequence {
         let n = values.count
         kept.removeAll(keepingCapacity: true)
         kept.append(contentsOf: repeatElement(false, count: n))
+        keptCount = 0
         guard n > 0 else { return }
         // Exact-sized scratch space, written through pointers: appending element by element
         // (a uniqueness and capacity check each) cost more than the search itself.
@@ -36,14 +39,14 @@ struct LongestIncreasingSubsequence {
         tailIndices.withUnsafeMutableBufferPointer { tailIndices in
             previous.withUnsafeMutableBufferPointer { previous in
                 kept.withUnsafeMutableBufferPointer { kept in
-                    Self.find(values, tailIndices, previous, kept)
+                    keptCount = Self.find(values, tailIndices, previous, kept)
                 }
             }
         }
     }
 
     private static func find(_ values: UnsafeMutableBufferPointer<Int32>, _ tailIndices: UnsafeMutableBufferPointer<Int32>,
-                             _ previous: UnsafeMutableBufferPointer<Int32>, _ kept: UnsafeMutableBufferPointer<Bool>) {
+                             _ previous: UnsafeMutableBufferPointer<Int32>, _ kept: UnsafeMutableBufferPointer<Bool>) -> Int {
         // values[0..<count] hold the tails' values from here on; count ≤ i whenever values[i] is read.
         let tailValues = values
         var count = 0  // of tails
@@ -72,6 +75,7 @@ struct LongestIncreasingSubsequence {
             kept[index] = true
             index = Int(previous[index])
         }
+        return count
     }
 }
 

@@ -61,6 +61,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     /// The B position of each A position, and the reverse; −1 where the item is not there.
     let aToB: [Int32]
     let bToA: [Int32]
+    /// How many ids A and B share.
+    let matchedCount: Int
 
     /// The sections of the item stage, in order, and the S1 index of each A section / B section.
     var s1: [Entry] = []
@@ -98,16 +100,18 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         (self.aIDs, self.aToB) = (aIDs, matching.aToB)
         (self.bIDs, self.bToA) = (bIDs, matching.bToA)
         table = matching.table
+        matchedCount = matching.matched
     }
 
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
     static func match(_ a: ItemIDs<I>, _ b: ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace?)
-        -> (table: IDTable, aToB: [Int32], bToA: [Int32], duplicatesInA: [Int], duplicatesInB: [Int])? {
-        let table = IDTable(aCount: a.count, bCount: b.count, hash: hash, workspace: workspace)
+        -> (table: IDTable, aToB: [Int32], bToA: [Int32], matched: Int, duplicatesInA: [Int], duplicatesInB: [Int])? {
+        let table = IDTable.forIDs(a, b, hash: hash, workspace: workspace)
         guard let duplicatesInA = table.enter(a) else { return nil }
         var aToB = workspace?.take(\.aToB, count: a.count, repeating: -1) ?? [Int32](repeating: -1, count: a.count)
         var bToA = workspace?.take(\.bToA, count: b.count, repeating: -1) ?? [Int32](repeating: -1, count: b.count)
         var duplicatesInB: [Int] = []
+        var matched = 0
         let complete = aToB.withUnsafeMutableBufferPointer { aToB in
             bToA.withUnsafeMutableBufferPointer { bToA in
                 table.lookUp(b, in: a, matched: { q, p in
@@ -116,6 +120,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                     } else {
                         aToB[p] = Int32(q)
                         bToA[q] = Int32(p)
+                        matched += 1
                     }
                 }, unmatched: { q, earlier in
                     if earlier >= 0 { duplicatesInB.append(q) }
@@ -127,7 +132,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             workspace?.keep(bToA, at: \.bToA)
             return nil
         }
-        return (table, aToB, bToA, duplicatesInA, duplicatesInB)
+        return (table, aToB, bToA, matched, duplicatesInA, duplicatesInB)
     }
 
     /// Hands the diff's scratch arrays back to the workspace, for the next diff.
@@ -173,6 +178,10 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
 
         // Stage 2: items, in S1 coordinates on both sides.
         var items = ItemChanges()
+        // At most every id that only one side has (those of deleted or inserted sections are left
+        // out): reserved once instead of growing the lists a dozen times.
+        items.deleted.reserveCapacity(aIDs.count - matchedCount)
+        items.inserted.reserveCapacity(bIDs.count - matchedCount)
         // Which B positions moved, by B position: only needed to place item reloads.
         var moved = updatedItems.isEmpty ? []
             : workspace?.take(\.moved, count: bIDs.count, repeating: false) ?? [Bool](repeating: false, count: bIDs.count)
@@ -212,16 +221,19 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 }
                 // Keep the survivors on a longest increasing subsequence, move the others.
                 stayTo.withUnsafeMutableBufferPointer { subsequence.find(in: UnsafeMutableBufferPointer(rebasing: $0[..<stays])) }
-                var k = 0
-                for p in start..<end {
-                    let q = Int(aToB[p])
-                    guard q >= 0, targets.contains(q) else { continue }
-                    if !subsequence.kept[k] {
-                        items.moved.append(Move(from: ItemPath(section: index, item: p - start),
-                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
-                        if !moved.isEmpty { moved[q] = true }
+                guard subsequence.keptCount < stays else { continue }  // nothing moves within this section
+                subsequence.kept.withUnsafeBufferPointer { kept in
+                    var k = 0
+                    for p in start..<end {
+                        let q = Int(aToB[p])
+                        guard q >= 0, targets.contains(q) else { continue }
+                        if !kept[k] {
+                            items.moved.append(Move(from: ItemPath(section: index, item: p - start),
+                                                    to: ItemPath(section: index, item: q - targets.lowerBound)))
+                            if !moved.isEmpty { moved[q] = true }
+                        }
+                        k += 1
                     }
-                    k += 1
                 }
             }
         }

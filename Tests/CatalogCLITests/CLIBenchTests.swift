@@ -11,9 +11,9 @@ struct CLIBenchTests {
         let diffRows = try #require(try CLIRunner.json(cli.succeed(["bench", "diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(importRows.count == 4)
         // Per id kind: flat, 100 sections, both again through a reused workspace, floor, stdlib.
-        #expect(diffRows.count == 12)
+        #expect(diffRows.count == 18)
         let cases = diffRows.compactMap { $0["case"] as? String }
-        for kind in ["Int ids", "string ids"] {
+        for kind in ["Int ids", "spread Int ids", "string ids"] {
             #expect(cases.contains("500 \(kind), flat, workspace reused"), "\(cases)")
             #expect(cases.contains("500 \(kind), 100 sections, workspace reused"), "\(cases)")
         }

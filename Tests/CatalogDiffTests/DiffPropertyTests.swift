@@ -111,12 +111,22 @@ struct DiffPropertyTests {
         return (itemMoves, sectionMoves)
     }
 
-    @Test("10,000 random pairs: every changeset is valid, reloads exactly the changes and uses the fewest moves")
-    func randomPairs() throws {
+    /// The pair with every item id spread over all of `Int` (a bijection): the diff then matches
+    /// ids through its hash table instead of the dense table it uses for a narrow range.
+    static func spread(_ pair: Pair) -> Pair {
+        func spread(_ id: Int) -> Int { id &* -0x61C8_8646_80B5_83EB }
+        func spread(_ shape: Shape) -> Shape { Shape(sections: shape.sections, items: shape.items.map { $0.map(spread) }) }
+        return Pair(a: spread(pair.a), b: spread(pair.b), updatedSections: pair.updatedSections,
+                    updatedItems: Set(pair.updatedItems.map(spread)))
+    }
+
+    @Test("10,000 random pairs: every changeset is valid, reloads exactly the changes and uses the fewest moves",
+          arguments: [false, true])
+    func randomPairs(spreadIDs: Bool) throws {
         var random = SplitMix64(seed: 0xCA7A_1061)
         var stageCounts = [Int: Int]()
         for n in 0..<10_000 {
-            let pair = Self.randomPair(&random)
+            let pair = spreadIDs ? Self.spread(Self.randomPair(&random)) : Self.randomPair(&random)
             let changeset = try StagedDiff.changeset(from: pair.a, to: pair.b,
                                                      updatedSections: pair.updatedSections, updatedItems: pair.updatedItems)
             let violations = BatchUpdateSimulator.violations(of: changeset, from: pair.a, to: pair.b,

@@ -34,6 +34,7 @@ struct IDTableTests {
             scratch.withUnsafeMutableBufferPointer { finder.find(in: $0) }
             let kept = values.indices.filter { finder.kept[$0] }.map { values[$0] }
             #expect(finder.kept.count == n)
+            #expect(finder.keptCount == kept.count)
             #expect(zip(kept, kept.dropFirst()).allSatisfy { $0 < $1 }, "\(values)")
             #expect(kept.count == Self.slowLength(values), "\(values)")
         }
@@ -60,10 +61,11 @@ struct IDTableTests {
 
     /// The table's answers for `a` and `b`: repeated A positions, each B id's A position (or −1),
     /// repeated B positions of ids A does not have. Nil when the hash gave up.
-    func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
+    /// With `choosing`, the table the diff would choose (dense for integer ids in a narrow range).
+    func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash, choosing: Bool = false) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
         // Split into sections of up to five ids, so that positions cross section boundaries.
         let (a, b) = (ItemIDs(Self.chunked(a)), ItemIDs(Self.chunked(b)))
-        let table = IDTable(aCount: a.count, bCount: b.count, hash: hash)
+        let table = choosing ? IDTable.forIDs(a, b, hash: hash, workspace: nil) : IDTable(aCount: a.count, bCount: b.count, hash: hash)
         guard let repeatedA = table.enter(a) else { return nil }
         var bToA = [Int](repeating: -2, count: b.count)
         var repeatedB: [Int] = []
@@ -93,5 +95,39 @@ struct IDTableTests {
         #expect(repeatedA == a.indices.filter { p in a[..<p].contains(a[p]) })
         #expect(bToA == b.map { a.firstIndex(of: $0) ?? -1 })
         #expect(repeatedB == b.indices.filter { q in !a.contains(b[q]) && b[..<q].contains(b[q]) })
+        if ID.self == Int.self {
+            // The table the diff chooses (dense here: the pools are narrow) answers the same.
+            let chosen = match(a, b, hash: IDHash.fastest(for: ID.self), choosing: true)
+            #expect(chosen?.repeatedA == repeatedA && chosen?.bToA == bToA && chosen?.repeatedB == repeatedB)
+        }
+    }
+
+    @Test("integer ids in a span no wider than a hash table get a dense table; others a hash table")
+    func denseChoice() {
+        func chosen<ID: Hashable>(_ a: [ID], _ b: [ID]) -> IDTable {
+            IDTable.forIDs(ItemIDs([a]), ItemIDs([b]), hash: IDHash.fastest(for: ID.self), workspace: nil)
+        }
+        #expect(chosen(Array(0..<1_000), Array(500..<1_500)).isDense)
+        #expect(chosen([-7, -3, 0, 5], [5, -7, 6]).isDense)
+        #expect(!chosen([-7, -3, 0, 12], [12, -7, 40]).isDense, "a span of 48 ids, wider than 16 slots")
+        #expect(chosen([5], []).isDense)
+        // Spread out (a span wider than the hash table would be), or a span that overflows Int.
+        #expect(!chosen(Array(0..<1_000).map { $0 << 20 }, []).isDense)
+        #expect(!chosen([Int.min, 0], [Int.max]).isDense)
+        #expect(!chosen(["a", "b"], ["b"]).isDense)
+        #expect(!chosen([Int](), []).isDense)
+
+        // A dense table's lookups outside its span, at its edges, and of ids only B has.
+        // Both kinds of table: lookups outside the span, at its edges, and of ids only B has.
+        for (a, b) in [([-7, -3, 0, 5], [5, -7, 6, 8]), ([-7, -3, 0, 5 << 20], [5 << 20, -7, 6, 8])] {
+            let (a, b) = (ItemIDs([a]), ItemIDs([b]))
+            let table = IDTable.forIDs(a, b, hash: IDHash.fastest(for: Int.self), workspace: nil)
+            #expect(table.enter(a) == [])
+            _ = table.lookUp(b, in: a, matched: { _, _ in }, unmatched: { _, _ in })
+            #expect(table.position(of: -7, in: a, b) == 0 && table.position(of: a[3], in: a, b) == 3)
+            #expect(table.position(of: 6, in: a, b) == -1, "B's new id is not an A position")
+            #expect(table.position(of: -8, in: a, b) == -1 && table.position(of: 9, in: a, b) == -1)
+            #expect(table.position(of: Int.min, in: a, b) == -1 && table.position(of: Int.max, in: a, b) == -1)
+        }
     }
 }
