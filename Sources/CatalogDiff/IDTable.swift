@@ -122,7 +122,7 @@ final class IDTable {
         return (min(l0, l1, l2, l3), max(h0, h1, h2, h3))
     }
 
-    /// Whether this is a dense table (for tests).
+    /// Whether this is a dense table (a hash table reads ids by position on every probe).
     var isDense: Bool { denseBase != nil }
 
     deinit {

@@ -3,29 +3,36 @@
 ///
 /// Copying the ids into one array cost a retain and a release per string id — as much as
 /// hashing it — so the diff keeps the snapshot's own arrays and this index over them. The
-/// section of each position is stored only when there are several sections (a flat list needs
-/// none, and each array the diff allocates is fresh memory the system must map).
+/// section of a position is found by a binary search over the section starts, unless
+/// ``indexSections(storage:)`` has stored it for every position: a hash table reads ids by
+/// position on every probe and needs that, a dense table (integer ids) reads few and does not —
+/// and each array the diff fills is memory it must write.
 struct ItemIDs<ID: Hashable> {
     let sections: [[ID]]
     /// Where each section starts, and the total count last.
     let starts: [Int]
-    /// The section of each position; empty when there is one section.
-    let sectionOf: [Int32]
+    /// The section of each position; empty when there is one section or none was indexed.
+    private(set) var sectionOf: [Int32] = []
 
-    /// The ids of `sections`; `storage` is memory for the section of each position (a
-    /// ``DiffWorkspace``'s, from an earlier diff), emptied first.
-    init(_ sections: [[ID]], storage: [Int32] = []) {
+    /// The ids of `sections`.
+    init(_ sections: [[ID]]) {
         self.sections = sections
         var starts = [0]
         starts.reserveCapacity(sections.count + 1)
+        for (s, section) in sections.enumerated() { starts.append(starts[s] + section.count) }
+        self.starts = starts
+    }
+
+    /// Stores the section of every position (when there are several sections), in `storage`'s
+    /// memory (a ``DiffWorkspace``'s, from an earlier diff), emptied first.
+    mutating func indexSections(storage: [Int32] = []) {
+        guard sections.count > 1 else { return }
         var sectionOf = storage
         sectionOf.removeAll(keepingCapacity: true)
-        if sections.count > 1 { sectionOf.reserveCapacity(sections.reduce(0) { $0 + $1.count }) }
+        sectionOf.reserveCapacity(count)
         for (s, section) in sections.enumerated() {
-            if sections.count > 1 { sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count)) }
-            starts.append(starts[s] + section.count)
+            sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count))
         }
-        self.starts = starts
         self.sectionOf = sectionOf
     }
 
@@ -39,7 +46,16 @@ struct ItemIDs<ID: Hashable> {
 
     @inline(__always)
     func section(of position: Int) -> Int {
-        sectionOf.isEmpty ? 0 : Int(sectionOf[position])
+        if !sectionOf.isEmpty { return Int(sectionOf[position]) }
+        if starts.count <= 2 { return 0 }
+        // The last section that starts at or before `position` (empty sections start where the
+        // next one does).
+        var (low, high) = (0, starts.count - 2)
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= position { low = middle } else { high = middle - 1 }
+        }
+        return low
     }
 
     /// The flat positions of section `s`.

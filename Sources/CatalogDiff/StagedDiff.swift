@@ -83,14 +83,14 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         for (s, id) in b.sections.enumerated() where bSection.updateValue(s, forKey: id) != nil {
             duplicateSections.append(String(describing: id))
         }
-        let aIDs = ItemIDs(a.items, storage: workspace?.take(\.aSectionOf, count: 0, repeating: 0) ?? [])
-        let bIDs = ItemIDs(b.items, storage: workspace?.take(\.bSectionOf, count: 0, repeating: 0) ?? [])
+        var aIDs = ItemIDs(a.items)
+        var bIDs = ItemIDs(b.items)
         // The fast hash for the id type, unless it gives up on a non-ASCII string id: then the
         // standard one, for every id of the diff.
         var hash = IDHash.fastest(for: I.self)
         if hash.kind == .ascii && updatedItems.contains(where: { hash($0) == nil }) { hash = .standard }
-        let matching = Self.match(aIDs, bIDs, hash: hash, workspace: workspace)
-            ?? Self.match(aIDs, bIDs, hash: .standard, workspace: workspace)!
+        let matching = Self.match(&aIDs, &bIDs, hash: hash, workspace: workspace)
+            ?? Self.match(&aIDs, &bIDs, hash: .standard, workspace: workspace)!
         let duplicateItems = matching.duplicatesInA.map { String(describing: aIDs[$0]) }
             + matching.duplicatesInB.map { String(describing: bIDs[$0]) }
         if !duplicateSections.isEmpty || !duplicateItems.isEmpty {
@@ -104,9 +104,14 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
-    static func match(_ a: ItemIDs<I>, _ b: ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace?)
+    /// A hash table reads ids by position on every probe: their sections are indexed for it.
+    static func match(_ a: inout ItemIDs<I>, _ b: inout ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace?)
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], matched: Int, duplicatesInA: [Int], duplicatesInB: [Int])? {
         let table = IDTable.forIDs(a, b, hash: hash, workspace: workspace)
+        if !table.isDense {
+            if a.sectionOf.isEmpty { a.indexSections(storage: workspace?.take(\.aSectionOf, count: 0, repeating: 0) ?? []) }
+            if b.sectionOf.isEmpty { b.indexSections(storage: workspace?.take(\.bSectionOf, count: 0, repeating: 0) ?? []) }
+        }
         guard let duplicatesInA = table.enter(a) else { return nil }
         var aToB = workspace?.take(\.aToB, count: a.count, repeating: -1) ?? [Int32](repeating: -1, count: a.count)
         var bToA = workspace?.take(\.bToA, count: b.count, repeating: -1) ?? [Int32](repeating: -1, count: b.count)

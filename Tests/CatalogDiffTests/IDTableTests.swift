@@ -102,6 +102,24 @@ struct IDTableTests {
         }
     }
 
+    @Test("a position's section, found by search or from the index, empty sections included")
+    func sectionsOfPositions() {
+        var random = SplitMix64(seed: 12)
+        for _ in 0..<500 {
+            let sections = (0..<Int(random.next() % 12)).map { _ in Array(repeating: 0, count: Int(random.next() % 4)) }
+            let searched = ItemIDs(sections)
+            var indexed = searched
+            indexed.indexSections()
+            var expected: [Int] = []
+            for (s, section) in sections.enumerated() { expected += repeatElement(s, count: section.count) }
+            #expect((0..<searched.count).map { searched.section(of: $0) } == expected)
+            #expect((0..<indexed.count).map { indexed.section(of: $0) } == expected)
+            for p in 0..<searched.count {
+                #expect(searched.path(p) == ItemPath(section: expected[p], item: p - searched.starts[expected[p]]))
+            }
+        }
+    }
+
     @Test("integer ids in a span no wider than a hash table get a dense table; others a hash table")
     func denseChoice() {
         func chosen<ID: Hashable>(_ a: [ID], _ b: [ID]) -> IDTable {
