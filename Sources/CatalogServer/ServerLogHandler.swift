@@ -27,17 +27,26 @@ public struct ServerLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-                    source: String, file: String, function: String, line: UInt) {
-        var all = self.metadata
+    public func log(event: LogEvent) {
+        FileHandle.standardError.write(Data(line(for: event, at: Self.timestamp()).utf8))
+    }
+
+    /// The line written for `event`, stamped `timestamp`: metadata sorted by key (the handler's,
+    /// the provider's, the event's, then an attached error as `error.message` and `error.type`,
+    /// as `StreamLogHandler` shows it).
+    func line(for event: LogEvent, at timestamp: String) -> String {
+        var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { _, new in new } }
-        if let explicit { all.merge(explicit) { _, new in new } }
-        var text = "\(Self.timestamp()) \(level) \(label):"
+        if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
+        if let error = event.error {
+            all["error.message"] = "\(error)"
+            all["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
+        var text = "\(timestamp) \(event.level) \(label):"
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
             text += " \(key)=\(value)"
         }
-        text += " [\(source)] \(message)\n"
-        FileHandle.standardError.write(Data(text.utf8))
+        return text + " [\(event.source)] \(event.message)\n"
     }
 
     /// Local time to the second with its UTC offset, as `StreamLogHandler` writes it.
