@@ -8,8 +8,10 @@ struct DiffWorkspaceTests {
     typealias Shape = SnapshotShape<Int, Int>
 
     /// A flat or sectioned pair of `count` ids with deletes, inserts and moves; with `disjoint`,
-    /// B shares no id with A (the id table must grow while B is entered).
-    static func largePair(count: Int, sections: Int, disjoint: Bool, _ random: inout SplitMix64) -> (Shape, Shape) {
+    /// B shares no id with A (the id table must grow while B is entered). The new ids are spread
+    /// over a million values (a hash table), or with `narrow` kept close to A's (a dense table).
+    static func largePair(count: Int, sections: Int, disjoint: Bool, narrow: Bool = false,
+                          _ random: inout SplitMix64) -> (Shape, Shape) {
         var ids = Array(0..<count)
         ids.shuffle(using: &random)
         func shape(_ ids: [Int]) -> Shape {
@@ -18,7 +20,8 @@ struct DiffWorkspaceTests {
             return Shape(sections: Array(0..<sections), items: chunks)
         }
         var other = disjoint ? ids.map { $0 + count } : ids.filter { _ in random.next() % 10 != 0 }
-        for _ in 0..<count / 20 { other.insert(count * 2 + Int(random.next() % 1_000_000), at: Int(random.next() % UInt64(other.count + 1))) }
+        let newIDs = narrow ? (count, UInt64(count / 4 + 1)) : (count * 2, UInt64(1_000_000))
+        for _ in 0..<count / 20 { other.insert(newIDs.0 + Int(random.next() % newIDs.1), at: Int(random.next() % UInt64(other.count + 1))) }
         for _ in 0..<count / 100 where other.count > 1 { other.swapAt(Int(random.next() % UInt64(other.count)), Int(random.next() % UInt64(other.count))) }
         var seen = Set<Int>()
         return (shape(ids), shape(other.filter { seen.insert($0).inserted }))
@@ -34,10 +37,13 @@ struct DiffWorkspaceTests {
                 // Large pairs now and then, so the workspace grows, and later diffs run in
                 // memory larger than they need (its old contents must not leak into them).
                 let count = [20_000, 3_000, 50_000, 500][n / 100 % 4]
-                (a, b) = Self.largePair(count: count, sections: n % 200 == 0 ? 1 : 37, disjoint: n % 300 == 0, &random)
+                (a, b) = Self.largePair(count: count, sections: n % 200 == 0 ? 1 : 37, disjoint: n % 300 == 0,
+                                        narrow: n % 300 == 100, &random)
                 (sections, items) = ([], Set(a.items.joined().prefix(200)))
             } else {
-                let pair = DiffPropertyTests.randomPair(&random)
+                // Ids in a narrow range (a dense table) and spread out (a hash table), in turn.
+                let generated = DiffPropertyTests.randomPair(&random)
+                let pair = n % 2 == 0 ? generated : DiffPropertyTests.spread(generated)
                 (a, b, sections, items) = (pair.a, pair.b, pair.updatedSections, pair.updatedItems)
             }
             let plain = try StagedDiff.changeset(from: a, to: b, updatedSections: sections, updatedItems: items)
