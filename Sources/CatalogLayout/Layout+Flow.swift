@@ -46,19 +46,8 @@ extension Layout {
             input.naturalSizes.withUnsafeBufferPointer { sizes in
             input.kinds.withUnsafeBufferPointer { kinds in
             input.sectionStarts.withUnsafeBufferPointer { starts in
-                for s in 0..<sectionCount {
-                    var used = Double.infinity
-                    for k in starts[s]..<starts[s + 1] {
-                        let size = config.contentSize(natural: sizes[k], kind: kinds[k], crossLength: available)
-                        let length = horizontal ? size.height : size.width
-                        // Greedy: the first item costs its length, each next one its length plus the spacing.
-                        let next = used + spacing + length
-                        let breaks = k == starts[s] || next > available
-                        used = breaks ? length : next
-                        if breaks { lineCount += 1 }
-                        out[k] = Rect(x: breaks ? 1 : 0, y: 0, width: size.width, height: size.height)
-                    }
-                }
+                lineCount = Self.measureItems(config, horizontal: horizontal, available: available, sizes: sizes, kinds: kinds,
+                                              sectionStarts: starts, frames: out)
             }
             }
             }
@@ -67,71 +56,15 @@ extension Layout {
         // Pass 2: line by line, the positions; the lines and the sections' extents are written
         // straight into arrays of their final sizes (an append per line and per section checked
         // the array's uniqueness and capacity each time: shelves are sections of a line or two).
-        var lineIndex = 0
         bands = Self.withStorage(&bands, count: lineCount) { bandsOut in
         sectionExtents = Self.withStorage(&sectionExtents, count: sectionCount) { extentsOut in
         sectionBands = Self.withStorage(&sectionBands, count: sectionCount + 1) { sectionBandsOut in
-            sectionBandsOut[0] = 0
             frames.withUnsafeMutableBufferPointer { out in
             input.sectionStarts.withUnsafeBufferPointer { starts in
-                @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
-                @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
-
-                for s in 0..<sectionCount {
-                    let sectionStart = position
-                    position += headerHeight + leadMain
-                    let end = starts[s + 1]
-                    var lineStart = starts[s]
-                    while lineStart < end {
-                        var used = cross(lineStart)
-                        var thickness = main(lineStart)
-                        var lineEnd = lineStart + 1
-                        while lineEnd < end, out[lineEnd].x != 1 {
-                            used += spacing + cross(lineEnd)
-                            thickness = max(thickness, main(lineEnd))
-                            lineEnd += 1
-                        }
-                        let isLast = lineEnd == end
-                        // The last line is spaced as if it were filled with copies of its last item.
-                        var slots = lineEnd - lineStart
-                        if isLast {
-                            let step = spacing + cross(lineEnd - 1)
-                            let room = (available - used) / step
-                            if step > 0, room >= 1 {
-                                let copies = room < 1e9 ? Int(room) : 1_000_000_000
-                                used += Double(copies) * step
-                                slots += copies
-                                // Rounding may leave room for one more or take one too many.
-                                while used + step <= available { used += step; slots += 1 }
-                                while slots > lineEnd - lineStart, used > available { used -= step; slots -= 1 }
-                            }
-                        }
-                        // A lone item (or one that only fits once) is centred; otherwise the leftover
-                        // space is shared by the gaps.
-                        var along = slots == 1 ? leadCross + (available - used) / 2 : leadCross
-                        let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots - 1)
-                        for k in lineStart..<lineEnd {
-                            let m = main(k), c = cross(k)
-                            let offset = position + (thickness - m) / 2
-                            if horizontal {
-                                out[k].x = offset
-                                out[k].y = along
-                            } else {
-                                out[k].x = along
-                                out[k].y = offset
-                            }
-                            along += c + gap
-                        }
-                        bandsOut[lineIndex] = Band(lo: position, hi: position + thickness, start: Int32(lineStart), end: Int32(lineEnd))
-                        lineIndex += 1
-                        position += thickness
-                        if !isLast { position += lineSpacing }
-                        lineStart = lineEnd
-                    }
-                    position += trailMain + footerHeight
-                    extentsOut[s] = Extent(lo: sectionStart, hi: position)
-                    sectionBandsOut[s + 1] = Int32(lineIndex)
-                }
+                position = Self.placeLines(
+                    FlowMetrics(horizontal: horizontal, available: available, leadCross: leadCross, spacing: spacing,
+                                lineSpacing: lineSpacing, sectionLead: headerHeight + leadMain, sectionTrail: trailMain + footerHeight),
+                    frames: out, sectionStarts: starts, bands: bandsOut, extents: extentsOut, sectionBands: sectionBandsOut)
             }
             }
         }
@@ -145,6 +78,129 @@ extension Layout {
         contentSize = horizontal
             ? Size(width: position, height: viewportSize.height)
             : Size(width: viewportSize.width, height: position)
+    }
+
+    /// Pass 1 of a flow layout: writes every item's size into `frames`, with x = 1 where a line
+    /// starts (greedy: the first item of a line costs its length, each next one its length plus
+    /// the spacing), and returns the number of lines. A function of its own for the same reason
+    /// as ``placeLines(_:frames:sectionStarts:bands:extents:sectionBands:)``.
+    static func measureItems(_ config: LayoutConfiguration, horizontal: Bool, available: Double,
+                             sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
+                             sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>) -> Int {
+        let spacing = config.interitemSpacing
+        var lineCount = 0
+        for s in 0..<starts.count - 1 {
+            var used = Double.infinity
+            for k in starts[s]..<starts[s + 1] {
+                let size = config.contentSize(natural: sizes[k], kind: kinds[k], crossLength: available)
+                let length = horizontal ? size.height : size.width
+                let next = used + spacing + length
+                let breaks = k == starts[s] || next > available
+                used = breaks ? length : next
+                lineCount += breaks ? 1 : 0
+                out[k] = Rect(x: breaks ? 1 : 0, y: 0, width: size.width, height: size.height)
+            }
+        }
+        return lineCount
+    }
+
+    /// What placing a flow layout's lines needs to know, along its abstract axes.
+    struct FlowMetrics {
+        var horizontal: Bool
+        /// Room along a line (the cross axis) between the section insets.
+        var available: Double
+        var leadCross: Double
+        var spacing: Double
+        var lineSpacing: Double
+        /// Along the scroll axis: before a section's first line (header and inset) and after its
+        /// last one (inset and footer).
+        var sectionLead: Double
+        var sectionTrail: Double
+    }
+
+    /// Pass 2 of a flow layout: `frames` hold each item's size, with x = 1 where a line starts;
+    /// gives every item its position, writes the lines, the sections' extents and the first line
+    /// of each section, and returns the extent of the whole content along the scroll axis.
+    ///
+    /// A function of its own, with everything it uses passed in: inside the closures that lend
+    /// it the output buffers, the running position and line count were variables captured from
+    /// the enclosing function, which the compiler kept in memory (about 80 instructions an item).
+    static func placeLines(_ metrics: FlowMetrics, frames out: UnsafeMutableBufferPointer<Rect>,
+                           sectionStarts starts: UnsafeBufferPointer<Int>, bands: UnsafeMutableBufferPointer<Band>,
+                           extents: UnsafeMutableBufferPointer<Extent>, sectionBands: UnsafeMutableBufferPointer<Int32>) -> Double {
+        // One copy of the loops per scroll direction, each with the axes fixed.
+        metrics.horizontal
+            ? placeLines(metrics, horizontal: true, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
+            : placeLines(metrics, horizontal: false, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
+    }
+
+    @inline(__always)
+    private static func placeLines(_ metrics: FlowMetrics, horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
+                                   sectionStarts starts: UnsafeBufferPointer<Int>, bands: UnsafeMutableBufferPointer<Band>,
+                                   extents: UnsafeMutableBufferPointer<Extent>, sectionBands: UnsafeMutableBufferPointer<Int32>) -> Double {
+        let (available, leadCross) = (metrics.available, metrics.leadCross)
+        let (spacing, lineSpacing) = (metrics.spacing, metrics.lineSpacing)
+        @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
+        @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
+        var position = 0.0
+        var lineIndex = 0
+        sectionBands[0] = 0
+        for s in 0..<extents.count {
+            let sectionStart = position
+            position += metrics.sectionLead
+            let end = starts[s + 1]
+            var lineStart = starts[s]
+            while lineStart < end {
+                var used = cross(lineStart)
+                var thickness = main(lineStart)
+                var lineEnd = lineStart + 1
+                while lineEnd < end, out[lineEnd].x != 1 {
+                    used += spacing + cross(lineEnd)
+                    thickness = max(thickness, main(lineEnd))
+                    lineEnd &+= 1
+                }
+                let isLast = lineEnd == end
+                // The last line is spaced as if it were filled with copies of its last item.
+                var slots = lineEnd - lineStart
+                if isLast {
+                    let step = spacing + cross(lineEnd - 1)
+                    let room = (available - used) / step
+                    if step > 0, room >= 1 {
+                        let copies = room < 1e9 ? Int(room) : 1_000_000_000
+                        used += Double(copies) * step
+                        slots += copies
+                        // Rounding may leave room for one more or take one too many.
+                        while used + step <= available { used += step; slots += 1 }
+                        while slots > lineEnd - lineStart, used > available { used -= step; slots -= 1 }
+                    }
+                }
+                // A lone item (or one that only fits once) is centred; otherwise the leftover
+                // space is shared by the gaps.
+                var along = slots == 1 ? leadCross + (available - used) / 2 : leadCross
+                let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots - 1)
+                for k in lineStart..<lineEnd {
+                    let m = main(k), c = cross(k)
+                    let offset = position + (thickness - m) / 2
+                    if horizontal {
+                        out[k].x = offset
+                        out[k].y = along
+                    } else {
+                        out[k].x = along
+                        out[k].y = offset
+                    }
+                    along += c + gap
+                }
+                bands[lineIndex] = Band(lo: position, hi: position + thickness, start: Int32(lineStart), end: Int32(lineEnd))
+                lineIndex &+= 1
+                position += thickness
+                if !isLast { position += lineSpacing }
+                lineStart = lineEnd
+            }
+            position += metrics.sectionTrail
+            extents[s] = Extent(lo: sectionStart, hi: position)
+            sectionBands[s + 1] = Int32(lineIndex)
+        }
+        return position
     }
 
     /// Takes an array out of the layout, emptied but keeping its capacity, so that preparing again
