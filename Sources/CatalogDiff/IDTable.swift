@@ -37,40 +37,36 @@ final class IDTable {
 
     /// A table for snapshots of `aCount` and `bCount` ids, sized for the larger (so a diff with
     /// few new ids never grows it), in the workspace's memory when it has enough.
-    init(aCount: Int, bCount: Int, hash: IDHash, workspace: DiffWorkspace? = nil) {
-        precondition(aCount + bCount < Int(UInt32.max), "a diff handles fewer than 2³² ids")
+    convenience init(aCount: Int, bCount: Int, hash: IDHash, workspace: DiffWorkspace? = nil) {
         var indexMask: UInt32 = 0
         while Int(indexMask) < aCount + bCount + 1 { indexMask = indexMask << 1 | 1 }
-        self.indexMask = indexMask
-        let capacity = Self.hashCapacity(aCount: aCount, bCount: bCount)
-        if let (borrowed, available) = workspace?.takeSlots(count: capacity) {
-            (slots, storageCapacity) = (borrowed, available)
-        } else {
-            (slots, storageCapacity) = (.allocate(capacity: capacity), capacity)
-        }
-        slots.initialize(repeating: 0, count: capacity)
-        mask = capacity - 1
-        self.hash = hash
-        self.aCount = aCount
-        self.workspace = workspace
-        denseBase = nil
+        self.init(slotCount: Self.hashCapacity(aCount: aCount, bCount: bCount), indexMask: indexMask, hash: hash,
+                  aCount: aCount, bCount: bCount, denseBase: nil, workspace: workspace)
     }
 
-    /// A dense table for integer ids from `base` to `base + width − 1`.
-    private init(denseFrom base: Int, width: Int, aCount: Int, bCount: Int, workspace: DiffWorkspace?) {
+    /// A dense table for integer ids from `base` to `base + width − 1` (an entry is its index + 1,
+    /// with no tag).
+    private convenience init(denseFrom base: Int, width: Int, aCount: Int, bCount: Int, workspace: DiffWorkspace?) {
+        self.init(slotCount: width, indexMask: .max, hash: .standard, aCount: aCount, bCount: bCount,
+                  denseBase: base, workspace: workspace)
+    }
+
+    /// `slotCount` empty slots, in the workspace's memory when it has enough.
+    private init(slotCount: Int, indexMask: UInt32, hash: IDHash, aCount: Int, bCount: Int, denseBase: Int?,
+                 workspace: DiffWorkspace?) {
         precondition(aCount + bCount < Int(UInt32.max), "a diff handles fewer than 2³² ids")
-        if let (borrowed, available) = workspace?.takeSlots(count: width) {
+        if let (borrowed, available) = workspace?.takeSlots(count: slotCount) {
             (slots, storageCapacity) = (borrowed, available)
         } else {
-            (slots, storageCapacity) = (.allocate(capacity: width), width)
+            (slots, storageCapacity) = (.allocate(capacity: slotCount), slotCount)
         }
-        slots.initialize(repeating: 0, count: width)
-        mask = width - 1
-        indexMask = .max
-        hash = .standard
+        slots.initialize(repeating: 0, count: slotCount)
+        mask = slotCount - 1
+        self.indexMask = indexMask
+        self.hash = hash
         self.aCount = aCount
+        self.denseBase = denseBase
         self.workspace = workspace
-        denseBase = base
     }
 
     /// The slots a hash table for these snapshot sizes has.
