@@ -23,7 +23,10 @@ final class IDTable {
     /// How many slots `slots` has room for: `mask + 1` or more (a workspace's larger slots).
     private var storageCapacity: Int
     private let workspace: DiffWorkspace?
+    /// The slot count − 1: a power of two − 1 for a hash table (slot = hash & mask), the span of
+    /// the ids − 1 for a dense one.
     private var mask: Int
+    /// Occupied slots of a hash table (when to grow).
     private var entries = 0
     /// The slot bits that hold an entry index + 1; the others hold the tag.
     private let indexMask: UInt32
@@ -77,16 +80,18 @@ final class IDTable {
     }
 
     /// The table for matching `a` with `b`: dense when the ids are integers spanning no more
-    /// slots than a hash table would have, else a hash table using `hash`.
-    static func forIDs<ID: Hashable>(_ a: ItemIDs<ID>, _ b: ItemIDs<ID>, hash: IDHash, workspace: DiffWorkspace?) -> IDTable {
+    /// slots than a hash table would have, else a hash table using `hash` — which reads ids by
+    /// position on every probe, so the sections of `a`'s and `b`'s positions are indexed for it
+    /// (in the workspace's memory when there is one).
+    static func forIDs<ID: Hashable>(_ a: inout ItemIDs<ID>, _ b: inout ItemIDs<ID>, hash: IDHash,
+                                     workspace: DiffWorkspace?) -> IDTable {
         let capacity = hashCapacity(aCount: a.count, bCount: b.count)
         if ID.self == Int.self, a.count + b.count > 0 {
             var (low, high) = (Int.max, Int.min)
             for ids in [a, b] {
-                _ = ids.forEachSection { _, section in
-                    let span = section.withMemoryRebound(to: Int.self) { Self.span(of: $0) }
+                forEachIntegerSection(ids) { _, section in
+                    let span = Self.span(of: section)
                     (low, high) = (min(low, span.low), max(high, span.high))
-                    return true
                 }
             }
             let (span, overflow) = high.subtractingReportingOverflow(low)
@@ -94,7 +99,21 @@ final class IDTable {
                 return IDTable(denseFrom: low, width: span + 1, aCount: a.count, bCount: b.count, workspace: workspace)
             }
         }
+        // Already indexed when a first table gave up on a non-ASCII string id.
+        if a.sectionOf.isEmpty { a.indexSections(storage: workspace?.take(\.aSectionOf, count: 0, repeating: 0) ?? []) }
+        if b.sectionOf.isEmpty { b.indexSections(storage: workspace?.take(\.bSectionOf, count: 0, repeating: 0) ?? []) }
         return IDTable(aCount: a.count, bCount: b.count, hash: hash, workspace: workspace)
+    }
+
+    /// Calls `body(start, ids)` with each section of integer ids (`ID` must be `Int`) and the flat
+    /// position of its first id.
+    @inline(__always)
+    private static func forEachIntegerSection<ID: Hashable>(_ ids: ItemIDs<ID>,
+                                                            _ body: (_ start: Int, _ ids: UnsafeBufferPointer<Int>) -> Void) {
+        _ = ids.forEachSection { start, section in
+            section.withMemoryRebound(to: Int.self) { body(start, $0) }
+            return true
+        }
     }
 
     /// The smallest and largest of `ids` (Int.max and Int.min when there are none), in locals
@@ -118,7 +137,7 @@ final class IDTable {
         return (min(l0, l1, l2, l3), max(h0, h1, h2, h3))
     }
 
-    /// Whether this is a dense table (a hash table reads ids by position on every probe).
+    /// Whether this is a dense table (for tests).
     var isDense: Bool { denseBase != nil }
 
     deinit {
@@ -132,16 +151,12 @@ final class IDTable {
         var duplicates: [Int] = []
         if let base = denseBase {
             let slots = self.slots
-            _ = a.forEachSection { start, section in
-                section.withMemoryRebound(to: Int.self) { ids in
-                    for i in ids.indices {
-                        let slot = ids[i] &- base
-                        if slots[slot] != 0 { duplicates.append(start + i) } else { slots[slot] = UInt32(truncatingIfNeeded: start + i + 1) }
-                    }
+            Self.forEachIntegerSection(a) { start, ids in
+                for i in ids.indices {
+                    let slot = ids[i] &- base
+                    if slots[slot] != 0 { duplicates.append(start + i) } else { slots[slot] = UInt32(truncatingIfNeeded: start + i + 1) }
                 }
-                return true
             }
-            entries += a.count - duplicates.count
             return duplicates
         }
         let complete = forEachHashed(a) { p, id, hash in
@@ -160,23 +175,21 @@ final class IDTable {
                               unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
         if let base = denseBase {
             let (slots, aCount) = (self.slots, self.aCount)
-            return b.forEachSection { start, section in
-                section.withMemoryRebound(to: Int.self) { ids in
-                    for i in ids.indices {
-                        let slot = ids[i] &- base
-                        let entry = Int(slots[slot])
-                        if entry == 0 {
-                            slots[slot] = UInt32(truncatingIfNeeded: aCount + start + i + 1)
-                            unmatched(start + i, -1)
-                        } else if entry <= aCount {
-                            matched(start + i, entry - 1)
-                        } else {
-                            unmatched(start + i, entry - 1 - aCount)
-                        }
+            Self.forEachIntegerSection(b) { start, ids in
+                for i in ids.indices {
+                    let slot = ids[i] &- base
+                    let entry = Int(slots[slot])
+                    if entry == 0 {
+                        slots[slot] = UInt32(truncatingIfNeeded: aCount + start + i + 1)
+                        unmatched(start + i, -1)
+                    } else if entry <= aCount {
+                        matched(start + i, entry - 1)
+                    } else {
+                        unmatched(start + i, entry - 1 - aCount)
                     }
                 }
-                return true
             }
+            return true
         }
         return forEachHashed(b, grow: { grow(a, b) }) { q, key, hash in
             let found = probe(hash) { $0 < aCount ? a[$0] == key : b[$0 - aCount] == key }

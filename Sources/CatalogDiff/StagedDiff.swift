@@ -104,14 +104,9 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
-    /// A hash table reads ids by position on every probe: their sections are indexed for it.
     static func match(_ a: inout ItemIDs<I>, _ b: inout ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace?)
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], matched: Int, duplicatesInA: [Int], duplicatesInB: [Int])? {
-        let table = IDTable.forIDs(a, b, hash: hash, workspace: workspace)
-        if !table.isDense {
-            if a.sectionOf.isEmpty { a.indexSections(storage: workspace?.take(\.aSectionOf, count: 0, repeating: 0) ?? []) }
-            if b.sectionOf.isEmpty { b.indexSections(storage: workspace?.take(\.bSectionOf, count: 0, repeating: 0) ?? []) }
-        }
+        let table = IDTable.forIDs(&a, &b, hash: hash, workspace: workspace)
         guard let duplicatesInA = table.enter(a) else { return nil }
         var aToB = workspace?.take(\.aToB, count: a.count, repeating: -1) ?? [Int32](repeating: -1, count: a.count)
         var bToA = workspace?.take(\.bToA, count: b.count, repeating: -1) ?? [Int32](repeating: -1, count: b.count)

@@ -64,8 +64,8 @@ struct IDTableTests {
     /// With `choosing`, the table the diff would choose (dense for integer ids in a narrow range).
     func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash, choosing: Bool = false) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
         // Split into sections of up to five ids, so that positions cross section boundaries.
-        let (a, b) = (ItemIDs(Self.chunked(a)), ItemIDs(Self.chunked(b)))
-        let table = choosing ? IDTable.forIDs(a, b, hash: hash, workspace: nil) : IDTable(aCount: a.count, bCount: b.count, hash: hash)
+        var (a, b) = (ItemIDs(Self.chunked(a)), ItemIDs(Self.chunked(b)))
+        let table = choosing ? IDTable.forIDs(&a, &b, hash: hash, workspace: nil) : IDTable(aCount: a.count, bCount: b.count, hash: hash)
         guard let repeatedA = table.enter(a) else { return nil }
         var bToA = [Int](repeating: -2, count: b.count)
         var repeatedB: [Int] = []
@@ -123,7 +123,8 @@ struct IDTableTests {
     @Test("integer ids in a span no wider than a hash table get a dense table; others a hash table")
     func denseChoice() {
         func chosen<ID: Hashable>(_ a: [ID], _ b: [ID]) -> IDTable {
-            IDTable.forIDs(ItemIDs([a]), ItemIDs([b]), hash: IDHash.fastest(for: ID.self), workspace: nil)
+            var (a, b) = (ItemIDs([a]), ItemIDs([b]))
+            return IDTable.forIDs(&a, &b, hash: IDHash.fastest(for: ID.self), workspace: nil)
         }
         #expect(chosen(Array(0..<1_000), Array(500..<1_500)).isDense)
         #expect(chosen([-7, -3, 0, 5], [5, -7, 6]).isDense)
@@ -136,10 +137,18 @@ struct IDTableTests {
         #expect(!chosen([Int](), []).isDense)
 
         // A dense table's lookups outside its span, at its edges, and of ids only B has.
+        // A hash table reads ids by position on every probe: the sections are indexed for it only.
+        var (dense, denseB) = (ItemIDs([[1, 2], [3]]), ItemIDs([[3, 4]]))
+        #expect(IDTable.forIDs(&dense, &denseB, hash: IDHash.fastest(for: Int.self), workspace: nil).isDense)
+        #expect(dense.sectionOf.isEmpty && denseB.sectionOf.isEmpty)
+        var (spread, spreadB) = (ItemIDs([[1, 2 << 40], [3]]), ItemIDs([[3, 4]]))
+        #expect(!IDTable.forIDs(&spread, &spreadB, hash: IDHash.fastest(for: Int.self), workspace: nil).isDense)
+        #expect(spread.sectionOf == [0, 0, 1] && spreadB.sectionOf.isEmpty, "one section needs no index")
+
         // Both kinds of table: lookups outside the span, at its edges, and of ids only B has.
         for (a, b) in [([-7, -3, 0, 5], [5, -7, 6, 8]), ([-7, -3, 0, 5 << 20], [5 << 20, -7, 6, 8])] {
-            let (a, b) = (ItemIDs([a]), ItemIDs([b]))
-            let table = IDTable.forIDs(a, b, hash: IDHash.fastest(for: Int.self), workspace: nil)
+            var (a, b) = (ItemIDs([a]), ItemIDs([b]))
+            let table = IDTable.forIDs(&a, &b, hash: IDHash.fastest(for: Int.self), workspace: nil)
             #expect(table.enter(a) == [])
             _ = table.lookUp(b, in: a, matched: { _, _ in }, unmatched: { _, _ in })
             #expect(table.position(of: -7, in: a, b) == 0 && table.position(of: a[3], in: a, b) == 3)
