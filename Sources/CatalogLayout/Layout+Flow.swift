@@ -62,9 +62,10 @@ extension Layout {
             frames.withUnsafeMutableBufferPointer { out in
             input.sectionStarts.withUnsafeBufferPointer { starts in
                 position = Self.placeLines(
-                    FlowMetrics(horizontal: horizontal, available: available, leadCross: leadCross, spacing: spacing,
+                    FlowMetrics(available: available, leadCross: leadCross, spacing: spacing,
                                 lineSpacing: lineSpacing, sectionLead: headerHeight + leadMain, sectionTrail: trailMain + footerHeight),
-                    frames: out, sectionStarts: starts, bands: bandsOut, extents: extentsOut, sectionBands: sectionBandsOut)
+                    horizontal: horizontal, frames: out, sectionStarts: starts, bands: bandsOut, extents: extentsOut,
+                    sectionBands: sectionBandsOut)
             }
             }
         }
@@ -83,7 +84,7 @@ extension Layout {
     /// Pass 1 of a flow layout: writes every item's size into `frames`, with x = 1 where a line
     /// starts (greedy: the first item of a line costs its length, each next one its length plus
     /// the spacing), and returns the number of lines. A function of its own for the same reason
-    /// as ``placeLines(_:frames:sectionStarts:bands:extents:sectionBands:)``.
+    /// as ``placeLines(_:horizontal:frames:sectionStarts:bands:extents:sectionBands:)``.
     static func measureItems(_ config: LayoutConfiguration, horizontal: Bool, available: Double,
                              sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
                              sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>) -> Int {
@@ -106,7 +107,6 @@ extension Layout {
 
     /// What placing a flow layout's lines needs to know, along its abstract axes.
     struct FlowMetrics {
-        var horizontal: Bool
         /// Room along a line (the cross axis) between the section insets.
         var available: Double
         var leadCross: Double
@@ -125,17 +125,17 @@ extension Layout {
     /// A function of its own, with everything it uses passed in: inside the closures that lend
     /// it the output buffers, the running position and line count were variables captured from
     /// the enclosing function, which the compiler kept in memory (about 80 instructions an item).
-    static func placeLines(_ metrics: FlowMetrics, frames out: UnsafeMutableBufferPointer<Rect>,
+    static func placeLines(_ metrics: FlowMetrics, horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
                            sectionStarts starts: UnsafeBufferPointer<Int>, bands: UnsafeMutableBufferPointer<Band>,
                            extents: UnsafeMutableBufferPointer<Extent>, sectionBands: UnsafeMutableBufferPointer<Int32>) -> Double {
         // One copy of the loops per scroll direction, each with the axes fixed.
-        metrics.horizontal
-            ? placeLines(metrics, horizontal: true, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
-            : placeLines(metrics, horizontal: false, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
+        horizontal
+            ? placeLines(metrics, fixedAxis: true, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
+            : placeLines(metrics, fixedAxis: false, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
     }
 
     @inline(__always)
-    private static func placeLines(_ metrics: FlowMetrics, horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
+    private static func placeLines(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
                                    sectionStarts starts: UnsafeBufferPointer<Int>, bands: UnsafeMutableBufferPointer<Band>,
                                    extents: UnsafeMutableBufferPointer<Extent>, sectionBands: UnsafeMutableBufferPointer<Int32>) -> Double {
         let (available, leadCross) = (metrics.available, metrics.leadCross)
