@@ -44,14 +44,14 @@ public struct HTTPBenchmark: Sendable {
     public var loadGenerator: LoadGenerator
     /// Rounds of every case. A round runs each case once, in turn, so a slow phase of the machine
     /// falls on all of them; each figure is the median over the rounds, and the worst p99 is
-    /// reported too (one run's p99 moved by ±20 % between runs here).
+    /// reported too (one run's p99 moved by ±20 % between runs here). At least one runs.
     public var rounds: Int
 
     public init(connections: Int = 64, loadGenerator: LoadGenerator = .best(seconds: 5, requestsPerConnection: 200),
                 rounds: Int = 3) {
         self.connections = connections
         self.loadGenerator = loadGenerator
-        self.rounds = max(1, rounds)
+        self.rounds = rounds
     }
 
     public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
@@ -93,7 +93,7 @@ public struct HTTPBenchmark: Sendable {
             router.get("/baseline") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: constant)) }
             router.post("/baseline-small") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: small)) }
         })
-        let (connections, generator) = (self.connections, loadGenerator)
+        let (connections, generator, rounds) = (self.connections, loadGenerator, max(1, self.rounds))
         log("http: load from \(generator.label), \(connections) connections")
         return try await app.test(.live) { client in
             let port = client.port!

@@ -90,7 +90,7 @@ struct CLIBenchTests {
         }
     }
 
-    @Test("bench http refuses --load-generator wrk without wrk on PATH, and zero seconds or connections")
+    @Test("bench http refuses --load-generator wrk without wrk on PATH, and zero seconds, connections or runs")
     func httpBadOptions() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
@@ -102,6 +102,11 @@ struct CLIBenchTests {
             let zero = try cli.run(["bench", "http", option, "0"])
             #expect(zero.status != 0)
             #expect(zero.stderr.contains("--seconds and --connections must be ≥ 1"), "\(zero.stderr)")
+        }
+        for suite in ["http", "diff"] {
+            let noRuns = try cli.run(["bench", suite, "--runs", "0"])
+            #expect(noRuns.status != 0)
+            #expect(noRuns.stderr.contains("--runs must be ≥ 1"), "\(noRuns.stderr)")
         }
         let unknown = try cli.run(["bench", "http", "--load-generator", "ab"])
         #expect(unknown.status != 0)
