@@ -47,6 +47,14 @@ extension CatalogStore {
         }
     }
 
+    /// Checks that exactly one of a section's items has the order key `key`: after a write of a
+    /// single row (a quick move), the one place where two keys could have become alike.
+    static func verifyKey(_ key: Int64, ofSection pk: Int64, id: String, catalog: String, in db: Database) throws {
+        let holders = try RawStatement(db, "SELECT count(*) FROM item WHERE section_pk = ? AND position = ?")
+            .first(.integer(pk), .integer(key), read: { $0.int(0) }) ?? 0
+        if holders != 1 { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+    }
+
     /// Checks that no two of one section's items share an order key and that there are no more
     /// of them than `capacity`, reading the keys from the index alone: what every write runs on
     /// the sections it wrote, before its commit.

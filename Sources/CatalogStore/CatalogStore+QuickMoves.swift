@@ -18,22 +18,26 @@ extension CatalogStore {
     static func quickMove(_ batch: Batch, catalog: String, in db: Database) throws -> WriteResult? {
         guard batch.operations.count == 1,
               case .moveItem(let id, let targetID, let requested, let policy) = batch.operations[0],
-              let (catalogPK, revision) = try catalogRow(named: catalog, in: db)
-        else { return nil }
-        if let base = batch.baseRevision, base != revision { return nil }
-        guard let item = try RawStatement(db, """
-                  SELECT i.pk, i.position, i.kind, s.pk, s.id, s.position
-                  FROM item i JOIN section s ON s.pk = i.section_pk WHERE i.catalog_pk = ? AND i.id = ?
-                  """).first(.integer(catalogPK), .text(id), read: {
-                      (pk: $0.int64(0), key: $0.int64(1), kind: $0.text(2) ?? "", sourcePK: $0.int64(3), sourceID: $0.text(4) ?? "", sourcePosition: $0.int(5))
-                  }),
-              let target = try RawStatement(db, """
-                  SELECT pk, position, kind, capacity, (SELECT count(*) FROM item WHERE section_pk = section.pk)
-                  FROM section WHERE catalog_pk = ? AND id = ?
-                  """).first(.integer(catalogPK), .text(targetID), read: {
-                      (pk: $0.int64(0), position: $0.int(1), kind: $0.text(2) ?? "", capacity: $0.isNull(3) ? nil : $0.int(3), count: $0.int(4))
+              // The catalogue, the book with its shelf and the target shelf in one lookup (no row:
+              // one of them is unknown, and the general path names it).
+              let row = try RawStatement(db, """
+                  SELECT c.pk, c.revision, i.pk, i.position, i.kind, s.pk, s.id, s.position,
+                         t.pk, t.position, t.kind, t.capacity, (SELECT count(*) FROM item WHERE section_pk = t.pk)
+                  FROM catalog c
+                  JOIN item i ON i.catalog_pk = c.pk AND i.id = ?
+                  JOIN section s ON s.pk = i.section_pk
+                  JOIN section t ON t.catalog_pk = c.pk AND t.id = ?
+                  WHERE c.name = ?
+                  """).first(.text(id), .text(targetID), .text(catalog), read: { row in
+                      (catalogPK: row.int64(0), revision: row.int(1),
+                       item: (pk: row.int64(2), key: row.int64(3), kind: row.text(4) ?? "",
+                              sourcePK: row.int64(5), sourceID: row.text(6) ?? "", sourcePosition: row.int(7)),
+                       target: (pk: row.int64(8), position: row.int(9), kind: row.text(10) ?? "",
+                                capacity: row.isNull(11) ? nil : row.int(11), count: row.int(12)))
                   })
         else { return nil }
+        let (catalogPK, revision, item, target) = (row.catalogPK, row.revision, row.item, row.target)
+        if let base = batch.baseRevision, base != revision { return nil }
         let (itemPK, itemKey, itemKind) = (item.pk, item.key, item.kind)
         let (sourcePK, sourceID, sourcePosition) = (item.sourcePK, item.sourceID, item.sourcePosition)
         let (targetPK, targetPosition, targetKind) = (target.pk, target.position, target.kind)
@@ -68,10 +72,15 @@ extension CatalogStore {
         guard let key = OrderKeys.keys(count: 1, after: lower, before: upper)?.first else { return nil }
         try RawStatement(db, "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
             .execute(.integer(targetPK), .integer(key), .integer(itemPK))
-        let newRevision = try RawStatement(db, "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision")
-            .first(.integer(catalogPK), read: { $0.int(0) })!
-        if !within { try verifyItemPositions(ofSection: sourcePK, id: sourceID, capacity: nil, catalog: catalog, in: db) }
-        try verifyItemPositions(ofSection: targetPK, id: targetID, capacity: capacity, catalog: catalog, in: db)
+        // The revision was read in this transaction, so it is written, not asked for (RETURNING
+        // costs SQLite a temporary table on every move).
+        let newRevision = revision + 1
+        try RawStatement(db, "UPDATE catalog SET revision = ? WHERE pk = ?")
+            .execute(.integer(Int64(newRevision)), .integer(catalogPK))
+        // What every write checks before its commit — no two keys alike in a section, no more
+        // books than its capacity — here for the one row written: the source shelf only lost a
+        // book, the target's room was checked above, and only the new key can collide.
+        try verifyKey(key, ofSection: targetPK, id: targetID, catalog: catalog, in: db)
         try journal(RevisionPatch(itemMoves: [.init(item: id, section: sourceID, index: from)]),
                     catalogPK: catalogPK, revision: newRevision, in: db)
         var changeset = Changeset(stages: [Stage(items: ItemChanges(moved: [

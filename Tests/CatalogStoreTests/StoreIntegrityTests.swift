@@ -90,6 +90,15 @@ struct StoreIntegrityTests {
             #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
                 try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: nil, catalog: "shelf", in: db)
             }
+            // The quick move's check of the one key it wrote: held twice, or by no book, is refused.
+            let b1 = try Int64.fetchOne(db, sql: "SELECT position FROM item WHERE id = 'b1'")!
+            let b2 = try Int64.fetchOne(db, sql: "SELECT position FROM item WHERE id = 'b2'")!
+            try CatalogStore.verifyKey(b1, ofSection: 1, id: "a", catalog: "shelf", in: db)
+            for key in [b2, b1 + 1] {
+                #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+                    try CatalogStore.verifyKey(key, ofSection: 1, id: "a", catalog: "shelf", in: db)
+                }
+            }
         }
     }
 
