@@ -91,6 +91,9 @@ public enum CatalogImporter {
 
     /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil`.
     static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        // ASCII is valid UTF-8: most files and every HTTP move body are, and this scan neither
+        // allocates nor copies (validating through `String` copies the whole file).
+        if data.withUnsafeBytes({ bytes in bytes.allSatisfy { $0 < 0x80 } }) { return nil }
         if String(validating: data, as: UTF8.self) != nil { return nil }
         var decoder = UTF8()
         var iterator = data.makeIterator()

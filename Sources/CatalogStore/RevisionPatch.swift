@@ -89,6 +89,7 @@ struct RevisionPatch: Codable, Equatable {
             return String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
         }
         var out = "{\"sections\":[]"
+        out.reserveCapacity(128)  // a quick move's patch fits: one allocation, no regrowth
         if let sectionOrder {
             out += ",\"sectionOrder\":"
             Self.write(sectionOrder, to: &out)
