@@ -16,7 +16,8 @@ public enum StagedDiff {
     /// The changeset from `a` to `b`, reloading the ids in `updatedItems` and `updatedSections`
     /// (those present in both snapshots; others are ignored). With a `workspace`, the diff's
     /// scratch memory is the workspace's, kept from one diff to the next (see ``DiffWorkspace``);
-    /// the changeset is the same either way.
+    /// without one, the diff borrows one of the shared workspaces
+    /// (``DiffWorkspace/releaseShared()`` frees them). The changeset is the same either way.
     ///
     /// - Throws: ``DuplicateIDError`` when either snapshot repeats a section or item id.
     // Generic code called from another module runs unspecialised (every id copied through value
@@ -28,6 +29,11 @@ public enum StagedDiff {
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = [], workspace: DiffWorkspace? = nil
     ) throws(DuplicateIDError) -> Changeset {
+        guard let workspace else {
+            return try DiffWorkspace.shared.borrow { workspace throws(DuplicateIDError) in
+                try changeset(from: a, to: b, updatedSections: updatedSections, updatedItems: updatedItems, workspace: workspace)
+            }
+        }
         var planner = try Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems, workspace: workspace)
         return planner.plan()
     }

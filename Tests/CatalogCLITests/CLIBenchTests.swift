@@ -10,12 +10,12 @@ struct CLIBenchTests {
         let importRows = try #require(try CLIRunner.json(cli.succeed(["bench", "import", "--items", "300", "--runs", "1", "--json"])) as? [[String: Any]])
         let diffRows = try #require(try CLIRunner.json(cli.succeed(["bench", "diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(importRows.count == 4)
-        // Per id kind: flat, 100 sections, both again through a reused workspace, floor, stdlib.
+        // Per id kind: flat, 100 sections, both again in fresh scratch memory, floor, stdlib.
         #expect(diffRows.count == 18)
         let cases = diffRows.compactMap { $0["case"] as? String }
         for kind in ["Int ids", "spread Int ids", "string ids"] {
-            #expect(cases.contains("500 \(kind), flat, workspace reused"), "\(cases)")
-            #expect(cases.contains("500 \(kind), 100 sections, workspace reused"), "\(cases)")
+            #expect(cases.contains("500 \(kind), flat, fresh scratch memory"), "\(cases)")
+            #expect(cases.contains("500 \(kind), 100 sections, fresh scratch memory"), "\(cases)")
         }
         for row in importRows + diffRows {
             for key in ["suite", "case", "median_ms", "baseline", "baseline_median_ms", "ratio"] {

@@ -27,7 +27,7 @@ struct DiffWorkspaceTests {
         return (shape(ids), shape(other.filter { seen.insert($0).inserted }))
     }
 
-    @Test("one workspace through 3,000 diffs of every size and shape gives the changesets a diff without one gives")
+    @Test("one workspace through 3,000 diffs of every size and shape gives the changesets fresh memory gives")
     func sameResults() throws {
         var random = SplitMix64(seed: 0x5C2A_7C8)
         let workspace = DiffWorkspace()
@@ -46,10 +46,12 @@ struct DiffWorkspaceTests {
                 let pair = n % 2 == 0 ? generated : DiffPropertyTests.spread(generated)
                 (a, b, sections, items) = (pair.a, pair.b, pair.updatedSections, pair.updatedItems)
             }
-            let plain = try StagedDiff.changeset(from: a, to: b, updatedSections: sections, updatedItems: items)
+            // In fresh memory, in the one workspace, and through the shared ones (no workspace).
+            let plain = try StagedDiff.changeset(from: a, to: b, updatedSections: sections, updatedItems: items, workspace: DiffWorkspace())
             let reused = try StagedDiff.changeset(from: a, to: b, updatedSections: sections, updatedItems: items, workspace: workspace)
-            if plain != reused {
-                Issue.record("diff \(n): with a workspace \(reused), without \(plain)")
+            let shared = try StagedDiff.changeset(from: a, to: b, updatedSections: sections, updatedItems: items)
+            if plain != reused || plain != shared {
+                Issue.record("diff \(n): in fresh memory \(plain), with a workspace \(reused), through the shared ones \(shared)")
                 return
             }
         }
