@@ -3,9 +3,10 @@
 /// A diff of 100k items needs about 3 MiB of scratch space: the id table, the position maps, the
 /// longest-increasing-subsequence buffers. Fresh memory of that size comes straight from the
 /// system, which maps it page by page on first touch; measured on the benchmark machine, that
-/// cost as much as the diff itself when the allocator had just handed its memory back. A data
-/// source that diffs every update keeps one workspace and passes it to each diff: the memory
-/// stays mapped from one to the next, and only the first diff (or a larger one) pays for it.
+/// cost as much as the diff itself when the allocator had just handed its memory back. A diff
+/// given a workspace uses its memory, which stays mapped from one diff to the next: only the
+/// first diff (or a larger one) pays for it. A diff given none borrows one of a few shared
+/// workspaces (see ``releaseShared()``), so callers get the same without keeping one.
 ///
 /// A workspace serves one diff at a time (it is not `Sendable`); its results never depend on it
 /// (tested). It holds the memory of the largest diff it served until ``release()`` or its end.
