@@ -159,8 +159,8 @@ final class IDTable {
             }
             return duplicates
         }
-        let complete = forEachHashed(a) { p, id, hash in
-            let found = probe(hash) { a[$0] == id }
+        let complete = forEachHashed(a) { p, ids, i, hash in
+            let found = probe(hash) { a[$0] == ids[i] }
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found) }
         }
         return complete ? duplicates : nil
@@ -191,8 +191,8 @@ final class IDTable {
             }
             return true
         }
-        return forEachHashed(b, grow: { grow(a, b) }) { q, key, hash in
-            let found = probe(hash) { $0 < aCount ? a[$0] == key : b[$0 - aCount] == key }
+        return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash in
+            let found = probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
             if found < 0 {
                 insert(aCount + q, hash: hash, at: -1 - found)
                 unmatched(q, -1)
@@ -218,12 +218,13 @@ final class IDTable {
         return found >= 0 && found < aCount ? found : -1
     }
 
-    /// Calls `body(position, id, hash)` for every id in order, hashing a block ahead and
-    /// prefetching its slots first; `grow` runs between blocks when the next block could
-    /// overfill the table.
+    /// Calls `body(position, section, index, hash)` for every id (`section[index]`) in order,
+    /// hashing a block ahead and prefetching its slots first; `grow` runs between blocks when the
+    /// next block could overfill the table. The body reads the id only if a probe needs it:
+    /// handing every id over cost a retain and a release per string id.
     @inline(__always)
     private func forEachHashed<ID: Hashable>(_ ids: ItemIDs<ID>, grow: () -> Void = {},
-                                             _ body: (_ position: Int, _ id: ID, _ hash: Int) -> Void) -> Bool {
+                                             _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int, _ hash: Int) -> Void) -> Bool {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
             ids.forEachSection { base, section in
                 var start = 0
@@ -236,7 +237,7 @@ final class IDTable {
                         hashes[i - start] = hash
                         catalog_prefetch(slots + (hash & mask))
                     }
-                    for i in start..<end { body(base + i, section[i], hashes[i - start]) }
+                    for i in start..<end { body(base + i, section, i, hashes[i - start]) }
                     start = end
                 }
                 return true
