@@ -52,7 +52,9 @@ package struct JSONParser {
     private mutating func parseObject(depth: Int) throws(Failure) -> PropertyValue {
         if depth > Self.maximumDepth { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         index += 1  // {
-        var members: [String: PropertyValue] = [:]
+        // Room for a catalogue item's or a move's members from the start: grown from empty, a
+        // dictionary of eight was allocated and rehashed four times.
+        var members = [String: PropertyValue](minimumCapacity: 8)
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             index += 1
