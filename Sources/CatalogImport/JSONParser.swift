@@ -15,6 +15,7 @@ package struct JSONParser {
     /// Parses a complete JSON text. The bytes must be valid UTF-8 (the caller checks).
     package static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> PropertyValue {
         var parser = JSONParser(bytes: bytes)
+        parser.pending.reserveCapacity(16)  // one allocation, not one per doubling up to a move's members
         // A UTF-8 byte-order mark is tolerated, as editors on some systems write one.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipWhitespace()
@@ -28,6 +29,8 @@ package struct JSONParser {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    /// Members of the objects being read, innermost last (see `parseObject`).
+    private var pending: [(String, PropertyValue)] = []
 
     private init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -52,14 +55,15 @@ package struct JSONParser {
     private mutating func parseObject(depth: Int) throws(Failure) -> PropertyValue {
         if depth > Self.maximumDepth { throw failure("nested more than \(Self.maximumDepth) levels deep") }
         index += 1  // {
-        // Room for a catalogue item's or a move's members from the start: grown from empty, a
-        // dictionary of eight was allocated and rehashed four times.
-        var members = [String: PropertyValue](minimumCapacity: 8)
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             index += 1
-            return .dictionary(members)
+            return .dictionary([:])
         }
+        // The members wait on a stack shared by all objects (nested ones above this one's) until
+        // the object closes, and then go into a dictionary of exactly their number: grown from
+        // empty instead, a dictionary of eight was allocated and rehashed four times.
+        let base = pending.count
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else {
@@ -70,11 +74,16 @@ package struct JSONParser {
             guard peek == UInt8(ascii: ":") else { throw failure("unexpected \(describeCurrent()), expected ':' after a member name") }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue(depth: depth)
+            pending.append((key, try parseValue(depth: depth)))
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .dictionary(members)
+            case UInt8(ascii: "}"):
+                index += 1
+                var members = [String: PropertyValue](minimumCapacity: pending.count - base)
+                for (key, value) in pending[base...] { members[key] = value }  // a repeated name: the last wins
+                pending.removeSubrange(base...)
+                return .dictionary(members)
             default: throw failure("unexpected \(describeCurrent()), expected ',' or '}' in an object")
             }
         }

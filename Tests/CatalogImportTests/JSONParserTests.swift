@@ -41,6 +41,16 @@ struct JSONParserTests {
         #expect(try value("\u{FEFF}[]").exactly == "array([])", "a byte-order mark is skipped")
     }
 
+    @Test("objects nested in objects and arrays keep their own members; a repeated name keeps its last value")
+    func objects() throws {
+        let text = #"{"a": {"b": 1, "c": {"d": [{"e": 2}, {}, {"e": 3, "e": 4}]}, "f": 5}, "g": 6, "a2": {}, "g": 7}"#
+        #expect(try value(text).exactly == "dictionary([a: dictionary([b: integer(1), c: dictionary([d: array([dictionary([e: integer(2)]), "
+            + "dictionary([]), dictionary([e: integer(4)])])]), f: integer(5)]), a2: dictionary([]), g: integer(7)])")
+        // A failure inside a nested object leaves nothing behind for the next document.
+        #expect(failure(#"{"a": {"b": 1, "c": }"#) != nil)
+        #expect(try value(#"{"x": 1}"#).exactly == "dictionary([x: integer(1)])")
+    }
+
     @Test("broken JSON is refused with a line and column")
     func errors() {
         #expect(failure("") == "line 1, column 1: unexpected end of file, expected a value")
