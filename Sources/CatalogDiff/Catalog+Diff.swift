@@ -33,7 +33,7 @@ extension Catalog {
 
 extension Changeset {
     /// The staged changeset from catalogue `a` to catalogue `b`, with their revisions; scratch
-    /// memory from `workspace` when there is one (see ``DiffWorkspace``).
+    /// memory from `workspace`, or from a shared one when there is none (see ``DiffWorkspace``).
     ///
     /// - Throws: ``DuplicateIDError`` when either catalogue repeats an id.
     public init(from a: Catalog, to b: Catalog, workspace: DiffWorkspace? = nil) throws(DuplicateIDError) {

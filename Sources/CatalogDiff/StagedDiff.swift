@@ -53,8 +53,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     let b: SnapshotShape<S, I>
     let updatedSections: Set<S>
     let updatedItems: Set<I>
-    /// Where scratch arrays come from and go back to, if anywhere.
-    let workspace: DiffWorkspace?
+    /// Where scratch arrays come from and go back to (the caller's, or a shared one).
+    let workspace: DiffWorkspace
 
     var aSection: [S: Int] = [:]
     var bSection: [S: Int] = [:]
@@ -76,7 +76,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     var s1OfB: [Int: Int] = [:]
 
     init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>,
-         workspace: DiffWorkspace?) throws(DuplicateIDError) {
+         workspace: DiffWorkspace) throws(DuplicateIDError) {
         self.a = a
         self.b = b
         self.updatedSections = updatedSections
@@ -110,12 +110,12 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
-    static func match(_ a: inout ItemIDs<I>, _ b: inout ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace?)
+    static func match(_ a: inout ItemIDs<I>, _ b: inout ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace)
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], matched: Int, duplicatesInA: [Int], duplicatesInB: [Int])? {
         let table = IDTable.forIDs(&a, &b, hash: hash, workspace: workspace)
         guard let duplicatesInA = table.enter(a) else { return nil }
-        var aToB = workspace?.take(\.aToB, count: a.count, repeating: -1) ?? [Int32](repeating: -1, count: a.count)
-        var bToA = workspace?.take(\.bToA, count: b.count, repeating: -1) ?? [Int32](repeating: -1, count: b.count)
+        var aToB = workspace.take(\.aToB, count: a.count, repeating: -1)
+        var bToA = workspace.take(\.bToA, count: b.count, repeating: -1)
         var duplicatesInB: [Int] = []
         var matched = 0
         let complete = aToB.withUnsafeMutableBufferPointer { aToB in
@@ -134,16 +134,15 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             }
         }
         guard complete else {
-            workspace?.keep(aToB, at: \.aToB)
-            workspace?.keep(bToA, at: \.bToA)
+            workspace.keep(aToB, at: \.aToB)
+            workspace.keep(bToA, at: \.bToA)
             return nil
         }
         return (table, aToB, bToA, matched, duplicatesInA, duplicatesInB)
     }
 
     /// Hands the diff's scratch arrays back to the workspace, for the next diff.
-    static func giveBack(_ aIDs: ItemIDs<I>, _ bIDs: ItemIDs<I>, _ aToB: [Int32], _ bToA: [Int32], to workspace: DiffWorkspace?) {
-        guard let workspace else { return }
+    static func giveBack(_ aIDs: ItemIDs<I>, _ bIDs: ItemIDs<I>, _ aToB: [Int32], _ bToA: [Int32], to workspace: DiffWorkspace) {
         workspace.keep(aIDs.sectionOf, at: \.aSectionOf)
         workspace.keep(bIDs.sectionOf, at: \.bSectionOf)
         workspace.keep(aToB, at: \.aToB)
@@ -190,21 +189,19 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         items.inserted.reserveCapacity(bIDs.count - matchedCount)
         // Which B positions moved, by B position: only needed to place item reloads.
         var moved = updatedItems.isEmpty ? []
-            : workspace?.take(\.moved, count: bIDs.count, repeating: false) ?? [Bool](repeating: false, count: bIDs.count)
+            : workspace.take(\.moved, count: bIDs.count, repeating: false)
         var deferredItemReloads: [ItemPath] = []  // B paths
         // Survivors of one section: their B index in the section, in A's order, written
         // through a pointer into scratch space as large as the largest section.
         let largest = a.items.reduce(0) { max($0, $1.count) }
-        var stayTo = workspace?.take(\.stayTo, count: largest, repeating: 0) ?? [Int32](repeating: 0, count: largest)
+        var stayTo = workspace.take(\.stayTo, count: largest, repeating: 0)
         var subsequence = LongestIncreasingSubsequence()
-        if let workspace { swap(&subsequence, &workspace.subsequence) }
+        swap(&subsequence, &workspace.subsequence)
         defer {
-            if let workspace {
-                swap(&subsequence, &workspace.subsequence)
-                workspace.keep(stayTo, at: \.stayTo)
-                workspace.keep(moved, at: \.moved)
-                Self.giveBack(aIDs, bIDs, aToB, bToA, to: workspace)
-            }
+            swap(&subsequence, &workspace.subsequence)
+            workspace.keep(stayTo, at: \.stayTo)
+            workspace.keep(moved, at: \.moved)
+            Self.giveBack(aIDs, bIDs, aToB, bToA, to: workspace)
         }
         aToB.withUnsafeBufferPointer { aToB in
             for (index, entry) in s1.enumerated() {
