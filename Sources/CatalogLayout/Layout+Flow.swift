@@ -4,7 +4,7 @@ import CatalogModel
 /// once along abstract axes — *main* is the scroll direction, *cross* the line direction — so
 /// horizontal scrolling is the same code with the axes swapped.
 ///
-/// One pass over the items writes every frame straight into the layout's storage: first each
+/// Two passes over the items write every frame straight into the layout's storage: first each
 /// item's size, then, line by line, its position. No per-item allocation, no copies of the input.
 extension Layout {
     /// A frame from main/cross coordinates.
