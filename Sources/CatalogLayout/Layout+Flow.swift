@@ -161,11 +161,12 @@ extension Layout {
                 }
                 let isLast = lineEnd == end
                 // The last line is spaced as if it were filled with copies of its last item.
-                var slots = lineEnd - lineStart
+                var slots = lineEnd &- lineStart
                 if isLast {
                     let step = spacing + cross(lineEnd - 1)
-                    let room = (available - used) / step
-                    if step > 0, room >= 1 {
+                    // Compared before dividing: most last lines have no room for a copy.
+                    if step > 0, available - used >= step {
+                        let room = (available - used) / step
                         let copies = room < 1e9 ? Int(room) : 1_000_000_000
                         used += Double(copies) * step
                         slots += copies
@@ -177,7 +178,7 @@ extension Layout {
                 // A lone item (or one that only fits once) is centred; otherwise the leftover
                 // space is shared by the gaps.
                 var along = slots == 1 ? leadCross + (available - used) / 2 : leadCross
-                let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots - 1)
+                let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots &- 1)
                 for k in lineStart..<lineEnd {
                     let m = main(k), c = cross(k)
                     let offset = position + (thickness - m) / 2
@@ -190,7 +191,9 @@ extension Layout {
                     }
                     along += c + gap
                 }
-                bands[lineIndex] = Band(lo: position, hi: position + thickness, start: Int32(lineStart), end: Int32(lineEnd))
+                // Item counts fit in 32 bits (checked in `prepare`).
+                bands[lineIndex] = Band(lo: position, hi: position + thickness,
+                                        start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: lineEnd))
                 lineIndex &+= 1
                 position += thickness
                 if !isLast { position += lineSpacing }
@@ -198,7 +201,7 @@ extension Layout {
             }
             position += metrics.sectionTrail
             extents[s] = Extent(lo: sectionStart, hi: position)
-            sectionBands[s + 1] = Int32(lineIndex)
+            sectionBands[s + 1] = Int32(truncatingIfNeeded: lineIndex)
         }
         return position
     }

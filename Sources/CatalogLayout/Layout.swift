@@ -61,6 +61,8 @@ public struct Layout: Sendable {
             throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height",
                                            found: "\(format(size.width))×\(format(size.height))")
         }
+        // Lines and columns keep item indices in 32 bits (half the memory of `Int`).
+        precondition(input.itemCount <= Int(Int32.max), "a layout holds at most \(Int32.max) items")
         self.viewportSize = size
         switch configuration.style {
         case .flow, .shelf: prepareFlow(input)
