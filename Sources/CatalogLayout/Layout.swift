@@ -36,8 +36,8 @@ public struct Layout: Sendable {
 
     /// Computes the layout of `input` for a viewport of `viewportSize` scrolled to `contentOffset`.
     ///
-    /// Throws ``LayoutConfigurationError`` for a configuration out of range or a viewport that is
-    /// not a positive, finite size.
+    /// Throws ``LayoutConfigurationError`` for a configuration out of range, a viewport that is
+    /// not a positive, finite size, or an item whose natural size is not finite and non-negative.
     public init(_ input: LayoutInput, configuration: LayoutConfiguration, viewportSize: Size,
                 contentOffset: Point = .zero) throws(LayoutConfigurationError) {
         try configuration.validate()
@@ -54,7 +54,8 @@ public struct Layout: Sendable {
 
     /// Lays out `input` again — new data, or a new viewport size after a rotation — as
     /// `UICollectionViewLayout.prepare()` does after an invalidation. The layout's storage is
-    /// reused when this value is its only owner, so preparing again allocates nothing.
+    /// reused when this value is its only owner, so preparing again allocates nothing. On an
+    /// error (see ``init(_:configuration:viewportSize:contentOffset:)``) the layout is unchanged.
     public mutating func prepare(_ input: LayoutInput, viewportSize: Size? = nil) throws(LayoutConfigurationError) {
         let size = viewportSize ?? self.viewportSize
         guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
@@ -63,6 +64,13 @@ public struct Layout: Sendable {
         }
         // Lines and columns keep item indices in 32 bits (half the memory of `Int`).
         precondition(input.itemCount <= Int(Int32.max), "a layout holds at most \(Int32.max) items")
+        if let index = input.firstInvalidSize {
+            let path = input.path(ofItemAt: index)
+            let bad = input.naturalSizes[index]
+            throw LayoutConfigurationError(key: "sections[\(path.section)].items[\(path.item)].size",
+                                           expected: "a finite width and height, each 0 or more",
+                                           found: "\(format(bad.width))×\(format(bad.height))")
+        }
         self.viewportSize = size
         switch configuration.style {
         case .flow, .shelf: prepareFlow(input)

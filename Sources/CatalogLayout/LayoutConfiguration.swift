@@ -108,7 +108,8 @@ public struct LayoutConfiguration: Sendable, Hashable {
 
 /// A layout configuration that cannot be used: which key, what it should have been.
 public struct LayoutConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The offending key (`itemSize`), or `""` for the document itself.
+    /// The offending key (`itemSize`), `""` for the document itself, `viewport` or `offset`, or
+    /// the path of an item of the input (`sections[2].items[5].size`).
     public var key: String
     public var expected: String
     public var found: String?
@@ -124,6 +125,7 @@ public struct LayoutConfigurationError: Error, Sendable, Hashable, CustomStringC
 
     public var description: String {
         let subject = key.isEmpty ? "layout configuration"
+            : key.hasPrefix("sections[") ? "layout input \(key)"
             : LayoutConfiguration.knownKeys.contains(key) || !Self.layoutArguments.contains(key) ? "layout configuration key \"\(key)\""
             : key
         return "\(subject): expected \(expected)" + (found.map { ", found \($0)" } ?? "")

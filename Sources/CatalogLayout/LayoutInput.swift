@@ -14,6 +14,10 @@ public struct LayoutInput: Sendable, Hashable {
     /// `sectionStarts[s]` is the index of section `s`'s first item; one extra entry at the end.
     private(set) var sectionStarts: [Int] = [0]
     private(set) var titles: [String] = []
+    /// The flat index of the first item whose natural size is not a finite width and height of 0
+    /// or more: such an input is refused when laid out (checked here, as items are added, so that
+    /// preparing a layout does not pass over the sizes once more).
+    private(set) var firstInvalidSize: Int?
 
     public init() {}
 
@@ -29,7 +33,7 @@ public struct LayoutInput: Sendable, Hashable {
         for section in catalog.sections {
             titles.append(section.title ?? section.id)
             for item in section.items {
-                naturalSizes.append(item.size ?? Self.noSize)
+                appendSize(item.size)
                 kinds.append(item.kind)
                 labels.append(item.content.displayText)
             }
@@ -63,11 +67,30 @@ public struct LayoutInput: Sendable, Hashable {
     public mutating func append(_ section: LayoutSectionInput) {
         titles.append(section.title)
         for item in section.items {
-            naturalSizes.append(item.size ?? Self.noSize)
+            appendSize(item.size)
             kinds.append(item.kind)
             labels.append(item.label)
         }
         sectionStarts.append(naturalSizes.count)
+    }
+
+    private mutating func appendSize(_ size: Size?) {
+        if let size, firstInvalidSize == nil,
+           !(size.width.isFinite && size.height.isFinite && size.width >= 0 && size.height >= 0) {
+            firstInvalidSize = naturalSizes.count
+        }
+        naturalSizes.append(size ?? Self.noSize)
+    }
+
+    /// The section and item of the item at flat index `index`.
+    func path(ofItemAt index: Int) -> ItemPath {
+        // The last section that starts at or before `index` (empty sections start there too).
+        var lo = 0, hi = numberOfSections - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if sectionStarts[mid] <= index { lo = mid } else { hi = mid - 1 }
+        }
+        return ItemPath(section: lo, item: index - sectionStarts[lo])
     }
 
     public var numberOfSections: Int { titles.count }

@@ -137,6 +137,32 @@ import Testing
         }
     }
 
+    @Test func itemSizesThatAreNotFiniteAndNonNegativeAreRefused() throws {
+        let good = LayoutItemInput(size: Size(width: 40, height: 30))
+        for (size, found) in [(Size(width: 10, height: -5), "10×-5"), (Size(width: -1, height: 5), "-1×5"),
+                              (Size(width: 10, height: .infinity), "10×inf"), (Size(width: .nan, height: 5), "nan×5")] {
+            // The bad item is the second of the second section, after an empty one.
+            let input = LayoutInput(sections: [LayoutSectionInput(items: []),
+                                               LayoutSectionInput(items: [good, LayoutItemInput(size: size), good])])
+            for style in LayoutStyle.allCases {
+                let config = LayoutConfiguration(style: style)
+                let error = #expect(throws: LayoutConfigurationError.self) {
+                    try Layout(input, configuration: config, viewportSize: Size(width: 300, height: 400))
+                }
+                #expect(error?.description == "layout input sections[1].items[1].size: expected a finite width and height, each 0 or more, found \(found)")
+                // Preparing an existing layout with the bad input throws and leaves it as it was.
+                var layout = try Layout(LayoutInput(sections: [LayoutSectionInput(items: [good, good])]), configuration: config,
+                                        viewportSize: Size(width: 300, height: 400))
+                let before = layout.allElements
+                #expect(throws: LayoutConfigurationError.self) { try layout.prepare(input) }
+                #expect(layout.allElements == before && layout.numberOfItems == 2)
+            }
+        }
+        // Zero sizes are fine, and so is a catalogue's item without a size.
+        _ = try Layout(LayoutInput(sections: [LayoutSectionInput(items: [LayoutItemInput(size: Size(width: 0, height: 0)), LayoutItemInput()])]),
+                       configuration: LayoutConfiguration(style: .flow), viewportSize: Size(width: 300, height: 400))
+    }
+
     @Test func emptyInputsLayOutToNothing() throws {
         for style in LayoutStyle.allCases {
             for counts in [[], [0], [0, 0, 3, 0]] {
