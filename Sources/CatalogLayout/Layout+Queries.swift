@@ -129,8 +129,11 @@ extension Layout {
 
     /// Where scrolling should come to rest when the user lifts a finger with `velocity` and
     /// UIKit proposes `proposed`: a carousel centres the nearest item (a fling advances at least
-    /// one); every style clamps to the content.
+    /// one); every style clamps to the content. A coordinate that is not a number stays where
+    /// the layout is scrolled (a velocity that is not a number is no fling).
     public func targetContentOffset(proposed: Point, velocity: Point = .zero) -> Point {
+        let proposed = Point(x: proposed.x.isNaN ? contentOffset.x : proposed.x,
+                             y: proposed.y.isNaN ? contentOffset.y : proposed.y)
         if configuration.style == .carousel {
             return carouselTargetOffset(proposed: proposed, velocity: velocity)
         }
@@ -143,8 +146,13 @@ extension Layout {
 
     /// The section holding global item `index` (binary search over section starts).
     func section(ofItem index: Int) -> Int {
-        // The last section whose start is ≤ index and which is not empty.
-        var lo = 0, hi = numberOfSections
+        Self.section(ofItem: index, sectionStarts: sectionStarts)
+    }
+
+    /// The section holding global item `index`, given each section's first item and one extra
+    /// entry at the end: the first section that ends after `index` (skipping empty sections).
+    static func section(ofItem index: Int, sectionStarts: [Int]) -> Int {
+        var lo = 0, hi = sectionStarts.count - 1
         while lo < hi {
             let mid = (lo + hi) / 2
             if sectionStarts[mid + 1] <= index { lo = mid + 1 } else { hi = mid }

@@ -84,13 +84,8 @@ public struct LayoutInput: Sendable, Hashable {
 
     /// The section and item of the item at flat index `index`.
     func path(ofItemAt index: Int) -> ItemPath {
-        // The last section that starts at or before `index` (empty sections start there too).
-        var lo = 0, hi = numberOfSections - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) / 2
-            if sectionStarts[mid] <= index { lo = mid } else { hi = mid - 1 }
-        }
-        return ItemPath(section: lo, item: index - sectionStarts[lo])
+        let section = Layout.section(ofItem: index, sectionStarts: sectionStarts)
+        return ItemPath(section: section, item: index - sectionStarts[section])
     }
 
     public var numberOfSections: Int { titles.count }

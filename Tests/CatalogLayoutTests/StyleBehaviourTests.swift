@@ -93,12 +93,19 @@ import Testing
         layout.contentOffset = Point(x: 880, y: 0)
         #expect(layout.targetContentOffset(proposed: Point(x: 5_000, y: 0), velocity: Point(x: 9, y: 0)) == Point(x: 880, y: 0))
         #expect(layout.targetContentOffset(proposed: Point(x: -300, y: 0)) == Point(x: 0, y: 0))
+        // A proposal that is not a number stays on the current item; a velocity that is not one is no fling.
+        layout.contentOffset = Point(x: 220, y: 0)
+        #expect(layout.targetContentOffset(proposed: Point(x: .nan, y: 0), velocity: Point(x: .nan, y: 0)) == Point(x: 220, y: 0))
     }
 
     @Test func otherStylesClampTheProposedOffset() throws {
         let layout = try Layout(LayoutInput(itemCounts: [7]), configuration: SpecVectorTests.f1, viewportSize: Size(width: 320, height: 100))
         #expect(layout.targetContentOffset(proposed: Point(x: 30, y: 500)) == Point(x: 0, y: 160))
         #expect(layout.targetContentOffset(proposed: Point(x: -5, y: -40)) == Point(x: 0, y: 0))
+        var scrolled = layout
+        scrolled.contentOffset = Point(x: 0, y: 120)
+        #expect(scrolled.targetContentOffset(proposed: Point(x: .nan, y: .nan)) == Point(x: 0, y: 120))
+        #expect(scrolled.targetContentOffset(proposed: Point(x: .infinity, y: -.infinity)) == Point(x: 0, y: 0))
     }
 
     @Test func configurationFilesDecodeAndRefuseMistakes() throws {
