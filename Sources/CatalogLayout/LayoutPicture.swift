@@ -113,16 +113,21 @@ public struct LayoutPicture: Sendable {
         format((value * 100).rounded() / 100)
     }
 
+    /// Text for XML: markup characters as entities, and the characters XML 1.0 does not allow at
+    /// all, even as references (control characters other than tab and line breaks, U+FFFE and
+    /// U+FFFF), as U+FFFD, so that a title with a stray control character still gives a picture.
     private func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": result += "&amp;"
             case "<": result += "&lt;"
             case ">": result += "&gt;"
             case "\"": result += "&quot;"
-            default: result.append(character)
+            case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
+            case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": result += "\u{FFFD}"
+            default: result.unicodeScalars.append(scalar)
             }
         }
         return result

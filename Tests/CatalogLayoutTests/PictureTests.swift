@@ -11,7 +11,8 @@ import Testing
     static let input = LayoutInput(sections: [
         LayoutSectionInput(title: "Classics & <more>", items: (0..<5).map { LayoutItemInput(kind: .book, label: "Book \"\($0)\"") }),
         LayoutSectionInput(title: "Empty", items: []),
-        LayoutSectionInput(title: "Icons", items: (0..<3).map { LayoutItemInput(kind: .icon, label: "icon-\($0)") }),
+        LayoutSectionInput(title: "Icons", items: (0..<3).map { LayoutItemInput(kind: .icon, label: "icon-\($0)") }
+                                            + [LayoutItemInput(kind: .icon, label: "bell\u{7}\u{0}\u{FFFF} tab\tend")]),
     ])
 
     static func rects(_ svg: String) throws -> [XMLElement] {
@@ -65,6 +66,8 @@ import Testing
             #expect(texts.contains("Classics & <more>"))
         }
         #expect(texts.contains { $0.hasPrefix("Book \"") })
+        // Characters XML cannot carry at all are replaced, the rest kept (labels are cut to fit their cells).
+        #expect(texts.contains { $0.hasPrefix("bell\u{FFFD}\u{FFFD}\u{FFFD} t") })
         if style == .shelf {
             #expect(drawn.filter { Self.attribute($0, "data-kind") == "decoration" }.count == 2)
         }
