@@ -4,8 +4,9 @@ import CatalogModel
 /// once along abstract axes — *main* is the scroll direction, *cross* the line direction — so
 /// horizontal scrolling is the same code with the axes swapped.
 ///
-/// Two passes over the items write every frame straight into the layout's storage: first each
-/// item's size, then, line by line, its position. No per-item allocation, no copies of the input.
+/// One pass over the items writes every frame straight into the layout's storage: each item's
+/// size as it is read, and each line's positions as soon as the next line starts, while its items
+/// are still in the cache. No per-item allocation, no copies of the input.
 extension Layout {
     /// A frame from main/cross coordinates.
     @inline(__always)
@@ -24,10 +25,9 @@ extension Layout {
         let trailCross = horizontal ? inset.bottom : inset.right
         let leadMain = horizontal ? inset.left : inset.top
         let trailMain = horizontal ? inset.right : inset.bottom
-        let available = crossSize - leadCross - trailCross
-        let spacing = config.interitemSpacing
-        let lineSpacing = config.lineSpacing
-        let headerHeight = config.headerHeight, footerHeight = config.footerHeight
+        let metrics = FlowMetrics(available: crossSize - leadCross - trailCross, leadCross: leadCross,
+                                  spacing: config.interitemSpacing, lineSpacing: config.lineSpacing,
+                                  sectionLead: config.headerHeight + leadMain, sectionTrail: trailMain + config.footerHeight)
         let itemCount = input.itemCount
         let sectionCount = input.numberOfSections
 
@@ -35,44 +35,51 @@ extension Layout {
         // layout is its only owner.
         var sectionBands = self.sectionBands
         var sectionExtents = self.sectionExtents
-        var bands = self.bands
-        (self.sectionBands, self.sectionExtents, self.bands) = ([], [], [])
-        var position = 0.0
-        var lineCount = 0
-
-        // Pass 1: every item's size, and where lines break (marked with x = 1), so the lines can
-        // be stored in an array of exactly the right size.
-        var frames = Self.withStorage(&self.frames, count: itemCount) { out in
+        (self.sectionBands, self.sectionExtents) = ([], [])
+        // How many lines there are is known only at the end. They go into the lines of the previous
+        // prepare when this layout owns them (the same data makes as many lines: nothing is
+        // allocated), else into room for one line per section or per eight items. When
+        // the room runs out, the pass stops at the section whose line did not fit, the room grows
+        // to what the sections before suggest, and the pass starts that section again. (Room for
+        // one line per item would cost up to 24 bytes an item, and a temporary buffer of that size
+        // made glibc unmap and fault in memory at every prepare: 3 ms instead of 0.7 for a new
+        // 100k-item layout.)
+        var bands = Self.room(&self.bands, count: self.bands.isEmpty
+                                ? min(itemCount, max(itemCount / 8, sectionCount) + 16) : self.bands.count)
+        var progress = FlowProgress(section: 0, position: 0, lineCount: 0)
+        let sizing = ContentSizes(config, crossLength: metrics.available)
+        let frames = Self.withStorage(&self.frames, count: itemCount) { out in
+        sectionExtents = Self.withStorage(&sectionExtents, count: sectionCount) { extentsOut in
+        sectionBands = Self.withStorage(&sectionBands, count: sectionCount + 1) { sectionBandsOut in
             input.naturalSizes.withUnsafeBufferPointer { sizes in
             input.kinds.withUnsafeBufferPointer { kinds in
             input.sectionStarts.withUnsafeBufferPointer { starts in
-                lineCount = Self.measureItems(config, horizontal: horizontal, available: available, sizes: sizes, kinds: kinds,
-                                              sectionStarts: starts, frames: out)
+                sectionBandsOut[0] = 0
+                while true {
+                    progress = bands.withUnsafeMutableBufferPointer { lines in
+                        Self.layOutLines(metrics, sizing: sizing, horizontal: horizontal, from: progress, sizes: sizes,
+                                         kinds: kinds, sectionStarts: starts, frames: out, lines: lines,
+                                         extents: extentsOut, sectionBands: sectionBandsOut)
+                    }
+                    if progress.section == sectionCount { break }
+                    // Out of room in `progress.section`: as many lines an item as so far, and a
+                    // little more, but at least room for that whole section.
+                    let done = starts[progress.section]
+                    let expected = done > 0 ? progress.lineCount * itemCount / done + progress.lineCount / 8 : 0
+                    let capacity = min(itemCount, max(bands.count + bands.count / 2, expected,
+                                                      progress.lineCount + starts[progress.section + 1] - done))
+                    bands = Self.grown(bands, keeping: progress.lineCount, count: capacity)
+                }
             }
-            }
-            }
-        }
-
-        // Pass 2: line by line, the positions; the lines and the sections' extents are written
-        // straight into arrays of their final sizes (an append per line and per section checked
-        // the array's uniqueness and capacity each time: shelves are sections of a line or two).
-        bands = Self.withStorage(&bands, count: lineCount) { bandsOut in
-        sectionExtents = Self.withStorage(&sectionExtents, count: sectionCount) { extentsOut in
-        sectionBands = Self.withStorage(&sectionBands, count: sectionCount + 1) { sectionBandsOut in
-            frames.withUnsafeMutableBufferPointer { out in
-            input.sectionStarts.withUnsafeBufferPointer { starts in
-                position = Self.placeLines(
-                    FlowMetrics(available: available, leadCross: leadCross, spacing: spacing,
-                                lineSpacing: lineSpacing, sectionLead: headerHeight + leadMain, sectionTrail: trailMain + footerHeight),
-                    horizontal: horizontal, frames: out, sectionStarts: starts, bands: bandsOut, extents: extentsOut,
-                    sectionBands: sectionBandsOut)
             }
             }
         }
         }
         }
-        self.frames = frames
+        bands.removeLast(bands.count - progress.lineCount)
         self.bands = bands
+        let position = progress.position
+        self.frames = frames
         sectionStarts = input.sectionStarts
         self.sectionBands = sectionBands
         self.sectionExtents = sectionExtents
@@ -81,31 +88,7 @@ extension Layout {
             : Size(width: viewportSize.width, height: position)
     }
 
-    /// Pass 1 of a flow layout: writes every item's size into `frames`, with x = 1 where a line
-    /// starts (greedy: the first item of a line costs its length, each next one its length plus
-    /// the spacing), and returns the number of lines. A function of its own for the same reason
-    /// as ``placeLines(_:horizontal:frames:sectionStarts:bands:extents:sectionBands:)``.
-    static func measureItems(_ config: LayoutConfiguration, horizontal: Bool, available: Double,
-                             sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                             sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>) -> Int {
-        let spacing = config.interitemSpacing
-        var lineCount = 0
-        for s in 0..<starts.count - 1 {
-            var used = Double.infinity
-            for k in starts[s]..<starts[s + 1] {
-                let size = config.contentSize(natural: sizes[k], kind: kinds[k], crossLength: available)
-                let length = horizontal ? size.height : size.width
-                let next = used + spacing + length
-                let breaks = k == starts[s] || next > available
-                used = breaks ? length : next
-                lineCount += breaks ? 1 : 0
-                out[k] = Rect(x: breaks ? 1 : 0, y: 0, width: size.width, height: size.height)
-            }
-        }
-        return lineCount
-    }
-
-    /// What placing a flow layout's lines needs to know, along its abstract axes.
+    /// What laying out a flow layout's lines needs to know, along its abstract axes.
     struct FlowMetrics {
         /// Room along a line (the cross axis) between the section insets.
         var available: Double
@@ -118,92 +101,136 @@ extension Layout {
         var sectionTrail: Double
     }
 
-    /// Pass 2 of a flow layout: `frames` hold each item's size, with x = 1 where a line starts;
-    /// gives every item its position, writes the lines, the sections' extents and the first line
-    /// of each section, and returns the extent of the whole content along the scroll axis.
+    /// Where the pass of a flow layout stands: the section it starts (or starts again) at, where
+    /// that section starts along the scroll axis, and the lines before it. After the last
+    /// section, `position` is the extent of the whole content.
+    struct FlowProgress {
+        var section: Int
+        var position: Double
+        var lineCount: Int
+    }
+
+    /// The pass of a flow layout from `progress` on: every item's size and position, the lines,
+    /// the sections' extents and the first line of each next section (`sectionBands[0]` is the
+    /// caller's). Returns the progress after the last section, or at the section whose lines did
+    /// not fit in `lines`.
     ///
-    /// A function of its own, with everything it uses passed in: inside the closures that lend
-    /// it the output buffers, the running position and line count were variables captured from
-    /// the enclosing function, which the compiler kept in memory (about 80 instructions an item).
-    static func placeLines(_ metrics: FlowMetrics, horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
-                           sectionStarts starts: UnsafeBufferPointer<Int>, bands: UnsafeMutableBufferPointer<Band>,
-                           extents: UnsafeMutableBufferPointer<Extent>, sectionBands: UnsafeMutableBufferPointer<Int32>) -> Double {
+    /// Lines are greedy: an item joins the line when the line's length, plus the spacing and the
+    /// item's length, still fits. A function of its own, with everything it uses passed in:
+    /// inside the closures that lend it the output buffers, running values captured from the
+    /// enclosing function were kept in memory (about 80 instructions an item).
+    static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, from progress: FlowProgress,
+                            sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
+                            sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>,
+                            lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
+                            sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
         // One copy of the loops per scroll direction, each with the axes fixed.
         horizontal
-            ? placeLines(metrics, fixedAxis: true, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
-            : placeLines(metrics, fixedAxis: false, frames: out, sectionStarts: starts, bands: bands, extents: extents, sectionBands: sectionBands)
+            ? layOutLines(metrics, sizing: sizing, fixedAxis: true, from: progress, sizes: sizes, kinds: kinds,
+                          sectionStarts: starts, frames: out, lines: lines, extents: extents, sectionBands: sectionBands)
+            : layOutLines(metrics, sizing: sizing, fixedAxis: false, from: progress, sizes: sizes, kinds: kinds,
+                          sectionStarts: starts, frames: out, lines: lines, extents: extents, sectionBands: sectionBands)
     }
 
     @inline(__always)
-    private static func placeLines(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
-                                   sectionStarts starts: UnsafeBufferPointer<Int>, bands: UnsafeMutableBufferPointer<Band>,
-                                   extents: UnsafeMutableBufferPointer<Extent>, sectionBands: UnsafeMutableBufferPointer<Int32>) -> Double {
-        let (available, leadCross) = (metrics.available, metrics.leadCross)
-        let (spacing, lineSpacing) = (metrics.spacing, metrics.lineSpacing)
-        @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
-        @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
-        var position = 0.0
-        var lineIndex = 0
-        sectionBands[0] = 0
-        for s in 0..<extents.count {
+    private static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, fixedAxis horizontal: Bool,
+                                    from progress: FlowProgress,
+                                    sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
+                                    sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>,
+                                    lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
+                                    sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
+        let (available, spacing, lineSpacing) = (metrics.available, metrics.spacing, metrics.lineSpacing)
+        /// Writes item `k`'s size and returns its lengths across and along the scroll axis.
+        @inline(__always) func measure(_ k: Int) -> (cross: Double, main: Double) {
+            let size = sizing.size(natural: sizes[k], kind: kinds[k])
+            out[k] = Rect(x: 0, y: 0, width: size.width, height: size.height)
+            return horizontal ? (size.height, size.width) : (size.width, size.height)
+        }
+        let room = lines.count
+        var position = progress.position
+        var lineCount = progress.lineCount
+        for s in progress.section..<extents.count {
             let sectionStart = position
+            let sectionLineCount = lineCount
             position += metrics.sectionLead
-            let end = starts[s + 1]
-            var lineStart = starts[s]
-            while lineStart < end {
-                var used = cross(lineStart)
-                var thickness = main(lineStart)
-                var lineEnd = lineStart + 1
-                while lineEnd < end, out[lineEnd].x != 1 {
-                    used += spacing + cross(lineEnd)
-                    thickness = max(thickness, main(lineEnd))
-                    lineEnd &+= 1
-                }
-                let isLast = lineEnd == end
-                // The last line is spaced as if it were filled with copies of its last item.
-                var slots = lineEnd &- lineStart
-                if isLast {
-                    let step = spacing + cross(lineEnd - 1)
-                    // Compared before dividing: most last lines have no room for a copy.
-                    if step > 0, available - used >= step {
-                        let room = (available - used) / step
-                        let copies = room < 1e9 ? Int(room) : 1_000_000_000
-                        used += Double(copies) * step
-                        slots += copies
-                        // Rounding may leave room for one more or take one too many.
-                        while used + step <= available { used += step; slots += 1 }
-                        while slots > lineEnd - lineStart, used > available { used -= step; slots -= 1 }
+            let start = starts[s], end = starts[s + 1]
+            if start < end {
+                var lineStart = start
+                var (used, thickness) = measure(start)
+                for k in start + 1..<end {
+                    let (cross, main) = measure(k)
+                    let next = used + (spacing + cross)
+                    if next <= available {
+                        used = next
+                        thickness = max(thickness, main)
+                        continue
                     }
+                    if lineCount == room { return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount) }
+                    placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, k, used: used, thickness: thickness,
+                              position: position, isLast: false)
+                    // Item counts fit in 32 bits (checked in `prepare`).
+                    lines[lineCount] = Band(lo: position, hi: position + thickness,
+                                            start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: k))
+                    lineCount &+= 1
+                    position += thickness
+                    position += lineSpacing
+                    (lineStart, used, thickness) = (k, cross, main)
                 }
-                // A lone item (or one that only fits once) is centred; otherwise the leftover
-                // space is shared by the gaps.
-                var along = slots == 1 ? leadCross + (available - used) / 2 : leadCross
-                let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots &- 1)
-                for k in lineStart..<lineEnd {
-                    let m = main(k), c = cross(k)
-                    let offset = position + (thickness - m) / 2
-                    if horizontal {
-                        out[k].x = offset
-                        out[k].y = along
-                    } else {
-                        out[k].x = along
-                        out[k].y = offset
-                    }
-                    along += c + gap
-                }
-                // Item counts fit in 32 bits (checked in `prepare`).
-                bands[lineIndex] = Band(lo: position, hi: position + thickness,
-                                        start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: lineEnd))
-                lineIndex &+= 1
+                if lineCount == room { return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount) }
+                placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, end, used: used, thickness: thickness,
+                          position: position, isLast: true)
+                lines[lineCount] = Band(lo: position, hi: position + thickness,
+                                        start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: end))
+                lineCount &+= 1
                 position += thickness
-                if !isLast { position += lineSpacing }
-                lineStart = lineEnd
             }
             position += metrics.sectionTrail
             extents[s] = Extent(lo: sectionStart, hi: position)
-            sectionBands[s + 1] = Int32(truncatingIfNeeded: lineIndex)
+            sectionBands[s + 1] = Int32(truncatingIfNeeded: lineCount)
         }
-        return position
+        return FlowProgress(section: extents.count, position: position, lineCount: lineCount)
+    }
+
+    /// Places the items `lineStart..<lineEnd` of a line whose items' lengths and spacings add up
+    /// to `used` across the scroll axis, `thickness` along it, at `position`. The leftover room is
+    /// shared by the gaps, a lone item (or one that only fits once) is centred, and the last line
+    /// of a section is spaced as if it were filled with copies of its last item.
+    @inline(__always)
+    private static func placeLine(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
+                                  _ lineStart: Int, _ lineEnd: Int, used: Double, thickness: Double, position: Double,
+                                  isLast: Bool) {
+        let (available, spacing) = (metrics.available, metrics.spacing)
+        @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
+        @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
+        var used = used
+        var slots = lineEnd &- lineStart
+        if isLast {
+            let step = spacing + cross(lineEnd - 1)
+            // Compared before dividing: most last lines have no room for a copy.
+            if step > 0, available - used >= step {
+                let room = (available - used) / step
+                let copies = room < 1e9 ? Int(room) : 1_000_000_000
+                used += Double(copies) * step
+                slots += copies
+                // Rounding may leave room for one more or take one too many.
+                while used + step <= available { used += step; slots += 1 }
+                while slots > lineEnd - lineStart, used > available { used -= step; slots -= 1 }
+            }
+        }
+        var along = slots == 1 ? metrics.leadCross + (available - used) / 2 : metrics.leadCross
+        let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots &- 1)
+        for k in lineStart..<lineEnd {
+            let m = main(k), c = cross(k)
+            let offset = position + (thickness - m) / 2
+            if horizontal {
+                out[k].x = offset
+                out[k].y = along
+            } else {
+                out[k].x = along
+                out[k].y = offset
+            }
+            along += c + gap
+        }
     }
 
     /// Takes an array out of the layout, emptied but keeping its capacity, so that preparing again
@@ -236,6 +263,24 @@ extension Layout {
         }
         taken.withUnsafeMutableBufferPointer { body($0) }
         return taken
+    }
+
+    /// `count` elements of plain data (every bit pattern of which is a value) for a pass to write
+    /// before it reads them, their contents unspecified: the array's own memory when this layout
+    /// is its only owner and it is large enough, else new memory.
+    static func room<T: BitwiseCopyable>(_ array: inout [T], count: Int) -> [T] {
+        withStorage(&array, count: count) { _ in }
+    }
+
+    /// A copy of `array` with `count` elements, the first `kept` of them from `array` and the rest
+    /// unspecified, as in ``room(_:count:)``.
+    static func grown<T: BitwiseCopyable>(_ array: [T], keeping kept: Int, count: Int) -> [T] {
+        [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            array.withUnsafeBufferPointer { old in
+                _ = buffer.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: old[..<kept]))
+            }
+            initialized = count
+        }
     }
 
     /// A shelf's board: the union of its items' frames, grown by the top and bottom insets,

@@ -15,6 +15,7 @@ extension Layout {
         let metrics = WaterfallMetrics(available: available, columnWidth: columnWidth, spacing: config.interitemSpacing,
                                        sectionLead: config.headerHeight + inset.top, insetBottom: inset.bottom, footerHeight: config.footerHeight)
         let itemCount = input.itemCount
+        let sizing = ContentSizes(config, crossLength: available)
 
         // Storage from an earlier prepare is reused when this layout is its only owner.
         var columnItems = self.columnItems
@@ -34,7 +35,7 @@ extension Layout {
                 input.sectionStarts.withUnsafeBufferPointer { starts in
                 columnX.withUnsafeBufferPointer { columnX in
                     (position, firstColumn) = Self.placeTwoColumns(
-                        metrics, config: config, columnX: columnX, sizes: sizes, kinds: kinds, sectionStarts: starts,
+                        metrics, sizing: sizing, columnX: columnX, sizes: sizes, kinds: kinds, sectionStarts: starts,
                         frames: out, columnItems: list, extents: extents)
                 }
                 }
@@ -67,7 +68,7 @@ extension Layout {
                             bottom[c] = position
                         }
                         for k in input.sectionStarts[s]..<input.sectionStarts[s + 1] {
-                            let height = Self.waterfallHeight(metrics, config: config, natural: sizes[k], kind: kinds[k])
+                            let height = Self.waterfallHeight(metrics, sizing: sizing, natural: sizes[k], kind: kinds[k])
                             var shortest = 0
                             var lowest = bottom[0]
                             for c in 1..<columnCount where bottom[c] < lowest {
@@ -131,8 +132,8 @@ extension Layout {
 
     /// An item's height: its content size scaled to the column width, rounded down.
     @inline(__always)
-    static func waterfallHeight(_ metrics: WaterfallMetrics, config: LayoutConfiguration, natural: Size, kind: ItemKind?) -> Double {
-        let size = config.contentSize(natural: natural, kind: kind, crossLength: metrics.available)
+    static func waterfallHeight(_ metrics: WaterfallMetrics, sizing: ContentSizes, natural: Size, kind: ItemKind?) -> Double {
+        let size = sizing.size(natural: natural, kind: kind)
         return size.width > 0 ? roundedDown(size.height * metrics.columnWidth / size.width) : size.height
     }
 
@@ -145,7 +146,7 @@ extension Layout {
     /// at `lo` plus the spacing, then the pair is re-sorted with `min` and `max`. Column 0's items
     /// fill `columnItems` from the front, column 1's from the back, reversed at the end. Returns
     /// the content height and the number of items in column 0.
-    static func placeTwoColumns(_ metrics: WaterfallMetrics, config: LayoutConfiguration, columnX: UnsafeBufferPointer<Double>,
+    static func placeTwoColumns(_ metrics: WaterfallMetrics, sizing: ContentSizes, columnX: UnsafeBufferPointer<Double>,
                                 sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
                                 sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>,
                                 columnItems list: UnsafeMutableBufferPointer<Int32>,
@@ -163,7 +164,7 @@ extension Layout {
             var bottom0 = position, bottom1 = position
             var filled0 = false, filled1 = false
             while k < end, !(filled0 && filled1) {
-                let height = waterfallHeight(metrics, config: config, natural: sizes[k], kind: kinds[k])
+                let height = waterfallHeight(metrics, sizing: sizing, natural: sizes[k], kind: kinds[k])
                 if bottom1 < bottom0 {
                     let y = filled1 ? bottom1 + spacing : bottom1
                     out[k] = Rect(x: columnX[1], y: y, width: columnWidth, height: height)
@@ -184,7 +185,7 @@ extension Layout {
             var lo = min(bottom0, bottom1), hi = max(bottom0, bottom1)
             var column = bottom1 < bottom0 ? 1 : 0
             while k < end {
-                let height = waterfallHeight(metrics, config: config, natural: sizes[k], kind: kinds[k])
+                let height = waterfallHeight(metrics, sizing: sizing, natural: sizes[k], kind: kinds[k])
                 let y = lo + spacing
                 let bottom = y + height
                 out[k] = Rect(x: columnX[column], y: y, width: columnWidth, height: height)
