@@ -54,8 +54,8 @@ public struct Layout: Sendable {
 
     /// Lays out `input` again — new data, or a new viewport size after a rotation — as
     /// `UICollectionViewLayout.prepare()` does after an invalidation. The layout's storage is
-    /// reused when this value is its only owner, so preparing again allocates nothing (unless
-    /// the new input has more items, sections or lines than the last). On an
+    /// reused when this value is its only owner, so preparing again allocates no memory per item
+    /// (unless the new input has more items, sections or lines than the last). On an
     /// error (see ``init(_:configuration:viewportSize:contentOffset:)``) the layout is unchanged.
     public mutating func prepare(_ input: LayoutInput, viewportSize: Size? = nil) throws(LayoutConfigurationError) {
         let size = viewportSize ?? self.viewportSize
