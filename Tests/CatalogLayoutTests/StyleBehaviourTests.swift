@@ -170,6 +170,31 @@ import Testing
                        configuration: LayoutConfiguration(style: .flow), viewportSize: Size(width: 300, height: 400))
     }
 
+    @Test func aFlowWithAsManyLinesAsItemsGrowsItsRoomForLines() throws {
+        // One item a line (as wide as the line): 1,500 lines, far more than the room a new layout
+        // starts with (one line per section or per eight items), so the pass grows it several times.
+        let config = LayoutConfiguration(style: .flow, lineSpacing: 5, interitemSpacing: 10,
+                                         sectionInset: Insets(top: 0, left: 10, bottom: 0, right: 10), headerHeight: 20)
+        let wide = LayoutItemInput(size: Size(width: 280, height: 30))
+        let input = LayoutInput(sections: (0..<3).map { _ in LayoutSectionInput(items: Array(repeating: wide, count: 500)) })
+        var layout = try Layout(input, configuration: config, viewportSize: Size(width: 300, height: 600))
+        layout.checkInvariants()
+        let sectionHeight = 20 + 500 * 30 + 499 * 5.0
+        for (s, i) in [(0, 0), (0, 499), (1, 0), (2, 250), (2, 499)] {
+            #expect(layout.attributes(forItemAt: ItemPath(section: s, item: i))?.frame
+                    == Rect(x: 10, y: Double(s) * sectionHeight + 20 + Double(i) * 35, width: 280, height: 30))
+        }
+        #expect(layout.contentSize.height == 3 * sectionHeight)
+        // Preparing again with fewer lines, then with more, gives what a new layout gives.
+        for count in [40, 900] {
+            let other = LayoutInput(sections: [LayoutSectionInput(items: Array(repeating: wide, count: count))])
+            try layout.prepare(other)
+            let fresh = try Layout(other, configuration: config, viewportSize: Size(width: 300, height: 600))
+            #expect(layout.allElements == fresh.allElements)
+            layout.checkInvariants()
+        }
+    }
+
     @Test func emptyInputsLayOutToNothing() throws {
         for style in LayoutStyle.allCases {
             for counts in [[], [0], [0, 0, 3, 0]] {
