@@ -157,6 +157,20 @@ extension Layout {
             if start < end {
                 var lineStart = start
                 var (used, thickness) = measure(start)
+                /// Places the line that ends before `lineEnd` and records it; false when the
+                /// lines have no room left for it.
+                @inline(__always) func closeLine(at lineEnd: Int, isLast: Bool) -> Bool {
+                    guard lineCount < room else { return false }
+                    placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, lineEnd, used: used, thickness: thickness,
+                              position: position, isLast: isLast)
+                    // Item counts fit in 32 bits (checked in `prepare`).
+                    lines[lineCount] = Band(lo: position, hi: position + thickness,
+                                            start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: lineEnd))
+                    lineCount &+= 1
+                    position += thickness
+                    return true
+                }
+                let restart = FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
                 for k in start + 1..<end {
                     let (cross, main) = measure(k)
                     let next = used + (spacing + cross)
@@ -165,24 +179,11 @@ extension Layout {
                         thickness = max(thickness, main)
                         continue
                     }
-                    if lineCount == room { return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount) }
-                    placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, k, used: used, thickness: thickness,
-                              position: position, isLast: false)
-                    // Item counts fit in 32 bits (checked in `prepare`).
-                    lines[lineCount] = Band(lo: position, hi: position + thickness,
-                                            start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: k))
-                    lineCount &+= 1
-                    position += thickness
+                    guard closeLine(at: k, isLast: false) else { return restart }
                     position += lineSpacing
                     (lineStart, used, thickness) = (k, cross, main)
                 }
-                if lineCount == room { return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount) }
-                placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, end, used: used, thickness: thickness,
-                          position: position, isLast: true)
-                lines[lineCount] = Band(lo: position, hi: position + thickness,
-                                        start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: end))
-                lineCount &+= 1
-                position += thickness
+                guard closeLine(at: end, isLast: true) else { return restart }
             }
             position += metrics.sectionTrail
             extents[s] = Extent(lo: sectionStart, hi: position)
