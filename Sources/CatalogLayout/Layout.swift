@@ -37,7 +37,8 @@ public struct Layout: Sendable {
     /// Computes the layout of `input` for a viewport of `viewportSize` scrolled to `contentOffset`.
     ///
     /// Throws ``LayoutConfigurationError`` for a configuration out of range, a viewport that is
-    /// not a positive, finite size, or an item whose natural size is not finite and non-negative.
+    /// not a positive, finite size, an item whose natural size is not finite and non-negative, or
+    /// lengths so large that the content's size would not be finite.
     public init(_ input: LayoutInput, configuration: LayoutConfiguration, viewportSize: Size,
                 contentOffset: Point = .zero) throws(LayoutConfigurationError) {
         try configuration.validate()
@@ -55,8 +56,9 @@ public struct Layout: Sendable {
     /// Lays out `input` again — new data, or a new viewport size after a rotation — as
     /// `UICollectionViewLayout.prepare()` does after an invalidation. The layout's storage is
     /// reused when this value is its only owner, so preparing again allocates no memory per item
-    /// (unless the new input has more items, sections or lines than the last). On an
-    /// error (see ``init(_:configuration:viewportSize:contentOffset:)``) the layout is unchanged.
+    /// (unless the new input has more items, sections or lines than the last). On an error for
+    /// the viewport or an item's size the layout is unchanged; when the content would be
+    /// infinitely large, the layout is left empty (no items) in its previous viewport.
     public mutating func prepare(_ input: LayoutInput, viewportSize: Size? = nil) throws(LayoutConfigurationError) {
         let size = viewportSize ?? self.viewportSize
         guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
@@ -72,16 +74,33 @@ public struct Layout: Sendable {
                                            expected: "a finite width and height, each 0 or more",
                                            found: "\(format(bad.width))×\(format(bad.height))")
         }
+        let previousSize = self.viewportSize
         self.viewportSize = size
+        layOut(input)
+        // Lengths near the largest `Double` (a header of 1e308 points, say) add up to infinity.
+        // Checking every input against a bound would still miss a waterfall item of a tiny
+        // natural width scaled up, so the sum is checked: a finite content size means every
+        // position is finite, as positions only grow. The geometry of the failed attempt is
+        // not kept, since the layout's own storage was written: the layout is left empty.
+        guard contentSize.width.isFinite, contentSize.height.isFinite else {
+            let found = "\(format(contentSize.width))×\(format(contentSize.height))"
+            self.viewportSize = previousSize
+            layOut(LayoutInput())
+            throw LayoutConfigurationError(key: "", expected: "sizes, spacings and insets whose sums stay finite",
+                                           found: "a content size of \(found)")
+        }
+        #if DEBUG
+        checkInvariants()
+        #endif
+    }
+
+    private mutating func layOut(_ input: LayoutInput) {
         switch configuration.style {
         case .flow, .shelf: prepareFlow(input)
         case .waterfall: prepareWaterfall(input)
         case .circular: prepareCircular(input)
         case .carousel: prepareCarousel(input)
         }
-        #if DEBUG
-        checkInvariants()
-        #endif
     }
 
     public var style: LayoutStyle { configuration.style }

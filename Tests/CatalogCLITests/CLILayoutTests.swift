@@ -118,6 +118,8 @@ import Testing
             (["--config", "missing.json"], "error: cannot read layout configuration missing.json: no such file or not readable"),
             (["--config", #"{"style": "flow", "columns": 0}"#], #"error: --config: layout configuration key "columns": expected an integer from 1 to 1000"#),
             (["--config", #"{"style": "flow"}"#, "--offset", "3"], #"error: --offset: expected two numbers x,y such as 0,120, found "3""#),
+            (["--config", #"{"style": "flow", "headerHeight": 1e308, "footerHeight": 1e308}"#],
+             "error: layout configuration: expected sizes, spacings and insets whose sums stay finite, found a content size of 390×inf"),
         ]
         for (extra, message) in cases {
             let result = try cli.run(["layout", "bookshelf", "--db", cli.db, "--width", "390", "--height", "600"] + extra)

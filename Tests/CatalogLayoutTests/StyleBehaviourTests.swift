@@ -170,6 +170,32 @@ import Testing
                        configuration: LayoutConfiguration(style: .flow), viewportSize: Size(width: 300, height: 400))
     }
 
+    @Test func lengthsWhoseSumIsNotFiniteAreRefused() throws {
+        let viewport = Size(width: 300, height: 400)
+        let input = LayoutInput(sections: (0..<2).map { _ in LayoutSectionInput(items: Array(repeating: LayoutItemInput(), count: 3)) })
+        let headers = #expect(throws: LayoutConfigurationError.self) {
+            try Layout(input, configuration: LayoutConfiguration(style: .flow, headerHeight: 1e308, footerHeight: 1e308), viewportSize: viewport)
+        }
+        #expect(headers?.description
+                == "layout configuration: expected sizes, spacings and insets whose sums stay finite, found a content size of 300×inf")
+        // A waterfall item of a tiny natural width, scaled up to the column width.
+        let sliver = LayoutInput(sections: [LayoutSectionInput(items: [LayoutItemInput(size: Size(width: 1e-300, height: 1e10))])])
+        #expect(throws: LayoutConfigurationError.self) {
+            try Layout(sliver, configuration: LayoutConfiguration(style: .waterfall), viewportSize: viewport)
+        }
+        #expect(throws: LayoutConfigurationError.self) {
+            try Layout(input, configuration: LayoutConfiguration(style: .carousel, itemSize: Size(width: 1e308, height: 10)), viewportSize: viewport)
+        }
+        // Preparing again into an overflow leaves an empty, sound layout in the previous viewport.
+        for style in LayoutStyle.allCases where style != .circular && style != .carousel {
+            var layout = try Layout(input, configuration: LayoutConfiguration(style: style), viewportSize: viewport)
+            let tall = LayoutInput(sections: [LayoutSectionInput(items: Array(repeating: LayoutItemInput(size: Size(width: 200, height: 1e308)), count: 3))])
+            #expect(throws: LayoutConfigurationError.self) { try layout.prepare(tall, viewportSize: Size(width: 320, height: 400)) }
+            #expect(layout.numberOfItems == 0 && layout.numberOfSections == 0 && layout.viewportSize == viewport)
+            #expect(layout.invariantViolations() == [] && layout.allElements.isEmpty)
+        }
+    }
+
     @Test func aFlowWithAsManyLinesAsItemsGrowsItsRoomForLines() throws {
         // One item a line (as wide as the line): 1,500 lines, far more than the room a new layout
         // starts with (one line per section or per eight items), so the pass grows it several times.
