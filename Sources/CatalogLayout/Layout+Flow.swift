@@ -204,22 +204,24 @@ extension Layout {
         @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
         @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
         var used = used
-        var slots = lineEnd &- lineStart
+        // Counted as a `Double`: copies of a tiny last item can outnumber any integer.
+        let items = Double(lineEnd &- lineStart)
+        var slots = items
         if isLast {
             let step = spacing + cross(lineEnd - 1)
             // Compared before dividing: most last lines have no room for a copy.
             if step > 0, available - used >= step {
-                let room = (available - used) / step
-                let copies = room < 1e9 ? Int(room) : 1_000_000_000
-                used += Double(copies) * step
+                let copies = ((available - used) / step).rounded(.down)
+                used += copies * step
                 slots += copies
-                // Rounding may leave room for one more or take one too many.
-                while used + step <= available { used += step; slots += 1 }
-                while slots > lineEnd - lineStart, used > available { used -= step; slots -= 1 }
+                // Rounding may leave room for one more or take one too many. Once each, not in a
+                // loop: a step below the precision of `used` would not change it.
+                if used + step <= available { used += step; slots += 1 }
+                if slots > items, used > available { used -= step; slots -= 1 }
             }
         }
         var along = slots == 1 ? metrics.leadCross + (available - used) / 2 : metrics.leadCross
-        let gap = slots == 1 ? 0 : spacing + (available - used) / Double(slots &- 1)
+        let gap = slots == 1 ? 0 : spacing + (available - used) / (slots - 1)
         for k in lineStart..<lineEnd {
             let m = main(k), c = cross(k)
             let offset = position + (thickness - m) / 2

@@ -196,6 +196,15 @@ import Testing
         }
     }
 
+    @Test func aLastLineOfTinyItemsIsSpacedWithoutCountingEveryCopy() throws {
+        // 3e302 copies of the last item would fit: the last line is spaced as if full, in one step.
+        let config = LayoutConfiguration(style: .flow, itemSize: Size(width: 1e-300, height: 1e-300), interitemSpacing: 0,
+                                         sectionInset: Insets(top: 0, left: 10, bottom: 0, right: 10))
+        let layout = try Layout(LayoutInput(itemCounts: [3]), configuration: config, viewportSize: Size(width: 300, height: 400))
+        layout.checkInvariants()
+        #expect((0..<3).allSatisfy { layout.attributes(forItemAt: ItemPath(section: 0, item: $0))!.frame.x == 10 })
+    }
+
     @Test func aFlowWithAsManyLinesAsItemsGrowsItsRoomForLines() throws {
         // One item a line (as wide as the line): 1,500 lines, far more than the room a new layout
         // starts with (one line per section or per eight items), so the pass grows it several times.
