@@ -109,8 +109,9 @@ public struct LayoutPicture: Sendable {
     }
 
     /// Numbers with at most two decimals: pictures need no more.
+    /// Two decimals at most (a number too large for that as it is: `value * 100` could overflow).
     private func n(_ value: Double) -> String {
-        format((value * 100).rounded() / 100)
+        format(abs(value) < 1e15 ? (value * 100).rounded() / 100 : value)
     }
 
     /// Text for XML: markup characters as entities, and the characters XML 1.0 does not allow at

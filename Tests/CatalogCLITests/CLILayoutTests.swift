@@ -38,6 +38,9 @@ import Testing
         let first = try #require(cells.first)
         #expect(first["scale"] as? Double == 1 && first["alpha"] as? Double == 1 && first["zIndex"] as? Int == 0
                 && first["hidden"] as? Bool == false)
+        // A viewport too large for an integer is printed as a number, not a stop.
+        let huge = try cli.succeed(["layout", file, "--config", config, "--width", "1e308", "--height", "1e20"])
+        #expect(huge.hasPrefix(#"Catalogue "seven" · flow layout · viewport 1e+308×1e+20"#))
 
         // --visible with an offset: only what the viewport shows.
         let visible = try Self.elements(CLIRunner.json(cli.succeed([

@@ -29,6 +29,14 @@ import Testing
         Double(attribute(element, name) ?? "") ?? .nan
     }
 
+    @Test func hugeCoordinatesAreWrittenAsNumbers() throws {
+        // Rounding to two decimals multiplies by 100, which would overflow near the largest Double.
+        let layout = try Layout(Self.input, configuration: LayoutConfiguration(style: .flow), viewportSize: Size(width: 1e307, height: 600))
+        let svg = LayoutPicture(layout: layout, input: Self.input).svg
+        #expect(!svg.contains("inf") && !svg.contains("nan"))
+        #expect(try Self.rects(svg).contains { Self.attribute($0, "data-kind") == "viewport" && Self.number($0, "width") == 1e307 })
+    }
+
     @Test(arguments: LayoutStyle.allCases)
     func pictureShowsEveryElement(style: LayoutStyle) throws {
         let config = LayoutConfiguration(style: style, itemSize: Size(width: 80, height: 120),
