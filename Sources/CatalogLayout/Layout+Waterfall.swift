@@ -4,7 +4,7 @@ import CatalogModel
 /// and placed in the shortest column (ties to the lowest index). Sections stack vertically, each
 /// with its header, insets and footer; columns start level again in every section.
 extension Layout {
-    mutating func prepareWaterfall(_ input: LayoutInput, twoColumnPath: Bool = true) {
+    mutating func prepareWaterfall(_ input: LayoutInput) {
         let config = configuration
         let inset = config.sectionInset
         let width = viewportSize.width
@@ -25,7 +25,7 @@ extension Layout {
         var columnStarts: [Int] = []
         var frames = self.frames
         self.frames = []
-        if columnCount == 2 && twoColumnPath {
+        if columnCount == 2 {
             var firstColumn = 0
             frames = Self.withStorage(&frames, count: itemCount) { out in
             columnItems = Self.withStorage(&columnItems, count: itemCount) { list in
