@@ -121,10 +121,8 @@ struct LayoutCommand: ParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    /// Three decimals at most; numbers too large for that (or for an `Int`) as Swift prints them.
+    /// Three decimals at most (a number too large for that as it is: `value * 1000` could overflow).
     private static func number(_ value: Double) -> String {
-        guard value.isFinite, abs(value) < 1e15 else { return String(value) }
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+        (abs(value) < 1e15 ? (value * 1000).rounded() / 1000 : value).formatted
     }
 }
