@@ -154,7 +154,7 @@ extension Layout {
         let (spacing, columnWidth) = (metrics.spacing, metrics.columnWidth)
         var position = 0.0
         // The next free slot of column 0's list, and the last slot taken by column 1's.
-        var front = list.baseAddress!, back = list.baseAddress! + list.count
+        var front = 0, back = list.count
         for s in 0..<extents.count {
             let sectionStart = position
             position += metrics.sectionLead
@@ -171,13 +171,13 @@ extension Layout {
                     bottom1 = y + height
                     filled1 = true
                     back -= 1
-                    back.pointee = Int32(truncatingIfNeeded: k)
+                    list[back] = Int32(truncatingIfNeeded: k)
                 } else {
                     let y = filled0 ? bottom0 + spacing : bottom0
                     out[k] = Rect(x: columnX[0], y: y, width: columnWidth, height: height)
                     bottom0 = y + height
                     filled0 = true
-                    front.pointee = Int32(truncatingIfNeeded: k)
+                    list[front] = Int32(truncatingIfNeeded: k)
                     front += 1
                 }
                 k += 1
@@ -189,9 +189,9 @@ extension Layout {
                 let y = lo + spacing
                 let bottom = y + height
                 out[k] = Rect(x: columnX[column], y: y, width: columnWidth, height: height)
-                back -= column
-                (column == 0 ? front : back).pointee = Int32(truncatingIfNeeded: k)
-                front += 1 &- column
+                back &-= column
+                list[column == 0 ? front : back] = Int32(truncatingIfNeeded: k)
+                front &+= 1 &- column
                 // The column keeps `lo` while it is still the shorter, hands it over once it grew
                 // past the other, and on a tie column 0 is the shorter.
                 let below = bottom < hi ? 1 : 0, above = bottom > hi ? 1 : 0
@@ -203,10 +203,9 @@ extension Layout {
             position = hi + metrics.insetBottom + metrics.footerHeight
             extents[s] = Extent(lo: sectionStart, hi: position)
         }
-        var secondColumn = UnsafeMutableBufferPointer(start: back, count: list.baseAddress! + list.count - back)
+        var secondColumn = UnsafeMutableBufferPointer(rebasing: list[back...])
         secondColumn.reverse()
-        let firstColumn = front - list.baseAddress!
-        return (position, firstColumn)
+        return (position, front)
     }
 }
 
