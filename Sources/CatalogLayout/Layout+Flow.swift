@@ -140,10 +140,12 @@ extension Layout {
                                     lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
                                     sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
         let (available, spacing, lineSpacing) = (metrics.available, metrics.spacing, metrics.lineSpacing)
-        /// Writes item `k`'s size and returns its lengths across and along the scroll axis.
+        /// Writes item `k`'s size (its position follows when its line is placed) and returns its
+        /// lengths across and along the scroll axis.
         @inline(__always) func measure(_ k: Int) -> (cross: Double, main: Double) {
             let size = sizing.size(natural: sizes[k], kind: kinds[k])
-            out[k] = Rect(x: 0, y: 0, width: size.width, height: size.height)
+            out[k].width = size.width
+            out[k].height = size.height
             return horizontal ? (size.height, size.width) : (size.width, size.height)
         }
         let room = lines.count
