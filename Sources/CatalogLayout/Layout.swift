@@ -37,8 +37,8 @@ public struct Layout: Sendable {
     /// Computes the layout of `input` for a viewport of `viewportSize` scrolled to `contentOffset`.
     ///
     /// Throws ``LayoutConfigurationError`` for a configuration out of range, a viewport that is
-    /// not a positive, finite size, an item whose natural size is not finite and non-negative, or
-    /// lengths so large that the content's size would not be finite.
+    /// not a positive, finite size, an item whose natural size is not finite and non-negative,
+    /// more than 2³¹ − 1 items, or lengths so large that the content's size would not be finite.
     public init(_ input: LayoutInput, configuration: LayoutConfiguration, viewportSize: Size,
                 contentOffset: Point = .zero) throws(LayoutConfigurationError) {
         try configuration.validate()
@@ -66,7 +66,9 @@ public struct Layout: Sendable {
                                            found: "\(format(size.width))×\(format(size.height))")
         }
         // Lines and columns keep item indices in 32 bits (half the memory of `Int`).
-        precondition(input.itemCount <= Int(Int32.max), "a layout holds at most \(Int32.max) items")
+        guard input.itemCount <= Int(Int32.max) else {
+            throw LayoutConfigurationError(key: "", expected: "at most \(Int32.max) items", found: "\(input.itemCount)")
+        }
         if let index = input.firstInvalidSize {
             let path = input.path(ofItemAt: index)
             let bad = input.naturalSizes[index]
