@@ -31,6 +31,18 @@ struct IDHash {
         return .standard
     }
 
+    /// Calls `body` with this hash as a function of ids of type `ID`, chosen once: a loop that
+    /// calls it is compiled once per kind of hash, without deciding the kind for every id.
+    @inline(__always)
+    func withFunction<ID: Hashable, R>(for _: ID.Type, _ body: (_ hashOf: (ID) -> Int?) -> R) -> R {
+        let seed = self.seed
+        switch kind {
+        case .standard: return body { $0.hashValue }
+        case .integer: return body { Self.mix(UInt64(bitPattern: Int64($0 as! Int)), seed: seed) }
+        case .ascii: return body { Self.hashASCII($0 as! String, seed: seed) }
+        }
+    }
+
     /// The hash of `id`, or nil when this is the ASCII hash and `id` is not ASCII.
     @inline(__always)
     func callAsFunction<ID: Hashable>(_ id: ID) -> Int? {

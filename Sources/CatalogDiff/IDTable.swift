@@ -19,8 +19,8 @@ import CCatalogSupport
 /// A class because it owns its slots' memory; it never leaves the diff that made it. With a
 /// ``DiffWorkspace`` the memory is the workspace's, borrowed for the table's life.
 final class IDTable {
-    private var slots: UnsafeMutablePointer<UInt32>
-    /// How many slots `slots` has room for: `mask + 1` or more (a workspace's larger slots).
+    private var storage: UnsafeMutablePointer<UInt32>
+    /// How many slots `storage` has room for: `mask + 1` or more (a workspace's larger slots).
     private var storageCapacity: Int
     private let workspace: DiffWorkspace?
     /// The slot count − 1: a power of two − 1 for a hash table (slot = hash & mask), the span of
@@ -59,11 +59,11 @@ final class IDTable {
                  workspace: DiffWorkspace?) {
         precondition(aCount + bCount < Int(UInt32.max), "a diff handles fewer than 2³² ids")
         if let (borrowed, available) = workspace?.takeSlots(count: slotCount) {
-            (slots, storageCapacity) = (borrowed, available)
+            (storage, storageCapacity) = (borrowed, available)
         } else {
-            (slots, storageCapacity) = (.allocate(capacity: slotCount), slotCount)
+            (storage, storageCapacity) = (.allocate(capacity: slotCount), slotCount)
         }
-        slots.initialize(repeating: 0, count: slotCount)
+        storage.initialize(repeating: 0, count: slotCount)
         mask = slotCount - 1
         self.indexMask = indexMask
         self.hash = hash
@@ -141,7 +141,7 @@ final class IDTable {
     var isDense: Bool { denseBase != nil }
 
     deinit {
-        if let workspace { workspace.giveBack(slots, capacity: storageCapacity) } else { slots.deallocate() }
+        if let workspace { workspace.giveBack(storage, capacity: storageCapacity) } else { storage.deallocate() }
     }
 
     /// Enters every id of `a` (the positions must be the table's A positions, `0..<aCount`);
@@ -150,7 +150,7 @@ final class IDTable {
     func enter<ID: Hashable>(_ a: ItemIDs<ID>) -> [Int]? {
         var duplicates: [Int] = []
         if let base = denseBase {
-            let slots = self.slots
+            let slots = storage
             Self.forEachIntegerSection(a) { start, ids in
                 for i in ids.indices {
                     let slot = ids[i] &- base
@@ -159,9 +159,9 @@ final class IDTable {
             }
             return duplicates
         }
-        let complete = forEachHashed(a) { p, ids, i, hash in
-            let found = probe(hash) { a[$0] == ids[i] }
-            if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found) }
+        let complete = forEachHashed(a) { p, ids, i, hash, slots in
+            let found = slots.probe(hash) { a[$0] == ids[i] }
+            if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found, in: slots) }
         }
         return complete ? duplicates : nil
     }
@@ -169,12 +169,20 @@ final class IDTable {
     /// Looks up every id of `b` among A's entries: `matched(q, p)` for an id A has at `p`,
     /// `unmatched(q, earlier)` for one it does not — entered, so that a later repeat finds it:
     /// `earlier` is the B position of that first occurrence, or −1. False when the hash gave up.
+    ///
+    /// With `expectingOrder` (only when A has no repeated id), each id is first compared with the
+    /// few A ids after the last one matched: B is usually A with some ids deleted, inserted or
+    /// moved, so most ids are found where A has them without hashing or probing. Only ids not
+    /// found there are hashed and probed. The answers are the same either way.
     @inline(__always)
-    func lookUp<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
+    func lookUp<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>, expectingOrder: Bool = false,
                               matched: (_ q: Int, _ p: Int) -> Void,
                               unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
+        if expectingOrder && denseBase == nil {
+            return lookUpExpectingOrder(b, in: a, matched: matched, unmatched: unmatched)
+        }
         if let base = denseBase {
-            let (slots, aCount) = (self.slots, self.aCount)
+            let (slots, aCount) = (storage, self.aCount)
             Self.forEachIntegerSection(b) { start, ids in
                 for i in ids.indices {
                     let slot = ids[i] &- base
@@ -191,10 +199,10 @@ final class IDTable {
             }
             return true
         }
-        return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash in
-            let found = probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
+        return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash, slots in
+            let found = slots.probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
             if found < 0 {
-                insert(aCount + q, hash: hash, at: -1 - found)
+                insert(aCount + q, hash: hash, at: -1 - found, in: slots)
                 unmatched(q, -1)
             } else if found < aCount {
                 matched(q, found)
@@ -204,86 +212,150 @@ final class IDTable {
         }
     }
 
+    /// How many A ids after the last match an id of B is compared with before it is hashed.
+    static let lookahead = 3
+
+    /// ``lookUp(_:in:expectingOrder:matched:unmatched:)`` comparing each id with the A ids
+    /// expected next first. An id that must be probed for is probed at once, since the next
+    /// comparison depends on where it was found.
+    @inline(__always)
+    private func lookUpExpectingOrder<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
+                                                    matched: (_ q: Int, _ p: Int) -> Void,
+                                                    unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
+        let aCount = self.aCount
+        var next = 0  // the A position after the last match
+        // The A section holding `next`, while `next` is in it.
+        var (section, sectionStart, sectionEnd) = (0, 0, 0)
+        var ids: [ID] = []
+        return b.forEachSection { base, bIDs in
+            for i in bIDs.indices {
+                if (next < sectionStart || next >= sectionEnd) && next < aCount {
+                    section = a.section(of: next)
+                    (sectionStart, sectionEnd) = (a.starts[section], a.starts[section + 1])
+                    ids = a.sections[section]
+                }
+                var p = next
+                let end = min(next &+ Self.lookahead, sectionEnd)
+                while p < end && ids[p &- sectionStart] != bIDs[i] { p &+= 1 }
+                if p >= end {  // `end` is below `next` when A has no ids left
+                    // Not where it was expected: hashed and probed for (rarely, so the hash's kind
+                    // is decided for each id here).
+                    guard let hash = hash(bIDs[i]) else { return false }
+                    if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
+                    let slots = self.slots
+                    p = slots.probe(hash) { $0 < aCount ? a[$0] == bIDs[i] : b[$0 - aCount] == bIDs[i] }
+                    if p < 0 {
+                        insert(aCount + base + i, hash: hash, at: -1 - p, in: slots)
+                        unmatched(base &+ i, -1)
+                        continue
+                    } else if p >= aCount {
+                        unmatched(base &+ i, p - aCount)
+                        continue
+                    }
+                }
+                matched(base &+ i, p)
+                next = p &+ 1
+            }
+            return true
+        }
+    }
+
     /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
     func position<ID: Hashable>(of id: ID, in a: ItemIDs<ID>, _ b: ItemIDs<ID>) -> Int {
         if let base = denseBase {
             let (slot, overflow) = (id as! Int).subtractingReportingOverflow(base)
             guard !overflow, slot >= 0, slot <= mask else { return -1 }
-            let entry = Int(slots[slot])
+            let entry = Int(storage[slot])
             return entry >= 1 && entry <= aCount ? entry - 1 : -1
         }
         guard let hash = hash(id) else { return -1 }
-        let found = probe(hash) { $0 < aCount ? a[$0] == id : b[$0 - aCount] == id }
+        let found = slots.probe(hash) { $0 < aCount ? a[$0] == id : b[$0 - aCount] == id }
         // Not found is −1 − a free slot; found beyond A is an id only B has.
         return found >= 0 && found < aCount ? found : -1
     }
 
-    /// Calls `body(position, section, index, hash)` for every id (`section[index]`) in order,
-    /// hashing a block ahead and prefetching its slots first; `grow` runs between blocks when the
-    /// next block could overfill the table. The body reads the id only if a probe needs it:
-    /// handing every id over cost a retain and a release per string id.
+    /// Calls `body(position, section, index, hash, slots)` for every id (`section[index]`) in
+    /// order, hashing a block ahead and prefetching its slots first; `grow` runs between blocks
+    /// when the next block could overfill the table. The body reads the id only if a probe needs
+    /// it: handing every id over cost a retain and a release per string id.
     @inline(__always)
     private func forEachHashed<ID: Hashable>(_ ids: ItemIDs<ID>, grow: () -> Void = {},
-                                             _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int, _ hash: Int) -> Void) -> Bool {
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
-            ids.forEachSection { base, section in
-                var start = 0
-                while start < section.count {
-                    if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
-                    let end = min(start + Self.blockSize, section.count)
-                    let (slots, mask) = (self.slots, self.mask)
-                    for i in start..<end {
-                        guard let hash = hash(section[i]) else { return false }
-                        hashes[i - start] = hash
-                        catalog_prefetch(slots + (hash & mask))
+                                             _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int,
+                                                      _ hash: Int, _ slots: Slots) -> Void) -> Bool {
+        hash.withFunction(for: ID.self) { hashOf in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
+                ids.forEachSection { base, section in
+                    var start = 0
+                    while start < section.count {
+                        if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
+                        let end = min(start + Self.blockSize, section.count)
+                        let slots = self.slots
+                        for i in start..<end {
+                            guard let hash = hashOf(section[i]) else { return false }
+                            hashes[i &- start] = hash
+                            catalog_prefetch(slots.base + (hash & slots.mask))
+                        }
+                        for i in start..<end { body(base &+ i, section, i, hashes[i &- start], slots) }
+                        start = end
                     }
-                    for i in start..<end { body(base + i, section, i, hashes[i - start]) }
-                    start = end
+                    return true
                 }
-                return true
             }
         }
     }
 
-    /// The entry whose id `isMatch` accepts among those with this hash, or −1 − the free slot
-    /// where it would go.
-    @inline(__always)
-    private func probe(_ hash: Int, _ isMatch: (Int) -> Bool) -> Int {
-        let tag = UInt32(truncatingIfNeeded: hash >> 32) & ~indexMask
-        var slot = hash & mask
-        while true {
-            let entry = slots[slot]
-            if entry == 0 { return -1 - slot }
-            if entry & ~indexMask == tag {
-                let index = Int(entry & indexMask) - 1
-                if isMatch(index) { return index }
+    /// The slots and how to read them, copied out of the table for a loop: read through `self`,
+    /// they were loaded again on every probe (as far as the compiler knows, a store into a slot
+    /// might change them).
+    struct Slots {
+        let base: UnsafeMutablePointer<UInt32>
+        let mask: Int
+        let indexMask: UInt32
+
+        /// The entry whose id `isMatch` accepts among those with this hash, or −1 − the free slot
+        /// where it would go.
+        @inline(__always)
+        func probe(_ hash: Int, _ isMatch: (Int) -> Bool) -> Int {
+            let tag = UInt32(truncatingIfNeeded: hash >> 32) & ~indexMask
+            var slot = hash & mask
+            while true {
+                let entry = base[slot]
+                if entry == 0 { return -1 &- slot }
+                if entry & ~indexMask == tag {
+                    let index = Int(entry & indexMask) &- 1
+                    if isMatch(index) { return index }
+                }
+                slot = (slot &+ 1) & mask
             }
-            slot = (slot + 1) & mask
         }
     }
 
+    /// The slots as they are now (a hash table's: they change when it grows).
+    private var slots: Slots { Slots(base: storage, mask: mask, indexMask: indexMask) }
+
     @inline(__always)
-    private func insert(_ index: Int, hash: Int, at slot: Int) {
-        slots[slot] = UInt32(truncatingIfNeeded: hash >> 32) & ~indexMask | UInt32(index + 1)
-        entries += 1
+    private func insert(_ index: Int, hash: Int, at slot: Int, in slots: Slots) {
+        slots.base[slot] = UInt32(truncatingIfNeeded: hash >> 32) & ~indexMask | UInt32(truncatingIfNeeded: index &+ 1)
+        entries &+= 1
     }
 
     /// Doubles the table and re-enters every entry (hashing its id again: the hash succeeded on
     /// it once, so it does again).
     private func grow<ID: Hashable>(_ a: ItemIDs<ID>, _ b: ItemIDs<ID>) {
-        let (old, oldStorage) = (slots, storageCapacity)
+        let (old, oldStorage) = (storage, storageCapacity)
         let oldCapacity = mask + 1
-        slots = .allocate(capacity: oldCapacity * 2)
+        storage = .allocate(capacity: oldCapacity * 2)
         storageCapacity = oldCapacity * 2
-        slots.initialize(repeating: 0, count: oldCapacity * 2)
+        storage.initialize(repeating: 0, count: oldCapacity * 2)
         mask = oldCapacity * 2 - 1
         for slot in 0..<oldCapacity where old[slot] != 0 {
             let index = Int(old[slot] & indexMask) - 1
             let rehash = hash(index < aCount ? a[index] : b[index - aCount])!
             var target = rehash & mask
-            while slots[target] != 0 { target = (target + 1) & mask }
-            slots[target] = old[slot]
+            while storage[target] != 0 { target = (target + 1) & mask }
+            storage[target] = old[slot]
         }
         if let workspace { workspace.giveBack(old, capacity: oldStorage) } else { old.deallocate() }
     }
+
 }

@@ -78,6 +78,81 @@ struct IDTableTests {
         return (repeatedA, bToA, repeatedB)
     }
 
+    @Test("looking ids up in the order A has them answers as probing every id does", arguments: [false, true])
+    func expectingOrder(strings: Bool) {
+        var random = SplitMix64(seed: 23)
+        for round in 0..<400 {
+            // A without repeats (spread out, so that the table hashes); B is A edited: ids
+            // deleted, inserted (some repeated), moved near and far, runs dropped.
+            let n = Int(random.next() % 200)
+            let a = (0..<n).map { $0 &* -0x61C8_8646_80B5_83EB }
+            var b: [Int] = []
+            var p = 0
+            while p < n {
+                switch random.next() % 12 {
+                case 0: p += 1  // deleted
+                case 1: p += 1 + Int(random.next() % 8)  // a run deleted
+                case 2: b.append(Int(random.next() % 50) + 1)  // new, maybe repeated
+                case 3: b.append(a[Int(random.next() % UInt64(n))])  // moved from anywhere (maybe a repeat)
+                default: b.append(a[p]); p += 1
+                }
+            }
+            if round % 5 == 0 { b.append(contentsOf: (0..<Int(random.next() % 300)).map { Int($0) + 1_000 }) }  // grows the table
+            let sectionsA = Self.randomSections(a, &random)
+            let sectionsB = Self.randomSections(b, &random)
+            if strings {
+                compareOrdered(sectionsA.map { $0.map { "id-\($0)" } }, sectionsB.map { $0.map { "id-\($0)" } })
+            } else {
+                compareOrdered(sectionsA, sectionsB)
+            }
+        }
+        // The ASCII hash gives up on a non-ASCII id either way.
+        #expect(lookedUp([["a", "b"]], [["a", "\u{212A}"]], expectingOrder: true) == nil)
+        #expect(lookedUp([["a", "b"]], [["a", "\u{212A}"]], expectingOrder: false) == nil)
+    }
+
+    /// `ids` cut into sections of random sizes, empty ones included.
+    static func randomSections<ID>(_ ids: [ID], _ random: inout SplitMix64) -> [[ID]] {
+        var sections: [[ID]] = []
+        var start = 0
+        while start < ids.count || sections.isEmpty {
+            let count = min(ids.count - start, Int(random.next() % 40))
+            sections.append(Array(ids[start..<start + count]))
+            start += count
+        }
+        return sections
+    }
+
+    func compareOrdered<ID: Hashable>(_ a: [[ID]], _ b: [[ID]]) {
+        let probed = lookedUp(a, b, expectingOrder: false)
+        let ordered = lookedUp(a, b, expectingOrder: true)
+        #expect(probed != nil && ordered?.matched == probed?.matched && ordered?.unmatched == probed?.unmatched)
+        guard let probed else { return }
+        let (flatA, flatB) = (Array(a.joined()), Array(b.joined()))
+        for q in flatB.indices {
+            if let p = flatA.firstIndex(of: flatB[q]) {
+                #expect(probed.matched[q] == p && probed.unmatched[q] == -2)
+            } else {
+                #expect(probed.matched[q] == -2 && probed.unmatched[q] == flatB[..<q].firstIndex(of: flatB[q]) ?? -1)
+            }
+        }
+    }
+
+    /// Each B position's A position (−1 for none, −2 when never reported) and, for ids A does not
+    /// have, the earlier B position reported; nil when the hash gave up.
+    func lookedUp<ID: Hashable>(_ a: [[ID]], _ b: [[ID]], expectingOrder: Bool) -> (matched: [Int], unmatched: [Int])? {
+        var (a, b) = (ItemIDs(a), ItemIDs(b))
+        let table = IDTable.forIDs(&a, &b, hash: IDHash.fastest(for: ID.self), workspace: nil)
+        guard table.enter(a) == [] else { return nil }
+        var matched = [Int](repeating: -2, count: b.count)
+        var unmatched = [Int](repeating: -2, count: b.count)
+        let complete = table.lookUp(b, in: a, expectingOrder: expectingOrder,
+                                    matched: { q, p in matched[q] = p }, unmatched: { q, earlier in unmatched[q] = earlier })
+        guard complete else { return nil }
+        for q in 0..<b.count where matched[q] >= 0 { #expect(table.position(of: b[q], in: a, b) == matched[q]) }
+        return (matched, unmatched)
+    }
+
     static func chunked<ID>(_ ids: [ID]) -> [[ID]] {
         stride(from: 0, to: ids.count, by: 5).map { Array(ids[$0..<min($0 + 5, ids.count)]) }
     }
