@@ -228,13 +228,26 @@ final class IDTable {
         var (section, sectionStart, sectionEnd) = (0, 0, 0)
         var ids: [ID] = []
         return b.forEachSection { base, bIDs in
-            for i in bIDs.indices {
+            var i = 0
+            while i < bIDs.count {
                 if (next < sectionStart || next >= sectionEnd) && next < aCount {
                     section = a.section(of: next)
                     (sectionStart, sectionEnd) = (a.starts[section], a.starts[section + 1])
                     ids = a.sections[section]
                 }
-                var p = next
+                // A run of ids in A's order, the common case, in a loop of its own.
+                let (limit, offset) = (min(bIDs.count &- i, sectionEnd &- next), next &- sectionStart)
+                var run = 0
+                while run < limit && ids[offset &+ run] == bIDs[i &+ run] {
+                    matched(base &+ i &+ run, next &+ run)
+                    run &+= 1
+                }
+                if run > 0 {
+                    (next, i) = (next &+ run, i &+ run)
+                    continue
+                }
+                // Not next: maybe a few ids later (A's ids between were deleted or moved).
+                var p = next &+ 1
                 let end = min(next &+ Self.lookahead, sectionEnd)
                 while p < end && ids[p &- sectionStart] != bIDs[i] { p &+= 1 }
                 if p >= end {  // `end` is below `next` when A has no ids left
@@ -247,14 +260,16 @@ final class IDTable {
                     if p < 0 {
                         insert(aCount + base + i, hash: hash, at: -1 - p, in: slots)
                         unmatched(base &+ i, -1)
+                        i &+= 1
                         continue
                     } else if p >= aCount {
                         unmatched(base &+ i, p - aCount)
+                        i &+= 1
                         continue
                     }
                 }
                 matched(base &+ i, p)
-                next = p &+ 1
+                (next, i) = (p &+ 1, i &+ 1)
             }
             return true
         }
