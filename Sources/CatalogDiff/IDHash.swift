@@ -79,11 +79,20 @@ struct IDHash {
                 offset += 8
             }
             var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < raw.count {
-                tail |= UInt64(raw[offset]) << shift
-                shift += 8
-                offset += 1
+            if raw.count >= 8 {
+                // The last (up to seven) bytes, from one load of the last eight.
+                let rest = raw.count &- offset
+                if rest > 0 {
+                    let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: raw.count &- 8, as: UInt64.self))
+                    tail = last >> (64 &- 8 &* UInt64(rest))
+                }
+            } else {
+                var shift: UInt64 = 0
+                while offset < raw.count {
+                    tail |= UInt64(raw[offset]) << shift
+                    shift += 8
+                    offset += 1
+                }
             }
             high |= tail
             if high & 0x8080_8080_8080_8080 != 0 { return nil }

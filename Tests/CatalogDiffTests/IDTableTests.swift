@@ -177,6 +177,36 @@ struct IDTableTests {
         }
     }
 
+    @Test("the ASCII hash equals its byte-by-byte definition at every length, and gives up on any non-ASCII byte")
+    func asciiHash() {
+        /// Eight bytes at a time as little-endian words, the rest byte by byte, the length last.
+        func slowHash(_ string: String, seed: UInt64) -> Int? {
+            let bytes = Array(string.utf8)
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            var (h, offset) = (seed, 0)
+            while offset + 8 <= bytes.count {
+                let word = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[offset + $1]) << (8 * UInt64($1)) }
+                h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
+                h = h << 31 | h >> 33
+                offset += 8
+            }
+            let tail = (offset..<bytes.count).reduce(UInt64(0)) { $0 | UInt64(bytes[$1]) << (8 * UInt64($1 - offset)) }
+            return IDHash.mix(h ^ tail ^ UInt64(bytes.count) << 56, seed: seed)
+        }
+        let seed: UInt64 = 0x0123_4567_89AB_CDEF
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789-")
+        for length in 0...40 {
+            let ascii = String((0..<length).map { letters[$0 % letters.count] })
+            #expect(IDHash.hashASCII(ascii, seed: seed) == slowHash(ascii, seed: seed), "length \(length)")
+            // A non-ASCII character first, in the middle or last (where the last word overlaps).
+            for position in Set([0, length / 2, length]) {
+                var characters = Array(ascii)
+                characters.insert("é", at: position)
+                #expect(IDHash.hashASCII(String(characters), seed: seed) == nil, "length \(length), é at \(position)")
+            }
+        }
+    }
+
     @Test("a position's section, found by search or from the index, empty sections included")
     func sectionsOfPositions() {
         var random = SplitMix64(seed: 12)
