@@ -21,6 +21,7 @@ public final class DiffWorkspace {
     var aSectionOf: [Int32] = []
     var bSectionOf: [Int32] = []
     var stayTo: [Int32] = []
+    var stayFrom: [Int32] = []
     var moved: [Bool] = []
     var subsequence = LongestIncreasingSubsequence()
 
@@ -31,7 +32,8 @@ public final class DiffWorkspace {
     /// The bytes of scratch memory held between diffs.
     public var retainedBytes: Int {
         slotCapacity * MemoryLayout<UInt32>.stride
-            + (aToB.capacity + bToA.capacity + aSectionOf.capacity + bSectionOf.capacity + stayTo.capacity)
+            + (aToB.capacity + bToA.capacity + aSectionOf.capacity + bSectionOf.capacity + stayTo.capacity
+               + stayFrom.capacity)
             * MemoryLayout<Int32>.stride
             + moved.capacity + subsequence.retainedBytes
     }
@@ -40,7 +42,7 @@ public final class DiffWorkspace {
     public func release() {
         slots?.deallocate()
         (slots, slotCapacity) = (nil, 0)
-        (aToB, bToA, aSectionOf, bSectionOf, stayTo, moved) = ([], [], [], [], [], [])
+        (aToB, bToA, aSectionOf, bSectionOf, stayTo, stayFrom, moved) = ([], [], [], [], [], [], [])
         subsequence = LongestIncreasingSubsequence()
     }
 

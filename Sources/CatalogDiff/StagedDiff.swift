@@ -192,14 +192,18 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             : workspace.take(\.moved, count: bIDs.count, repeating: false)
         var deferredItemReloads: [ItemPath] = []  // B paths
         // Survivors of one section: their B index in the section, in A's order, written
-        // through a pointer into scratch space as large as the largest section.
+        // through a pointer into scratch space as large as the largest section; and their index
+        // in A's section, from the front of a second space one larger, with the indexes of the
+        // section's deleted items from its back.
         let largest = a.items.reduce(0) { max($0, $1.count) }
         var stayTo = workspace.take(\.stayTo, count: largest, repeating: 0)
+        var stayFrom = workspace.take(\.stayFrom, count: largest + 1, repeating: 0)
         var subsequence = LongestIncreasingSubsequence()
         swap(&subsequence, &workspace.subsequence)
         defer {
             swap(&subsequence, &workspace.subsequence)
             workspace.keep(stayTo, at: \.stayTo)
+            workspace.keep(stayFrom, at: \.stayFrom)
             workspace.keep(moved, at: \.moved)
             Self.giveBack(aIDs, bIDs, aToB, bToA, to: workspace)
         }
@@ -208,34 +212,37 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 guard case .old(let s) = entry else { continue }
                 guard let t = survivingIndex(ofA: s) else { continue }  // deleted: its dying items go with it
                 let sources = aIDs.positions(ofSection: s)
-                let (start, end) = (sources.lowerBound, sources.upperBound)
+                let (start, count) = (sources.lowerBound, sources.count)
                 let targets = bIDs.positions(ofSection: t)
-                var stays = 0
+                var (stays, deletes) = (0, 0)
                 stayTo.withUnsafeMutableBufferPointer { stayTo in
-                    for p in start..<end {
-                        let q = Int(aToB[p])
-                        if q < 0 {
-                            items.deleted.append(ItemPath(section: index, item: p - start))
-                        } else if targets.contains(q) {
-                            stayTo[stays] = Int32(q - targets.lowerBound)
-                            stays += 1
+                    stayFrom.withUnsafeMutableBufferPointer { stayFrom in
+                        // Without a branch on what happens to each item (deleted ones come at
+                        // random: a branch on them was mispredicted every time): both slots are
+                        // written, and only the count of the kind the item is moves on. A stay's
+                        // slot from the front is always below the next delete's from the back.
+                        for i in 0..<count {
+                            let q = Int(aToB[start &+ i])
+                            let local = q &- targets.lowerBound  // negative for a deleted item
+                            stayTo[stays] = Int32(truncatingIfNeeded: local)
+                            stayFrom[stays] = Int32(truncatingIfNeeded: i)
+                            stayFrom[count &- deletes] = Int32(truncatingIfNeeded: i)
+                            stays &+= UInt(bitPattern: local) < UInt(targets.count) ? 1 : 0
+                            deletes &+= q < 0 ? 1 : 0
                         }
                     }
                 }
+                for d in 0..<deletes { items.deleted.append(ItemPath(section: index, item: Int(stayFrom[count - d]))) }
                 // Keep the survivors on a longest increasing subsequence, move the others.
                 stayTo.withUnsafeMutableBufferPointer { subsequence.find(in: UnsafeMutableBufferPointer(rebasing: $0[..<stays])) }
                 guard subsequence.keptCount < stays else { continue }  // nothing moves within this section
                 subsequence.kept.withUnsafeBufferPointer { kept in
-                    var k = 0
-                    for p in start..<end {
-                        let q = Int(aToB[p])
-                        guard q >= 0, targets.contains(q) else { continue }
-                        if !kept[k] {
-                            items.moved.append(Move(from: ItemPath(section: index, item: p - start),
-                                                    to: ItemPath(section: index, item: q - targets.lowerBound)))
-                            if !moved.isEmpty { moved[q] = true }
-                        }
-                        k += 1
+                    for k in 0..<stays where !kept[k] {
+                        let i = Int(stayFrom[k])
+                        let q = Int(aToB[start + i])
+                        items.moved.append(Move(from: ItemPath(section: index, item: i),
+                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
+                        if !moved.isEmpty { moved[q] = true }
                     }
                 }
             }
