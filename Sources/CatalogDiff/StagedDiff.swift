@@ -227,8 +227,10 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                             stayTo[stays] = Int32(truncatingIfNeeded: local)
                             stayFrom[stays] = Int32(truncatingIfNeeded: i)
                             stayFrom[count &- deletes] = Int32(truncatingIfNeeded: i)
-                            stays &+= UInt(bitPattern: local) < UInt(targets.count) ? 1 : 0
-                            deletes &+= q < 0 ? 1 : 0
+                            // Sign bits, not comparisons: the compiler turned `cond ? 1 : 0` back
+                            // into branches. −1 when 0 ≤ local < count, and when q < 0.
+                            stays &-= ((local &- targets.count) & ~local) >> 63
+                            deletes &-= q >> 63
                         }
                     }
                 }
