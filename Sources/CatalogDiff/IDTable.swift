@@ -200,24 +200,49 @@ final class IDTable {
             return true
         }
         return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash, slots in
-            let found = slots.probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
-            if found < 0 {
-                insert(aCount + q, hash: hash, at: -1 - found, in: slots)
-                unmatched(q, -1)
-            } else if found < aCount {
-                matched(q, found)
-            } else {
-                unmatched(q, found - aCount)
-            }
+            _ = lookUpHashed(q, ids, i, hash: hash, slots: slots, in: a, b, matched: matched, unmatched: unmatched)
+        }
+    }
+
+    /// Probes for B's id `ids[i]` (flat position `q`) and reports it as ``lookUp(_:in:expectingOrder:matched:unmatched:)``
+    /// does, entering it when A does not have it; returns its A position, or −1.
+    @inline(__always)
+    private func lookUpHashed<ID: Hashable>(_ q: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, hash: Int, slots: Slots,
+                                            in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
+                                            matched: (_ q: Int, _ p: Int) -> Void,
+                                            unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Int {
+        let found = slots.probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
+        if found < 0 {
+            insert(aCount + q, hash: hash, at: -1 - found, in: slots)
+            unmatched(q, -1)
+            return -1
+        } else if found < aCount {
+            matched(q, found)
+            return found
+        } else {
+            unmatched(q, found - aCount)
+            return -1
         }
     }
 
     /// How many A ids after the last match an id of B is compared with before it is hashed.
     static let lookahead = 3
+    /// Ids of B not found where expected add ``missPenalty`` strikes, ids found take one away;
+    /// past ``strikeLimit`` (more than a third not found where expected for a while: B is not in
+    /// A's order there, shuffled or reversed) up to ``unorderedStretch`` ids are hashed a block
+    /// ahead and probed for as without expecting order, with no comparisons first and their
+    /// slots prefetched — until ``backInOrder`` in a row are found each after the one before.
+    static let missPenalty = 2
+    static let strikeLimit = 32
+    static let unorderedStretch = 512
+    static let backInOrder = 8
 
     /// ``lookUp(_:in:expectingOrder:matched:unmatched:)`` comparing each id with the A ids
     /// expected next first. An id that must be probed for is probed at once, since the next
-    /// comparison depends on where it was found.
+    /// comparison depends on where it was found; where most are (see ``strikeLimit``), a stretch
+    /// of ids is probed for without comparisons, each id's slot prefetched ``blockSize`` ids
+    /// ahead. (One place reports a match outside the run loop: with more, the compiler stopped
+    /// inlining the caller's `matched`.)
     @inline(__always)
     private func lookUpExpectingOrder<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
                                                     matched: (_ q: Int, _ p: Int) -> Void,
@@ -227,51 +252,91 @@ final class IDTable {
         // The A section holding `next`, while `next` is in it.
         var (section, sectionStart, sectionEnd) = (0, 0, 0)
         var ids: [ID] = []
-        return b.forEachSection { base, bIDs in
-            var i = 0
-            while i < bIDs.count {
-                if (next < sectionStart || next >= sectionEnd) && next < aCount {
-                    section = a.section(of: next)
-                    (sectionStart, sectionEnd) = (a.starts[section], a.starts[section + 1])
-                    ids = a.sections[section]
+        var strikes = 0
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { ahead in
+            b.forEachSection { base, bIDs in
+                var i = 0
+                var stretchEnd = 0  // ids before it (from i on) are probed for without comparisons
+                var inOrder = 0  // ids probed for in the stretch, each found after the one before
+                /// Hashes the id `blockSize` after `k` when it is in the stretch, and prefetches its slot.
+                func hashAhead(_ k: Int) -> Bool {
+                    let k = k &+ Self.blockSize
+                    guard k < stretchEnd else { return true }
+                    guard let hash = hash(bIDs[k]) else { return false }
+                    ahead[k & (Self.blockSize &- 1)] = hash
+                    catalog_prefetch(storage + (hash & mask))
+                    return true
                 }
-                // A run of ids in A's order, the common case, in a loop of its own.
-                let (limit, offset) = (min(bIDs.count &- i, sectionEnd &- next), next &- sectionStart)
-                var run = 0
-                while run < limit && ids[offset &+ run] == bIDs[i &+ run] {
-                    matched(base &+ i &+ run, next &+ run)
-                    run &+= 1
-                }
-                if run > 0 {
-                    (next, i) = (next &+ run, i &+ run)
-                    continue
-                }
-                // Not next: maybe a few ids later (A's ids between were deleted or moved).
-                var p = next &+ 1
-                let end = min(next &+ Self.lookahead, sectionEnd)
-                while p < end && ids[p &- sectionStart] != bIDs[i] { p &+= 1 }
-                if p >= end {  // `end` is below `next` when A has no ids left
-                    // Not where it was expected: hashed and probed for (rarely, so the hash's kind
-                    // is decided for each id here).
-                    guard let hash = hash(bIDs[i]) else { return false }
-                    if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
-                    let slots = self.slots
-                    p = slots.probe(hash) { $0 < aCount ? a[$0] == bIDs[i] : b[$0 - aCount] == bIDs[i] }
-                    if p < 0 {
-                        insert(aCount + base + i, hash: hash, at: -1 - p, in: slots)
-                        unmatched(base &+ i, -1)
-                        i &+= 1
-                        continue
-                    } else if p >= aCount {
-                        unmatched(base &+ i, p - aCount)
-                        i &+= 1
-                        continue
+                while i < bIDs.count {
+                    var p = -1
+                    if i >= stretchEnd {
+                        if (next < sectionStart || next >= sectionEnd) && next < aCount {
+                            section = a.section(of: next)
+                            (sectionStart, sectionEnd) = (a.starts[section], a.starts[section + 1])
+                            ids = a.sections[section]
+                        }
+                        // A run of ids in A's order, the common case, in a loop of its own.
+                        let (limit, offset) = (min(bIDs.count &- i, sectionEnd &- next), next &- sectionStart)
+                        var run = 0
+                        while run < limit && ids[offset &+ run] == bIDs[i &+ run] {
+                            matched(base &+ i &+ run, next &+ run)
+                            run &+= 1
+                        }
+                        if run > 0 {
+                            (next, i, strikes) = (next &+ run, i &+ run, max(0, strikes &- run))
+                            continue
+                        }
+                        // Not next: maybe a few ids later (A's ids between were deleted or moved).
+                        p = next &+ 1
+                        let end = min(next &+ Self.lookahead, sectionEnd)
+                        while p < end && ids[p &- sectionStart] != bIDs[i] { p &+= 1 }
+                        if p < end {  // `end` is below `next` when A has no ids left
+                            strikes = max(0, strikes &- 1)
+                        } else {
+                            p = -1
+                            strikes &+= Self.missPenalty
+                            if strikes > Self.strikeLimit {
+                                // Not in A's order here: a stretch without comparisons.
+                                (stretchEnd, strikes, inOrder) = (min(i &+ Self.unorderedStretch, bIDs.count), 0, 0)
+                                for k in i..<min(i &+ Self.blockSize, stretchEnd) where !hashAhead(k &- Self.blockSize) { return false }
+                            }
+                        }
                     }
+                    if p < 0 {
+                        // Hashed and probed for: in a stretch, hashed ahead; else now (rarely, so
+                        // the hash's kind is decided for each id here).
+                        let hash: Int
+                        if i < stretchEnd {
+                            hash = ahead[i & (Self.blockSize &- 1)]
+                            guard hashAhead(i) else { return false }
+                        } else {
+                            guard let now = self.hash(bIDs[i]) else { return false }
+                            hash = now
+                        }
+                        if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
+                        let slots = self.slots
+                        let found = slots.probe(hash) { $0 < aCount ? a[$0] == bIDs[i] : b[$0 - aCount] == bIDs[i] }
+                        if found < 0 {
+                            insert(aCount + base + i, hash: hash, at: -1 - found, in: slots)
+                            unmatched(base &+ i, -1)
+                            i &+= 1
+                            continue
+                        } else if found >= aCount {
+                            unmatched(base &+ i, found - aCount)
+                            i &+= 1
+                            continue
+                        }
+                        p = found
+                        if i < stretchEnd {
+                            inOrder = p == next ? inOrder &+ 1 : 0
+                            if inOrder == Self.backInOrder { stretchEnd = i &+ 1 }
+                        }
+                    }
+                    matched(base &+ i, p)
+                    (next, i) = (p &+ 1, i &+ 1)
                 }
-                matched(base &+ i, p)
-                (next, i) = (p &+ 1, i &+ 1)
+                return true
             }
-            return true
         }
     }
 
@@ -297,24 +362,31 @@ final class IDTable {
     private func forEachHashed<ID: Hashable>(_ ids: ItemIDs<ID>, grow: () -> Void = {},
                                              _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int,
                                                       _ hash: Int, _ slots: Slots) -> Void) -> Bool {
+        ids.forEachSection { base, section in
+            forEachHashed(section.indices, of: section, grow: grow) { i, hash, slots in body(base &+ i, section, i, hash, slots) }
+        }
+    }
+
+    /// ``forEachHashed(_:grow:_:)`` for the ids at `indices` of one section: `body(index, hash, slots)`.
+    @inline(__always)
+    private func forEachHashed<ID: Hashable>(_ indices: Range<Int>, of section: UnsafeBufferPointer<ID>, grow: () -> Void,
+                                             _ body: (_ index: Int, _ hash: Int, _ slots: Slots) -> Void) -> Bool {
         hash.withFunction(for: ID.self) { hashOf in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
-                ids.forEachSection { base, section in
-                    var start = 0
-                    while start < section.count {
-                        if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
-                        let end = min(start + Self.blockSize, section.count)
-                        let slots = self.slots
-                        for i in start..<end {
-                            guard let hash = hashOf(section[i]) else { return false }
-                            hashes[i &- start] = hash
-                            catalog_prefetch(slots.base + (hash & slots.mask))
-                        }
-                        for i in start..<end { body(base &+ i, section, i, hashes[i &- start], slots) }
-                        start = end
+                var start = indices.lowerBound
+                while start < indices.upperBound {
+                    if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
+                    let end = min(start + Self.blockSize, indices.upperBound)
+                    let slots = self.slots
+                    for i in start..<end {
+                        guard let hash = hashOf(section[i]) else { return false }
+                        hashes[i &- start] = hash
+                        catalog_prefetch(slots.base + (hash & slots.mask))
                     }
-                    return true
+                    for i in start..<end { body(i, hashes[i &- start], slots) }
+                    start = end
                 }
+                return true
             }
         }
     }

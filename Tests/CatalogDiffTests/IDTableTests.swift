@@ -84,7 +84,7 @@ struct IDTableTests {
         for round in 0..<400 {
             // A without repeats (spread out, so that the table hashes); B is A edited: ids
             // deleted, inserted (some repeated), moved near and far, runs dropped.
-            let n = Int(random.next() % 200)
+            let n = Int(random.next() % (round % 4 == 1 ? 1_200 : 200))
             let a = (0..<n).map { $0 &* -0x61C8_8646_80B5_83EB }
             var b: [Int] = []
             var p = 0
@@ -98,6 +98,12 @@ struct IDTableTests {
                 }
             }
             if round % 5 == 0 { b.append(contentsOf: (0..<Int(random.next() % 300)).map { Int($0) + 1_000 }) }  // grows the table
+            // Out of order: B shuffled, wholly or up to a point and in order after it (the lookup
+            // gives up comparing for a stretch, then takes it up again).
+            if round % 4 == 1 {
+                let cut = round % 8 == 1 ? b.count : Int(random.next() % UInt64(b.count + 1))
+                b[..<cut].shuffle(using: &random)
+            }
             let sectionsA = Self.randomSections(a, &random)
             let sectionsB = Self.randomSections(b, &random)
             if strings {
