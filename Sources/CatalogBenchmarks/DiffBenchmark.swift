@@ -34,6 +34,11 @@ public struct DiffBenchmark {
             results += try measure("Int ids", a, b, runs: runs, log: log)
             let spread = { (id: Int) in id &* -0x61C8_8646_80B5_83EB }
             results += try measure("spread Int ids", a.map(spread), b.map(spread), runs: runs, log: log)
+            if size <= 100_000 {
+                // The worst order for a diff that looks for ids where the old snapshot has them.
+                var shuffle = SplitMix64(seed: UInt64(size) ^ 0x5EED)
+                results.append(try shuffledTarget(a.map(spread), b.map(spread).shuffled(using: &shuffle), runs: runs, log: log))
+            }
             let strings = Self.stringIDs(count: size + changed, &random)
             results += try measure("string ids", a.map { strings[$0] }, b.map { strings[$0] }, runs: runs, log: log)
         }
@@ -87,6 +92,18 @@ public struct DiffBenchmark {
             }
         }
         return results
+    }
+
+    /// The flat diff to a target in random order (every survivor moves but those on a longest
+    /// increasing subsequence), against `OrderedSet` on the same data.
+    private func shuffledTarget(_ a: [Int], _ b: [Int], runs: Int, log: (String) -> Void) throws -> BenchmarkResult {
+        let label = "\(a.count.abbreviated) spread Int ids, flat, target shuffled"
+        log("diff: \(label)")
+        let (from, to) = (SnapshotShape(sections: [0], items: [a]), SnapshotShape(sections: [0], items: [b]))
+        let measured = try Clock.compare(runs: runs, case: {}, { _ = try StagedDiff.changeset(from: from, to: to) },
+                                         baseline: {}, { _ = Self.orderedSetDifference(a, b) })
+        return BenchmarkResult(suite: "diff", name: label, medianMS: measured.median, baseline: "OrderedSet difference",
+                               baselineMedianMS: measured.baselineMedian, items: a.count, bytesPerItem: nil)
     }
 
     /// The memory `body` maps beyond what the process had resident before — its peak, with the
