@@ -36,9 +36,13 @@ public enum CatalogServer {
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                                    extraRoutes: (Router<BasicRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router()
-        router.add(middleware: LogRequestsMiddleware(.info))
+        // Middleware that would do nothing is left out: each one is an async call on every request.
+        // Requests are logged at `info`; a logger above that level would drop every line.
+        if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
         router.add(middleware: ProblemMiddleware())
-        router.add(middleware: BearerTokenMiddleware(token: configuration.token, protectReads: configuration.protectReads))
+        if let token = configuration.token {
+            router.add(middleware: BearerTokenMiddleware(token: token, protectReads: configuration.protectReads))
+        }
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit).register(on: router)
         extraRoutes(router)
         return Application(

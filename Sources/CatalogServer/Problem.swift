@@ -96,13 +96,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// With a token configured, writes (and with `protectReads`, reads) need `Authorization: Bearer <token>`.
+/// Writes (and with `protectReads`, reads) need `Authorization: Bearer <token>`.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: String?
+    let token: String
     let protectReads: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let token else { return try await next(request, context) }
         let isRead = request.method == .get || request.method == .head
         if isRead && !protectReads { return try await next(request, context) }
         guard request.headers[.authorization] == "Bearer \(token)" else {
