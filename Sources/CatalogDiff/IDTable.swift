@@ -10,6 +10,8 @@ import CCatalogSupport
 /// factor at most 2/3 (the table doubles when B brings more new ids than it was sized for). Ids
 /// are hashed a block at a time and their slots prefetched before the block is probed: on large
 /// snapshots the table does not fit in cache and each probe would otherwise wait for memory.
+/// B's ids can first be looked for just after the A id matched last (``lookUp(_:in:expectingOrder:matched:unmatched:)``):
+/// a target mostly in the old order then hashes few of its ids.
 ///
 /// Integer ids that fall in a range no wider than the table would be (row ids, indexes: the
 /// common case for `Int` ids) get a *dense* table instead (``forIDs(_:_:hash:workspace:)``):
@@ -36,6 +38,7 @@ final class IDTable {
     private let denseBase: Int?
 
     /// How many ids are hashed (and their slots prefetched) before the first of them is probed.
+    /// A power of two: the ordered lookup keeps the hashes ahead in a ring indexed by a mask.
     static let blockSize = 16
 
     /// A table for snapshots of `aCount` and `bCount` ids, sized for the larger (so a diff with
