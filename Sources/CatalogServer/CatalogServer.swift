@@ -29,6 +29,8 @@ public enum CatalogServer {
     /// The application, ready to run (`try await app.runService()` stops on SIGINT or SIGTERM
     /// after the requests in flight, so no accepted write is lost).
     ///
+    /// Each request is logged on one line at `info` through `logger`, whose level is read here: a
+    /// logger above `info` logs no requests (and the server skips that step).
     /// `onServerRunning` receives the port the server listens on (useful with port 0);
     /// `extraRoutes` may add routes (benchmarks add a baseline).
     public static func application(store: CatalogStore, configuration: ServerConfiguration,
