@@ -46,11 +46,7 @@ struct IDHash {
     /// The hash of `id`, or nil when this is the ASCII hash and `id` is not ASCII.
     @inline(__always)
     func callAsFunction<ID: Hashable>(_ id: ID) -> Int? {
-        switch kind {
-        case .standard: return id.hashValue
-        case .integer: return Self.mix(UInt64(bitPattern: Int64(id as! Int)), seed: seed)
-        case .ascii: return Self.hashASCII(id as! String, seed: seed)
-        }
+        withFunction(for: ID.self) { hashOf in hashOf(id) }
     }
 
     @inline(__always)

@@ -203,29 +203,28 @@ final class IDTable {
             return true
         }
         return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash, slots in
-            _ = lookUpHashed(q, ids, i, hash: hash, slots: slots, in: a, b, matched: matched, unmatched: unmatched)
+            let p = probeForB(q, ids, i, hash: hash, slots: slots, in: a, b, unmatched: unmatched)
+            if p >= 0 { matched(q, p) }
         }
     }
 
-    /// Probes for B's id `ids[i]` (flat position `q`) and reports it as ``lookUp(_:in:expectingOrder:matched:unmatched:)``
-    /// does, entering it when A does not have it; returns its A position, or −1.
+    /// Probes for B's id `ids[i]` (flat position `q`): its A position, or −1 when A does not have
+    /// it — then it is reported to `unmatched` and, the first time, entered. A match is left to
+    /// the caller to report (the ordered lookup reports all of its matches from one place).
     @inline(__always)
-    private func lookUpHashed<ID: Hashable>(_ q: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, hash: Int, slots: Slots,
-                                            in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
-                                            matched: (_ q: Int, _ p: Int) -> Void,
-                                            unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Int {
+    private func probeForB<ID: Hashable>(_ q: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, hash: Int, slots: Slots,
+                                         in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
+                                         unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Int {
         let found = slots.probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
         if found < 0 {
             insert(aCount + q, hash: hash, at: -1 - found, in: slots)
             unmatched(q, -1)
             return -1
-        } else if found < aCount {
-            matched(q, found)
-            return found
-        } else {
+        } else if found >= aCount {
             unmatched(q, found - aCount)
             return -1
         }
+        return found
     }
 
     /// How many A ids after the last match an id of B is compared with before it is hashed.
@@ -245,7 +244,7 @@ final class IDTable {
     /// comparison depends on where it was found; where most are (see ``strikeLimit``), a stretch
     /// of ids is probed for without comparisons, each id's slot prefetched ``blockSize`` ids
     /// ahead. (One place reports a match outside the run loop: with more, the compiler stopped
-    /// inlining the caller's `matched`.)
+    /// inlining the caller's `matched`, hence ``probeForB`` leaves matches to its caller.)
     @inline(__always)
     private func lookUpExpectingOrder<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
                                                     matched: (_ q: Int, _ p: Int) -> Void,
@@ -317,19 +316,11 @@ final class IDTable {
                             hash = now
                         }
                         if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
-                        let slots = self.slots
-                        let found = slots.probe(hash) { $0 < aCount ? a[$0] == bIDs[i] : b[$0 - aCount] == bIDs[i] }
-                        if found < 0 {
-                            insert(aCount + base + i, hash: hash, at: -1 - found, in: slots)
-                            unmatched(base &+ i, -1)
-                            i &+= 1
-                            continue
-                        } else if found >= aCount {
-                            unmatched(base &+ i, found - aCount)
+                        p = probeForB(base &+ i, bIDs, i, hash: hash, slots: slots, in: a, b, unmatched: unmatched)
+                        guard p >= 0 else {
                             i &+= 1
                             continue
                         }
-                        p = found
                         if i < stretchEnd {
                             inOrder = p == next ? inOrder &+ 1 : 0
                             if inOrder == Self.backInOrder { stretchEnd = i &+ 1 }
