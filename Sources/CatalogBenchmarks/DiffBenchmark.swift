@@ -55,23 +55,12 @@ public struct DiffBenchmark {
         let sectionedA = Self.sectioned(a)
         let sectionedB = Self.sectioned(b)
         var results: [BenchmarkResult] = []
-        /// One row: the diff of `shapes` against `baseline`, alternating, `runs` times each;
-        /// with `memory`, also the diff's peak memory, scratch memory included.
-        /// Plain rows call the diff as an app does, without a workspace: it borrows one of the
-        /// shared workspaces, which the run before the first timed one (the warm-up) has mapped.
-        /// With `coldMemory`, every diff gets a new workspace, whose memory the system must map.
         func row(_ shapes: String, _ from: SnapshotShape<Int, ID>, _ to: SnapshotShape<Int, ID>,
                  against baseline: String, runs: Int, memory: Bool = false, coldMemory: Bool = false,
                  _ baselineBody: () -> Void) throws {
-            let measured = try Clock.compare(runs: runs, case: {}, {
-                _ = try StagedDiff.changeset(from: from, to: to, workspace: coldMemory ? DiffWorkspace() : nil)
-            }, baseline: {}, { baselineBody() })
-            let bytes = memory ? try Self.peakBytesPerElement(size) {
-                _ = try StagedDiff.changeset(from: from, to: to, workspace: DiffWorkspace())
-            } : nil
             let name = "\(label), \(shapes)" + (coldMemory ? ", fresh scratch memory" : "")
-            results.append(BenchmarkResult(suite: "diff", name: name, medianMS: measured.median, baseline: baseline,
-                                           baselineMedianMS: measured.baselineMedian, items: size, bytesPerItem: bytes))
+            results.append(try Self.row(name, from, to, against: baseline, runs: runs, memory: memory,
+                                        coldMemory: coldMemory, baselineBody))
         }
         try row("flat", flatA, flatB, against: "OrderedSet difference", runs: runs, memory: true) { _ = Self.orderedSetDifference(a, b) }
         try row("100 sections", sectionedA, sectionedB, against: "OrderedSet difference (flat)", runs: runs, memory: true) {
@@ -94,16 +83,31 @@ public struct DiffBenchmark {
         return results
     }
 
+    /// One row: the diff from `from` to `to` against `baseline`, alternating, `runs` times each;
+    /// with `memory`, also the diff's peak memory, scratch memory included.
+    /// Plain rows call the diff as an app does, without a workspace: it borrows one of the
+    /// shared workspaces, which the run before the first timed one (the warm-up) has mapped.
+    /// With `coldMemory`, every diff gets a new workspace, whose memory the system must map.
+    private static func row<ID: Hashable & Sendable>(_ name: String, _ from: SnapshotShape<Int, ID>, _ to: SnapshotShape<Int, ID>,
+                                                     against baseline: String, runs: Int, memory: Bool = false,
+                                                     coldMemory: Bool = false, _ baselineBody: () -> Void) throws -> BenchmarkResult {
+        let measured = try Clock.compare(runs: runs, case: {}, {
+            _ = try StagedDiff.changeset(from: from, to: to, workspace: coldMemory ? DiffWorkspace() : nil)
+        }, baseline: {}, { baselineBody() })
+        let bytes = memory ? try peakBytesPerElement(from.itemCount) {
+            _ = try StagedDiff.changeset(from: from, to: to, workspace: DiffWorkspace())
+        } : nil
+        return BenchmarkResult(suite: "diff", name: name, medianMS: measured.median, baseline: baseline,
+                               baselineMedianMS: measured.baselineMedian, items: from.itemCount, bytesPerItem: bytes)
+    }
+
     /// The flat diff to a target in random order (every survivor moves but those on a longest
     /// increasing subsequence), against `OrderedSet` on the same data.
     private func shuffledTarget(_ a: [Int], _ b: [Int], runs: Int, log: (String) -> Void) throws -> BenchmarkResult {
-        let label = "\(a.count.abbreviated) spread Int ids, flat, target shuffled"
-        log("diff: \(label)")
-        let (from, to) = (SnapshotShape(sections: [0], items: [a]), SnapshotShape(sections: [0], items: [b]))
-        let measured = try Clock.compare(runs: runs, case: {}, { _ = try StagedDiff.changeset(from: from, to: to) },
-                                         baseline: {}, { _ = Self.orderedSetDifference(a, b) })
-        return BenchmarkResult(suite: "diff", name: label, medianMS: measured.median, baseline: "OrderedSet difference",
-                               baselineMedianMS: measured.baselineMedian, items: a.count, bytesPerItem: nil)
+        let name = "\(a.count.abbreviated) spread Int ids, flat, target shuffled"
+        log("diff: \(name)")
+        return try Self.row(name, SnapshotShape(sections: [0], items: [a]), SnapshotShape(sections: [0], items: [b]),
+                            against: "OrderedSet difference", runs: runs) { _ = Self.orderedSetDifference(a, b) }
     }
 
     /// The memory `body` maps beyond what the process had resident before — its peak, with the
