@@ -30,6 +30,9 @@ final class IDTable {
     private var mask: Int
     /// Occupied slots of a hash table (when to grow).
     private var entries = 0
+    /// Whether ``enter(_:)`` found an id repeated in A: looking B's ids up in A's order then
+    /// might match one occurrence where the table has the other, so it is not done.
+    private var aHasRepeats = false
     /// The slot bits that hold an entry index + 1; the others hold the tag.
     private let indexMask: UInt32
     let hash: IDHash
@@ -166,6 +169,7 @@ final class IDTable {
             let found = slots.probe(hash) { a[$0] == ids[i] }
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found, in: slots) }
         }
+        aHasRepeats = !duplicates.isEmpty
         return complete ? duplicates : nil
     }
 
@@ -173,7 +177,7 @@ final class IDTable {
     /// `unmatched(q, earlier)` for one it does not — entered, so that a later repeat finds it:
     /// `earlier` is the B position of that first occurrence, or −1. False when the hash gave up.
     ///
-    /// With `expectingOrder` (only when A has no repeated id), each id is first compared with the
+    /// With `expectingOrder` (ignored when A repeats an id), each id is first compared with the
     /// few A ids after the last one matched: B is usually A with some ids deleted, inserted or
     /// moved, so most ids are found where A has them without hashing or probing. Only ids not
     /// found there are hashed and probed. The answers are the same either way.
@@ -181,7 +185,7 @@ final class IDTable {
     func lookUp<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>, expectingOrder: Bool = false,
                               matched: (_ q: Int, _ p: Int) -> Void,
                               unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
-        if expectingOrder && denseBase == nil {
+        if expectingOrder && denseBase == nil && !aHasRepeats {
             return lookUpExpectingOrder(b, in: a, matched: matched, unmatched: unmatched)
         }
         if let base = denseBase {

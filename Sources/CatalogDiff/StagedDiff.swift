@@ -120,7 +120,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         var matched = 0
         let complete = aToB.withUnsafeMutableBufferPointer { aToB in
             bToA.withUnsafeMutableBufferPointer { bToA in
-                table.lookUp(b, in: a, expectingOrder: duplicatesInA.isEmpty, matched: { q, p in
+                table.lookUp(b, in: a, expectingOrder: true, matched: { q, p in
                     if aToB[p] >= 0 {
                         duplicatesInB.append(q)
                     } else {
