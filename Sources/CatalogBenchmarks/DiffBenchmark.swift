@@ -10,9 +10,10 @@ import OrderedCollections
 /// Swift programmer writes with swift-collections) and the standard library's
 /// `difference(from:).inferringMoves()` (skipped at 1M, where it takes minutes).
 ///
-/// Int ids come twice: as generated, `0..<n` plus the inserted ones — the shape of row ids, which
-/// the diff matches through a dense table (see `IDTable`) — and spread over all of `Int` by an
-/// odd multiplier, which it must hash like any other ids.
+/// Int ids come three ways: as generated, `0..<n` plus the inserted ones — the shape of row ids,
+/// which the diff matches through a dense table (see `IDTable`); the same span in no particular
+/// order (flat only), so that each id's slot lands anywhere in that table; and spread over all of
+/// `Int` by an odd multiplier, which the diff must hash like any other ids.
 public struct DiffBenchmark {
     public var sizes: [Int]
     public var runs: Int
@@ -37,8 +38,16 @@ public struct DiffBenchmark {
             if size <= 100_000 {
                 // The worst order for a diff that looks for ids where the old snapshot has them.
                 var shuffle = SplitMix64(seed: UInt64(size) ^ 0x5EED)
-                results.append(try shuffledTarget(a.map(spread), b.map(spread).shuffled(using: &shuffle), runs: runs, log: log))
+                results.append(try flatRow("\(size.abbreviated) spread Int ids, flat, target shuffled",
+                                           a.map(spread), b.map(spread).shuffled(using: &shuffle), runs: runs, log: log))
             }
+            // Row ids in no particular order (a table whose rows were reordered): still one dense
+            // span, but each id's slot lands anywhere in the table.
+            var relabel = SplitMix64(seed: UInt64(size) ^ 0xD15C)
+            var labels = Array(0..<(size + changed))
+            labels.shuffle(using: &relabel)
+            results.append(try flatRow("\(size.abbreviated) Int ids in no particular order, flat",
+                                       a.map { labels[$0] }, b.map { labels[$0] }, runs: runs, log: log))
             let strings = Self.stringIDs(count: size + changed, &random)
             results += try measure("string ids", a.map { strings[$0] }, b.map { strings[$0] }, runs: runs, log: log)
         }
@@ -101,10 +110,10 @@ public struct DiffBenchmark {
                                baselineMedianMS: measured.baselineMedian, items: from.itemCount, bytesPerItem: bytes)
     }
 
-    /// The flat diff to a target in random order (every survivor moves but those on a longest
-    /// increasing subsequence), against `OrderedSet` on the same data.
-    private func shuffledTarget(_ a: [Int], _ b: [Int], runs: Int, log: (String) -> Void) throws -> BenchmarkResult {
-        let name = "\(a.count.abbreviated) spread Int ids, flat, target shuffled"
+    /// A flat diff of one more shape of Int ids (a target in random order, where every survivor
+    /// moves but those on a longest increasing subsequence; ids in no particular order), against
+    /// `OrderedSet` on the same data.
+    private func flatRow(_ name: String, _ a: [Int], _ b: [Int], runs: Int, log: (String) -> Void) throws -> BenchmarkResult {
         log("diff: \(name)")
         return try Self.row(name, SnapshotShape(sections: [0], items: [a]), SnapshotShape(sections: [0], items: [b]),
                             against: "OrderedSet difference", runs: runs) { _ = Self.orderedSetDifference(a, b) }

@@ -40,6 +40,10 @@ final class IDTable {
     /// The smallest id of a dense table (slot = id − base); nil for a hash table.
     private let denseBase: Int?
 
+    /// How far ahead a dense table's slots are prefetched: ids in no particular order reach every
+    /// part of a table larger than the caches.
+    static let denseLookahead = 16
+
     /// How many ids are hashed (and their slots prefetched) before the first of them is probed.
     /// A power of two: the ordered lookup keeps the hashes ahead in a ring indexed by a mask.
     static let blockSize = 16
@@ -159,6 +163,7 @@ final class IDTable {
             let slots = storage
             Self.forEachIntegerSection(a) { start, ids in
                 for i in ids.indices {
+                    if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
                     let slot = ids[i] &- base
                     if slots[slot] != 0 { duplicates.append(start + i) } else { slots[slot] = UInt32(truncatingIfNeeded: start + i + 1) }
                 }
@@ -192,6 +197,7 @@ final class IDTable {
             let (slots, aCount) = (storage, self.aCount)
             Self.forEachIntegerSection(b) { start, ids in
                 for i in ids.indices {
+                    if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
                     let slot = ids[i] &- base
                     let entry = Int(slots[slot])
                     if entry == 0 {

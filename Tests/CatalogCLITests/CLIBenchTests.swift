@@ -11,14 +11,15 @@ struct CLIBenchTests {
         let diffRows = try #require(try CLIRunner.json(cli.succeed(["bench", "diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(importRows.count == 4)
         // Per id kind: flat, 100 sections, both again in fresh scratch memory, floor, stdlib; and
-        // spread ids to a shuffled target.
-        #expect(diffRows.count == 19)
+        // spread ids to a shuffled target; Int ids in no particular order.
+        #expect(diffRows.count == 20)
         let cases = diffRows.compactMap { $0["case"] as? String }
         for kind in ["Int ids", "spread Int ids", "string ids"] {
             #expect(cases.contains("500 \(kind), flat, fresh scratch memory"), "\(cases)")
             #expect(cases.contains("500 \(kind), 100 sections, fresh scratch memory"), "\(cases)")
         }
         #expect(cases.contains("500 spread Int ids, flat, target shuffled"), "\(cases)")
+        #expect(cases.contains("500 Int ids in no particular order, flat"), "\(cases)")
         for row in importRows + diffRows {
             for key in ["suite", "case", "median_ms", "baseline", "baseline_median_ms", "ratio"] {
                 #expect(row[key] != nil, "\(key) missing in \(row)")
