@@ -41,8 +41,10 @@ final class IDTable {
     private let denseBase: Int?
 
     /// How far ahead a dense table's slots are prefetched: ids in no particular order reach every
-    /// part of a table larger than the caches.
-    static let denseLookahead = 16
+    /// part of a table larger than the caches, and a dense step is only a few instructions, so
+    /// the prefetch needs many ids of lead to arrive in time (64 were 4–7% faster than 16 on a
+    /// million ids in no particular order, and no slower in order).
+    static let denseLookahead = 64
 
     /// How many ids are hashed (and their slots prefetched) before the first of them is probed.
     /// A power of two: the ordered lookup keeps the hashes ahead in a ring indexed by a mask.
