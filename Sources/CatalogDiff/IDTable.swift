@@ -131,6 +131,19 @@ final class IDTable {
         }
     }
 
+    /// Calls `body(position, slot)` for every id of `ids` in a dense table, in order, with its
+    /// slot prefetched ``denseLookahead`` ids ahead (within its section).
+    @inline(__always)
+    private func forEachDenseSlot<ID: Hashable>(_ ids: ItemIDs<ID>, base: Int, _ body: (_ position: Int, _ slot: Int) -> Void) {
+        let slots = storage
+        Self.forEachIntegerSection(ids) { start, ids in
+            for i in ids.indices {
+                if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
+                body(start &+ i, ids[i] &- base)
+            }
+        }
+    }
+
     /// The smallest and largest of `ids` (Int.max and Int.min when there are none), in locals
     /// the compiler can keep in vector registers.
     private static func span(of ids: UnsafeBufferPointer<Int>) -> (low: Int, high: Int) {
@@ -166,12 +179,8 @@ final class IDTable {
         var duplicates: [Int] = []
         if let base = denseBase {
             let slots = storage
-            Self.forEachIntegerSection(a) { start, ids in
-                for i in ids.indices {
-                    if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
-                    let slot = ids[i] &- base
-                    if slots[slot] != 0 { duplicates.append(start + i) } else { slots[slot] = UInt32(truncatingIfNeeded: start + i + 1) }
-                }
+            forEachDenseSlot(a, base: base) { p, slot in
+                if slots[slot] != 0 { duplicates.append(p) } else { slots[slot] = UInt32(truncatingIfNeeded: p &+ 1) }
             }
             return duplicates
         }
@@ -200,19 +209,15 @@ final class IDTable {
         }
         if let base = denseBase {
             let (slots, aCount) = (storage, self.aCount)
-            Self.forEachIntegerSection(b) { start, ids in
-                for i in ids.indices {
-                    if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
-                    let slot = ids[i] &- base
-                    let entry = Int(slots[slot])
-                    if entry == 0 {
-                        slots[slot] = UInt32(truncatingIfNeeded: aCount + start + i + 1)
-                        unmatched(start + i, -1)
-                    } else if entry <= aCount {
-                        matched(start + i, entry - 1)
-                    } else {
-                        unmatched(start + i, entry - 1 - aCount)
-                    }
+            forEachDenseSlot(b, base: base) { q, slot in
+                let entry = Int(slots[slot])
+                if entry == 0 {
+                    slots[slot] = UInt32(truncatingIfNeeded: aCount &+ q &+ 1)
+                    unmatched(q, -1)
+                } else if entry <= aCount {
+                    matched(q, entry &- 1)
+                } else {
+                    unmatched(q, entry &- 1 &- aCount)
                 }
             }
             return true
@@ -453,5 +458,4 @@ final class IDTable {
         }
         if let workspace { workspace.giveBack(old, capacity: oldStorage) } else { old.deallocate() }
     }
-
 }
