@@ -12,9 +12,15 @@ public enum DiffFloor {
     public static func hashPass<ID: Hashable>(_ a: [ID], _ b: [ID]) -> Int {
         let (a, b) = (ItemIDs([a]), ItemIDs([b]))
         let table = IDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
-        var found = 0
-        guard table.enter(a) != nil, table.lookUp(b, in: a, matched: { _, _ in found += 1 }, unmatched: { _, _ in })
-        else { return -1 }
-        return found
+        var found = Found()
+        guard table.enter(a) != nil, table.lookUp(b, in: a, into: &found) else { return -1 }
+        return found.count
+    }
+
+    /// Counts the ids found.
+    private struct Found: LookUpResults {
+        var count = 0
+        mutating func matched(_ q: Int, _ p: Int) { count &+= 1 }
+        mutating func unmatched(_ q: Int, _ earlier: Int) {}
     }
 }

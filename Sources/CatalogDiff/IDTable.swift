@@ -10,7 +10,7 @@ import CCatalogSupport
 /// factor at most 2/3 (the table doubles when B brings more new ids than it was sized for). Ids
 /// are hashed a block at a time and their slots prefetched before the block is probed: on large
 /// snapshots the table does not fit in cache and each probe would otherwise wait for memory.
-/// B's ids can first be looked for just after the A id matched last (``lookUp(_:in:expectingOrder:matched:unmatched:)``):
+/// B's ids can first be looked for just after the A id matched last (``lookUp(_:in:expectingOrder:into:)``):
 /// a target mostly in the old order then hashes few of its ids.
 ///
 /// Integer ids that fall in a range no wider than the table would be (row ids, indexes: the
@@ -192,20 +192,20 @@ final class IDTable {
         return complete ? duplicates : nil
     }
 
-    /// Looks up every id of `b` among A's entries: `matched(q, p)` for an id A has at `p`,
-    /// `unmatched(q, earlier)` for one it does not — entered, so that a later repeat finds it:
-    /// `earlier` is the B position of that first occurrence, or −1. False when the hash gave up.
+    /// Looks up every id of `b` among A's entries: `results.matched(q, p)` for an id A has at `p`,
+    /// `results.unmatched(q, earlier)` for one it does not — entered, so that a later repeat finds
+    /// it: `earlier` is the B position of that first occurrence, or −1. False when the hash gave up.
     ///
     /// With `expectingOrder` (ignored when A repeats an id), each id is first compared with the
     /// few A ids after the last one matched: B is usually A with some ids deleted, inserted or
     /// moved, so most ids are found where A has them without hashing or probing. Only ids not
-    /// found there are hashed and probed. The answers are the same either way.
+    /// found there are hashed and probed — most of them later, a block at a time with their slots
+    /// prefetched, so some matches are reported after later ones. The answers are the same either way.
     @inline(__always)
-    func lookUp<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>, expectingOrder: Bool = false,
-                              matched: (_ q: Int, _ p: Int) -> Void,
-                              unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
+    func lookUp<ID: Hashable, Results: LookUpResults>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>, expectingOrder: Bool = false,
+                                                      into results: inout Results) -> Bool {
         if expectingOrder && denseBase == nil && !aHasRepeats {
-            return lookUpExpectingOrder(b, in: a, matched: matched, unmatched: unmatched)
+            return lookUpExpectingOrder(b, in: a, into: &results)
         }
         if let base = denseBase {
             let (slots, aCount) = (storage, self.aCount)
@@ -213,35 +213,35 @@ final class IDTable {
                 let entry = Int(slots[slot])
                 if entry == 0 {
                     slots[slot] = UInt32(truncatingIfNeeded: aCount &+ q &+ 1)
-                    unmatched(q, -1)
+                    results.unmatched(q, -1)
                 } else if entry <= aCount {
-                    matched(q, entry &- 1)
+                    results.matched(q, entry &- 1)
                 } else {
-                    unmatched(q, entry &- 1 &- aCount)
+                    results.unmatched(q, entry &- 1 &- aCount)
                 }
             }
             return true
         }
         return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash, slots in
-            let p = probeForB(q, ids, i, hash: hash, slots: slots, in: a, b, unmatched: unmatched)
-            if p >= 0 { matched(q, p) }
+            let p = probeForB(q, ids, i, hash: hash, slots: slots, in: a, b, into: &results)
+            if p >= 0 { results.matched(q, p) }
         }
     }
 
     /// Probes for B's id `ids[i]` (flat position `q`): its A position, or −1 when A does not have
     /// it — then it is reported to `unmatched` and, the first time, entered. A match is left to
-    /// the caller to report (the ordered lookup reports all of its matches from one place).
+    /// the caller to report.
     @inline(__always)
-    private func probeForB<ID: Hashable>(_ q: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, hash: Int, slots: Slots,
-                                         in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
-                                         unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Int {
+    private func probeForB<ID: Hashable, Results: LookUpResults>(_ q: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, hash: Int,
+                                                                 slots: Slots, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
+                                                                 into results: inout Results) -> Int {
         let found = slots.probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
         if found < 0 {
             insert(aCount + q, hash: hash, at: -1 - found, in: slots)
-            unmatched(q, -1)
+            results.unmatched(q, -1)
             return -1
         } else if found >= aCount {
-            unmatched(q, found - aCount)
+            results.unmatched(q, found - aCount)
             return -1
         }
         return found
@@ -259,22 +259,25 @@ final class IDTable {
     static let unorderedStretch = 512
     static let backInOrder = 8
 
-    /// ``lookUp(_:in:expectingOrder:matched:unmatched:)`` comparing each id with the A ids
-    /// expected next first. An id that must be probed for is probed at once, since the next
-    /// comparison depends on where it was found; where most are (see ``strikeLimit``), a stretch
-    /// of ids is probed for without comparisons, each id's slot prefetched ``blockSize`` ids
-    /// ahead. (One place reports a match outside the run loop: with more, the compiler stopped
-    /// inlining the caller's `matched`, hence ``probeForB`` leaves matches to its caller.)
+    /// ``lookUp(_:in:expectingOrder:into:)`` comparing each id with the A ids expected next
+    /// first. An id not there whose next id is (inserted or moved in: the usual miss) is probed
+    /// for later, with the others of its section, a block at a time with their slots prefetched:
+    /// a probe for it would not change where the walk goes on, and probed at once it waited for
+    /// its slot from memory (half the lookup's time at a million ids). Any other id that must be
+    /// probed for is probed at once, since the next comparison depends on where it was found —
+    /// after the deferred ones, so that ids are entered in B's order; where most are (see
+    /// ``strikeLimit``), a stretch of ids is probed for without comparisons, each id's slot
+    /// prefetched ``blockSize`` ids ahead.
     @inline(__always)
-    private func lookUpExpectingOrder<ID: Hashable>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
-                                                    matched: (_ q: Int, _ p: Int) -> Void,
-                                                    unmatched: (_ q: Int, _ earlier: Int) -> Void) -> Bool {
+    private func lookUpExpectingOrder<ID: Hashable, Results: LookUpResults>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
+                                                                            into results: inout Results) -> Bool {
         let aCount = self.aCount
         var next = 0  // the A position after the last match
         // The A section holding `next`, while `next` is in it.
         var (section, sectionStart, sectionEnd) = (0, 0, 0)
         var ids: [ID] = []
         var strikes = 0
+        var deferred: [Int] = []  // indices in the B section of ids to probe for later, in order
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { ahead in
             b.forEachSection { base, bIDs in
                 var i = 0
@@ -301,7 +304,7 @@ final class IDTable {
                         let (limit, offset) = (min(bIDs.count &- i, sectionEnd &- next), next &- sectionStart)
                         var run = 0
                         while run < limit && ids[offset &+ run] == bIDs[i &+ run] {
-                            matched(base &+ i &+ run, next &+ run)
+                            results.matched(base &+ i &+ run, next &+ run)
                             run &+= 1
                         }
                         if run > 0 {
@@ -314,6 +317,13 @@ final class IDTable {
                         while p < end && ids[p &- sectionStart] != bIDs[i] { p &+= 1 }
                         if p < end {  // `end` is below `next` when A has no ids left
                             strikes = max(0, strikes &- 1)
+                        } else if i &+ 1 < bIDs.count, Self.isAmong(ids, from: next &- sectionStart, to: end &- sectionStart, bIDs[i &+ 1]) {
+                            // The id after it is where A has it: this one was inserted or moved
+                            // here (the common case), which a probe tells without changing where
+                            // the walk goes on. Probed for later, with others.
+                            deferred.append(i)
+                            i &+= 1
+                            continue
                         } else {
                             p = -1
                             strikes &+= Self.missPenalty
@@ -327,6 +337,8 @@ final class IDTable {
                     if p < 0 {
                         // Hashed and probed for: in a stretch, hashed ahead; else now (rarely, so
                         // the hash's kind is decided for each id here).
+                        guard deferred.isEmpty || probe(&deferred, of: bIDs, at: base, in: a, b, into: &results)
+                        else { return false }
                         let hash: Int
                         if i < stretchEnd {
                             hash = ahead[i & (Self.blockSize &- 1)]
@@ -336,7 +348,7 @@ final class IDTable {
                             hash = now
                         }
                         if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
-                        p = probeForB(base &+ i, bIDs, i, hash: hash, slots: slots, in: a, b, unmatched: unmatched)
+                        p = probeForB(base &+ i, bIDs, i, hash: hash, slots: slots, in: a, b, into: &results)
                         guard p >= 0 else {
                             i &+= 1
                             continue
@@ -346,12 +358,33 @@ final class IDTable {
                             if inOrder == Self.backInOrder { stretchEnd = i &+ 1 }
                         }
                     }
-                    matched(base &+ i, p)
+                    results.matched(base &+ i, p)
                     (next, i) = (p &+ 1, i &+ 1)
                 }
-                return true
+                return deferred.isEmpty || probe(&deferred, of: bIDs, at: base, in: a, b, into: &results)
             }
         }
+    }
+
+    /// Probes for B's ids at `indices` of `section` (whose first id is at flat position `base`),
+    /// in order, their slots prefetched a block ahead; empties `indices`. False when the hash gave up.
+    @inline(__always)
+    private func probe<ID: Hashable, Results: LookUpResults>(_ indices: inout [Int], of section: UnsafeBufferPointer<ID>,
+                                                             at base: Int, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
+                                                             into results: inout Results) -> Bool {
+        defer { indices.removeAll(keepingCapacity: true) }
+        return forEachHashed(indices, of: section, grow: { grow(a, b) }) { i, hash, slots in
+            let p = probeForB(base &+ i, section, i, hash: hash, slots: slots, in: a, b, into: &results)
+            if p >= 0 { results.matched(base &+ i, p) }
+        }
+    }
+
+    /// Whether `id` is among `ids[start..<end]` (not when `end` ≤ `start`).
+    @inline(__always)
+    private static func isAmong<ID: Hashable>(_ ids: [ID], from start: Int, to end: Int, _ id: ID) -> Bool {
+        var k = start
+        while k < end && ids[k] != id { k &+= 1 }
+        return k < end
     }
 
     /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
@@ -381,23 +414,26 @@ final class IDTable {
         }
     }
 
-    /// ``forEachHashed(_:grow:_:)`` for the ids at `indices` of one section: `body(index, hash, slots)`.
+    /// ``forEachHashed(_:grow:_:)`` for the ids at `indices` of one section (a range of them, or a
+    /// list): `body(index, hash, slots)`, in the order of `indices`.
     @inline(__always)
-    private func forEachHashed<ID: Hashable>(_ indices: Range<Int>, of section: UnsafeBufferPointer<ID>, grow: () -> Void,
-                                             _ body: (_ index: Int, _ hash: Int, _ slots: Slots) -> Void) -> Bool {
+    private func forEachHashed<ID: Hashable, Indices: RandomAccessCollection<Int>>(
+        _ indices: Indices, of section: UnsafeBufferPointer<ID>, grow: () -> Void,
+        _ body: (_ index: Int, _ hash: Int, _ slots: Slots) -> Void
+    ) -> Bool where Indices.Index == Int {
         hash.withFunction(for: ID.self) { hashOf in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { hashes in
-                var start = indices.lowerBound
-                while start < indices.upperBound {
+                var start = indices.startIndex
+                while start < indices.endIndex {
                     if (entries + Self.blockSize) * 3 > (mask + 1) * 2 { grow() }
-                    let end = min(start + Self.blockSize, indices.upperBound)
+                    let end = min(start + Self.blockSize, indices.endIndex)
                     let slots = self.slots
-                    for i in start..<end {
-                        guard let hash = hashOf(section[i]) else { return false }
-                        hashes[i &- start] = hash
+                    for k in start..<end {
+                        guard let hash = hashOf(section[indices[k]]) else { return false }
+                        hashes[k &- start] = hash
                         catalog_prefetch(slots.base + (hash & slots.mask))
                     }
-                    for i in start..<end { body(i, hashes[i &- start], slots) }
+                    for k in start..<end { body(indices[k], hashes[k &- start], slots) }
                     start = end
                 }
                 return true

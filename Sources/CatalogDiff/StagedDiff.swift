@@ -116,29 +116,20 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         guard let duplicatesInA = table.enter(a) else { return nil }
         var aToB = workspace.take(\.aToB, count: a.count, repeating: -1)
         var bToA = workspace.take(\.bToA, count: b.count, repeating: -1)
-        var duplicatesInB: [Int] = []
-        var matched = 0
-        let complete = aToB.withUnsafeMutableBufferPointer { aToB in
-            bToA.withUnsafeMutableBufferPointer { bToA in
-                table.lookUp(b, in: a, expectingOrder: true, matched: { q, p in
-                    if aToB[p] >= 0 {
-                        duplicatesInB.append(q)
-                    } else {
-                        aToB[p] = Int32(q)
-                        bToA[q] = Int32(p)
-                        matched += 1
-                    }
-                }, unmatched: { q, earlier in
-                    if earlier >= 0 { duplicatesInB.append(q) }
-                })
+        // Nil when the hash gave up; else how many ids matched and where B repeats one.
+        let record = aToB.withUnsafeMutableBufferPointer { aToB in
+            bToA.withUnsafeMutableBufferPointer { bToA -> (count: Int, repeated: [Int])? in
+                var record = MatchRecord(aToB: aToB, bToA: bToA)
+                guard table.lookUp(b, in: a, expectingOrder: true, into: &record) else { return nil }
+                return (record.count, record.repeatedPositions())
             }
         }
-        guard complete else {
+        guard let record else {
             workspace.keep(aToB, at: \.aToB)
             workspace.keep(bToA, at: \.bToA)
             return nil
         }
-        return (table, aToB, bToA, matched, duplicatesInA, duplicatesInB)
+        return (table, aToB, bToA, record.count, duplicatesInA, record.repeated)
     }
 
     /// Hands the diff's scratch arrays back to the workspace, for the next diff.

@@ -67,13 +67,12 @@ struct IDTableTests {
         var (a, b) = (ItemIDs(Self.chunked(a)), ItemIDs(Self.chunked(b)))
         let table = choosing ? IDTable.forIDs(&a, &b, hash: hash, workspace: nil) : IDTable(aCount: a.count, bCount: b.count, hash: hash)
         guard let repeatedA = table.enter(a) else { return nil }
-        var bToA = [Int](repeating: -2, count: b.count)
-        var repeatedB: [Int] = []
-        let complete = table.lookUp(b, in: a, matched: { q, p in bToA[q] = p }, unmatched: { q, earlier in
-            bToA[q] = -1
-            if earlier >= 0 { repeatedB.append(q) }
-        })
-        guard complete else { return nil }
+        var answers = Answers(count: b.count)
+        guard table.lookUp(b, in: a, into: &answers) else { return nil }
+        // Each B position's A position, −1 for an id A does not have (−2 if never reported).
+        let bToA = answers.matched.indices.map { answers.unmatched[$0] == -2 ? answers.matched[$0] : -1 }
+        let repeatedB = answers.unmatched.indices.filter { answers.unmatched[$0] >= 0 }
+        #expect(answers.unmatchedOrder == answers.unmatchedOrder.sorted(), "ids A does not have are reported in B's order")
         for q in 0..<b.count where bToA[q] >= 0 { #expect(table.position(of: b[q], in: a, b) == bToA[q]) }
         return (repeatedA, bToA, repeatedB)
     }
@@ -155,11 +154,10 @@ struct IDTableTests {
         var (a, b) = (ItemIDs(a), ItemIDs(b))
         let table = IDTable.forIDs(&a, &b, hash: IDHash.fastest(for: ID.self), workspace: nil)
         guard table.enter(a) != nil else { return nil }
-        var matched = [Int](repeating: -2, count: b.count)
-        var unmatched = [Int](repeating: -2, count: b.count)
-        let complete = table.lookUp(b, in: a, expectingOrder: expectingOrder,
-                                    matched: { q, p in matched[q] = p }, unmatched: { q, earlier in unmatched[q] = earlier })
-        guard complete else { return nil }
+        var answers = Answers(count: b.count)
+        guard table.lookUp(b, in: a, expectingOrder: expectingOrder, into: &answers) else { return nil }
+        #expect(answers.unmatchedOrder == answers.unmatchedOrder.sorted(), "ids A does not have are reported in B's order")
+        let (matched, unmatched) = (answers.matched, answers.unmatched)
         for q in 0..<b.count where matched[q] >= 0 { #expect(table.position(of: b[q], in: a, b) == matched[q]) }
         return (matched, unmatched)
     }
@@ -266,11 +264,38 @@ struct IDTableTests {
             var (a, b) = (ItemIDs([a]), ItemIDs([b]))
             let table = IDTable.forIDs(&a, &b, hash: IDHash.fastest(for: Int.self), workspace: nil)
             #expect(table.enter(a) == [])
-            _ = table.lookUp(b, in: a, matched: { _, _ in }, unmatched: { _, _ in })
+            var answers = Answers(count: b.count)
+            _ = table.lookUp(b, in: a, into: &answers)
             #expect(table.position(of: -7, in: a, b) == 0 && table.position(of: a[3], in: a, b) == 3)
             #expect(table.position(of: 6, in: a, b) == -1, "B's new id is not an A position")
             #expect(table.position(of: -8, in: a, b) == -1 && table.position(of: 9, in: a, b) == -1)
             #expect(table.position(of: Int.min, in: a, b) == -1 && table.position(of: Int.max, in: a, b) == -1)
         }
+    }
+}
+
+/// What a lookup reported for each B position: its A position (`matched`) or, for an id A does
+/// not have, the earlier B position with it or −1 (`unmatched`); −2 where nothing was reported.
+/// Checks that no position is reported twice.
+struct Answers: LookUpResults {
+    var matched: [Int]
+    var unmatched: [Int]
+    /// The positions reported to `unmatched`, in the order they were.
+    var unmatchedOrder: [Int] = []
+
+    init(count: Int) {
+        matched = [Int](repeating: -2, count: count)
+        unmatched = matched
+    }
+
+    mutating func matched(_ q: Int, _ p: Int) {
+        #expect(matched[q] == -2 && unmatched[q] == -2, "B position \(q) reported once")
+        matched[q] = p
+    }
+
+    mutating func unmatched(_ q: Int, _ earlier: Int) {
+        #expect(matched[q] == -2 && unmatched[q] == -2, "B position \(q) reported once")
+        unmatched[q] = earlier
+        unmatchedOrder.append(q)
     }
 }

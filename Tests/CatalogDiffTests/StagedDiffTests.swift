@@ -76,6 +76,29 @@ struct StagedDiffTests {
         #expect(DuplicateIDError(sections: ["s"], items: ["a", "b"]).description == "duplicate section ids: s; duplicate item ids: a, b")
     }
 
+    @Test("ids B repeats are listed once per repeat, in B's order, however the lookup found them")
+    func repeatsInB() {
+        // Ids the diff must hash (strings, spread integers), in A's order: B repeats some of them
+        // early — each such copy is an id that is not where A has it while the one after it is,
+        // which the lookup probes for after it has found the later copy in order.
+        var random = SplitMix64(seed: 41)
+        for round in 0..<300 {
+            let a = (0..<(20 + round % 40)).map { "id-\($0 &* 7_919)" }
+            var b = a
+            for _ in 0..<(1 + round % 4) {
+                let id = a[Int(random.next() % UInt64(a.count))]
+                b.insert(id, at: Int(random.next() % UInt64(b.count + 1)))
+            }
+            if round % 3 == 0 { b.insert("new-\(round)", at: 0); b.append("new-\(round)") }
+            // Every occurrence after the first, in B's order.
+            let repeated = b.indices.filter { b[..<$0].contains(b[$0]) }.map { b[$0] }
+            let sectioned = round % 2 == 0 ? Shape([("s", a)]) : Shape([("s", Array(a[..<10])), ("t", Array(a[10...]))])
+            #expect(throws: DuplicateIDError(sections: [], items: repeated)) {
+                try StagedDiff.changeset(from: sectioned, to: Shape([("s", b)]))
+            }
+        }
+    }
+
     @Test("catalogues: content changes become reloads, revisions are carried")
     func catalogues() throws {
         var a = Catalog(name: "shelf", revision: 3, sections: [
