@@ -65,10 +65,7 @@ public struct Layout: Sendable {
             throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height",
                                            found: "\(format(size.width))×\(format(size.height))")
         }
-        // Lines and columns keep item indices in 32 bits (half the memory of `Int`).
-        guard input.itemCount <= Int(Int32.max) else {
-            throw LayoutConfigurationError(key: "", expected: "at most \(Int32.max) items", found: "\(input.itemCount)")
-        }
+        try Self.checkItemCount(input.itemCount)
         if let index = input.firstInvalidSize {
             let path = input.path(ofItemAt: index)
             let bad = input.naturalSizes[index]
@@ -94,6 +91,18 @@ public struct Layout: Sendable {
         #if DEBUG
         checkInvariants()
         #endif
+    }
+
+    /// The most items a layout takes: lines and columns keep item indices in 32 bits (half the
+    /// memory of `Int`).
+    static let maximumItemCount = Int(Int32.max)
+
+    /// Refuses more than `limit` items (``maximumItemCount``; tests pass a smaller one, since an
+    /// input of 2³¹ items needs tens of gigabytes).
+    static func checkItemCount(_ count: Int, limit: Int = maximumItemCount) throws(LayoutConfigurationError) {
+        guard count <= limit else {
+            throw LayoutConfigurationError(key: "", expected: "at most \(limit) items", found: "\(count)")
+        }
     }
 
     private mutating func layOut(_ input: LayoutInput) {

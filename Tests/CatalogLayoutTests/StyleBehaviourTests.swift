@@ -1,5 +1,5 @@
 import CatalogDiff
-import CatalogLayout
+@testable import CatalogLayout
 import CatalogModel
 import Foundation
 import Testing
@@ -194,6 +194,17 @@ import Testing
             #expect(layout.numberOfItems == 0 && layout.numberOfSections == 0 && layout.viewportSize == viewport)
             #expect(layout.invariantViolations() == [] && layout.allElements.isEmpty)
         }
+    }
+
+    @Test func moreItemsThan32BitIndicesHoldAreRefused() throws {
+        // Layouts of 2³¹ items cannot be built here (tens of gigabytes), so the check that
+        // `prepare` runs first is tested at its limit and with a small one.
+        #expect(Layout.maximumItemCount == Int(Int32.max))
+        try Layout.checkItemCount(Layout.maximumItemCount)
+        let error = #expect(throws: LayoutConfigurationError.self) { try Layout.checkItemCount(Layout.maximumItemCount + 1) }
+        #expect(error?.description == "layout configuration: expected at most 2147483647 items, found 2147483648")
+        try Layout.checkItemCount(3, limit: 3)
+        #expect(throws: LayoutConfigurationError.self) { try Layout.checkItemCount(4, limit: 3) }
     }
 
     @Test func aLastLineOfTinyItemsIsSpacedWithoutCountingEveryCopy() throws {
