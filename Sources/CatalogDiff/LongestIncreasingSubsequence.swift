@@ -26,6 +26,7 @@ struct LongestIncreasingSubsequence {
     /// `values` is used as scratch space: its contents are undefined afterwards.
     mutating func find(in values: UnsafeMutableBufferPointer<Int32>) {
         let n = values.count
+        precondition(n <= Int(Int32.max), "positions are 32-bit")
         kept.removeAll(keepingCapacity: true)
         kept.append(contentsOf: repeatElement(false, count: n))
         keptCount = 0
@@ -50,25 +51,35 @@ struct LongestIncreasingSubsequence {
         // values[0..<count] hold the tails' values from here on; count ≤ i whenever values[i] is read.
         let tailValues = values
         var count = 0  // of tails
+        // The last tail's value and index, kept in registers: most values extend the longest run,
+        // and reading the last tail back from memory made each value wait for the store before.
+        var (last, lastIndex): (Int32, Int32) = (0, -1)
         for i in values.indices {
             let value = values[i]
-            var length: Int  // the run this value ends has length + 1
-            if count == 0 || tailValues[count - 1] < value {
-                length = count
-            } else if count == 1 || tailValues[count - 2] < value {
-                length = count - 1
+            let index = Int32(truncatingIfNeeded: i)  // `find(in:)` is given fewer than 2³¹ values
+            if count == 0 || last < value {
+                previous[i] = lastIndex
+                tailValues[count] = value
+                tailIndices[count] = index
+                count &+= 1
+                (last, lastIndex) = (value, index)
+                continue
+            }
+            var length: Int  // the run this value ends has length + 1, below `count`
+            if count == 1 || tailValues[count &- 2] < value {
+                length = count &- 1
+                (last, lastIndex) = (value, index)
             } else {
-                var high = count - 2  // tailValues[count - 2] >= value
+                var high = count &- 2  // tailValues[count - 2] >= value
                 length = 0
                 while length < high {
-                    let mid = (length + high) / 2
-                    if tailValues[mid] < value { length = mid + 1 } else { high = mid }
+                    let mid = (length &+ high) / 2
+                    if tailValues[mid] < value { length = mid &+ 1 } else { high = mid }
                 }
             }
-            previous[i] = length > 0 ? tailIndices[length - 1] : -1
+            previous[i] = length > 0 ? tailIndices[length &- 1] : -1
             tailValues[length] = value
-            tailIndices[length] = Int32(i)
-            if length == count { count += 1 }
+            tailIndices[length] = index
         }
         var index = Int(tailIndices[count - 1])
         while index >= 0 {
