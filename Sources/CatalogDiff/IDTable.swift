@@ -303,11 +303,9 @@ final class IDTable {
                         // A run of ids in A's order, the common case, in a loop of its own.
                         let (limit, offset) = (min(bIDs.count &- i, sectionEnd &- next), next &- sectionStart)
                         var run = 0
-                        while run < limit && ids[offset &+ run] == bIDs[i &+ run] {
-                            results.matched(base &+ i &+ run, next &+ run)
-                            run &+= 1
-                        }
+                        while run < limit && ids[offset &+ run] == bIDs[i &+ run] { run &+= 1 }
                         if run > 0 {
+                            results.matchedRun(base &+ i, next, count: run)
                             (next, i, strikes) = (next &+ run, i &+ run, max(0, strikes &- run))
                             continue
                         }
