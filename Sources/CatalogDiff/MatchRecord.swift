@@ -27,24 +27,6 @@ struct MatchRecord: LookUpResults {
         }
     }
 
-    /// A run of matches in a loop of its own, the count added once: in the lookup's loop, with
-    /// everything else it keeps at hand, each match reloaded its pointers from the stack.
-    @inline(__always)
-    mutating func matchedRun(_ q: Int, _ p: Int, count n: Int) {
-        var fresh = 0
-        for k in 0..<n {
-            let (q, p) = (q &+ k, p &+ k)
-            guard aToB[p] < 0 else {
-                repeatsOfA.append((q, p))
-                continue
-            }
-            aToB[p] = Int32(truncatingIfNeeded: q)
-            bToA[q] = Int32(truncatingIfNeeded: p)
-            fresh &+= 1
-        }
-        count &+= fresh
-    }
-
     @inline(__always)
     mutating func unmatched(_ q: Int, _ earlier: Int) {
         if earlier >= 0 { repeatsOfNew.append(q) }
