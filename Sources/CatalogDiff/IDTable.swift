@@ -310,12 +310,11 @@ final class IDTable {
                             continue
                         }
                         // Not next: maybe a few ids later (A's ids between were deleted or moved).
-                        p = next &+ 1
-                        let end = min(next &+ Self.lookahead, sectionEnd)
-                        while p < end && ids[p &- sectionStart] != bIDs[i] { p &+= 1 }
-                        if p < end {  // `end` is below `next` when A has no ids left
+                        let end = min(next &+ Self.lookahead, sectionEnd)  // below `next` when A has no ids left
+                        p = Self.position(of: bIDs[i], in: ids, at: sectionStart, from: next &+ 1, to: end)
+                        if p < end {
                             strikes = max(0, strikes &- 1)
-                        } else if i &+ 1 < bIDs.count, Self.isAmong(ids, from: next &- sectionStart, to: end &- sectionStart, bIDs[i &+ 1]) {
+                        } else if i &+ 1 < bIDs.count, Self.position(of: bIDs[i &+ 1], in: ids, at: sectionStart, from: next, to: end) < end {
                             // The id after it is where A has it: this one was inserted or moved
                             // here (the common case), which a probe tells without changing where
                             // the walk goes on. Probed for later, with others.
@@ -377,12 +376,13 @@ final class IDTable {
         }
     }
 
-    /// Whether `id` is among `ids[start..<end]` (not when `end` ≤ `start`).
+    /// The first A position from `start` up to `end` whose id is `id`, in the A section `ids`
+    /// that starts at position `sectionStart`; `end` or more when there is none.
     @inline(__always)
-    private static func isAmong<ID: Hashable>(_ ids: [ID], from start: Int, to end: Int, _ id: ID) -> Bool {
-        var k = start
-        while k < end && ids[k] != id { k &+= 1 }
-        return k < end
+    private static func position<ID: Hashable>(of id: ID, in ids: [ID], at sectionStart: Int, from start: Int, to end: Int) -> Int {
+        var p = start
+        while p < end && ids[p &- sectionStart] != id { p &+= 1 }
+        return p
     }
 
     /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
