@@ -3,6 +3,7 @@
 /// repeats an id.
 struct MatchRecord: LookUpResults {
     /// The B position of each A position and the reverse, −1 where none: filled in by the lookup.
+    /// Positions fit in 32 bits: the diff refuses snapshots of 2³¹ items or more before it looks up.
     let aToB: UnsafeMutableBufferPointer<Int32>
     let bToA: UnsafeMutableBufferPointer<Int32>
     /// How many ids A and B share.

@@ -19,6 +19,7 @@ public enum StagedDiff {
     /// without one, the diff borrows one of the shared workspaces
     /// (``DiffWorkspace/releaseShared()`` frees them). The changeset is the same either way.
     ///
+    /// - Precondition: each snapshot has fewer than 2³¹ items (positions are kept in 32 bits).
     /// - Throws: ``DuplicateIDError`` when either snapshot repeats a section or item id.
     // Generic code called from another module runs unspecialised (every id copied through value
     // witnesses, ~7× slower); these are the id types catalogues and benchmarks use.
@@ -112,6 +113,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     /// Every item id of A and B matched through one table, or nil when the hash gave up.
     static func match(_ a: inout ItemIDs<I>, _ b: inout ItemIDs<I>, hash: IDHash, workspace: DiffWorkspace)
         -> (table: IDTable, aToB: [Int32], bToA: [Int32], matched: Int, duplicatesInA: [Int], duplicatesInB: [Int])? {
+        // Positions are kept in 32 bits (the maps below, the record's stores, the subsequence).
+        precondition(a.count <= Int(Int32.max) && b.count <= Int(Int32.max), "a diff handles snapshots of fewer than 2³¹ items")
         let table = IDTable.forIDs(&a, &b, hash: hash, workspace: workspace)
         guard let duplicatesInA = table.enter(a) else { return nil }
         var aToB = workspace.take(\.aToB, count: a.count, repeating: -1)
