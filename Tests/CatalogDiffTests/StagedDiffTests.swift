@@ -78,9 +78,9 @@ struct StagedDiffTests {
 
     @Test("ids B repeats are listed once per repeat, in B's order, however the lookup found them")
     func repeatsInB() {
-        // Ids the diff must hash (strings, spread integers), in A's order: B repeats some of them
-        // early — each such copy is an id that is not where A has it while the one after it is,
-        // which the lookup probes for after it has found the later copy in order.
+        // String ids (which the diff hashes), in A's order: B repeats some of them early — each
+        // such copy is an id that is not where A has it while the one after it is, which the
+        // lookup probes for after it has found the later copy in order.
         var random = SplitMix64(seed: 41)
         for round in 0..<300 {
             let a = (0..<(20 + round % 40)).map { "id-\($0 &* 7_919)" }
