@@ -63,7 +63,7 @@ struct CatalogRoutes: Sendable {
         let store = self.store
         let (_, body) = try await cache.body(for: "changes \(name) \(since)", revision: revision) {
             let changeset = try store.changes(in: name, since: since)
-            return (changeset.toRevision ?? revision, ByteBuffer(string: changeset.jsonValue.serialized(pretty: false)))
+            return (changeset.toRevision ?? revision, ByteBuffer(bytes: Documents.compactChangeset(changeset)))
         }
         return buffer(body, type: "application/json")
     }

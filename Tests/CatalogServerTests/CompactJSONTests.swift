@@ -4,10 +4,11 @@ import CatalogModel
 @testable import CatalogStore
 import Testing
 
-/// The bytes the API answers writes with are exactly the documented JSON, written compactly.
-@Suite("Compact write answers")
+/// The bytes the API answers writes and change feeds with are exactly the documented JSON,
+/// written compactly.
+@Suite("Compact write answers and changesets")
 struct CompactJSONTests {
-    @Test("2,000 random write results: compactWrite is write(_:).serialized(pretty: false), byte for byte")
+    @Test("2,000 random write results: compactWrite is write(_:).serialized(pretty: false), and compactChangeset is jsonValue.serialized(pretty: false), byte for byte")
     func sameBytes() {
         var random = SplitMix64(seed: 0xC0DE)
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
@@ -28,6 +29,11 @@ struct CompactJSONTests {
             let written = String(decoding: Documents.compactWrite(result), as: UTF8.self)
             if written != expected {
                 Issue.record("compact \(written), documented \(expected)")
+                return
+            }
+            let changesetBytes = String(decoding: Documents.compactChangeset(changeset), as: UTF8.self)
+            if changesetBytes != changeset.jsonValue.serialized(pretty: false) {
+                Issue.record("compact \(changesetBytes), documented \(changeset.jsonValue.serialized(pretty: false))")
                 return
             }
         }
