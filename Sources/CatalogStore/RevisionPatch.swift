@@ -139,10 +139,12 @@ struct RevisionPatch: Codable, Equatable {
 
     /// The patch `encoded()` wrote. Patches of ids only — sections reordered, items moved,
     /// shelves' item orders: what moves journal — are read by hand (`JSONDecoder` was a third of
-    /// a change feed's time); the others, and anything unexpected, through `Codable`.
+    /// a change feed's time): in one pass over the bytes as `encoded()` writes them
+    /// (``written(_:)``), else from a JSON parser's tree; the others, and anything unexpected,
+    /// through `Codable`.
     static func decoded(_ text: String) throws -> RevisionPatch {
         var text = text
-        if let patch = text.withUTF8({ idsOnly(UnsafeRawBufferPointer($0)) }) { return patch }
+        if let patch = text.withUTF8({ written(UnsafeRawBufferPointer($0)) ?? idsOnly(UnsafeRawBufferPointer($0)) }) { return patch }
         return try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))
     }
 

@@ -236,13 +236,18 @@ struct JournalTests {
         #expect(withoutContent >= 10)
     }
 
-    @Test("patches of ids only are read by hand exactly as JSONDecoder reads them; others still through Codable")
+    @Test("patches of ids only are read by hand exactly as JSONDecoder reads them, in one pass when unescaped; others still through Codable")
     func patchDecoding() throws {
         var random = SplitMix64(seed: 404)
+        var onePass = 0
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
         let names = ["s1", "Book \"quoted\"", "back\\slash", "tab\tnew\nline", "ünïcødé 📚", "K\u{212A}", "", "/slash", "\u{01}"]
-        func name() -> String { names[pick(names.count)] + (pick(2) == 0 ? "\(pick(1000))" : "") }
-        for _ in 0..<500 {
+        // Half the patches with names that need no escaping, which the one-pass reader takes.
+        let plainNames = names.filter { !$0.contains(where: { $0 == "\"" || $0 == "\\" || $0.asciiValue.map { $0 < 0x20 } ?? false }) }
+        var plain = false
+        func name() -> String { (plain ? plainNames : names).randomElement(using: &random)! + (pick(2) == 0 ? "\(pick(1000))" : "") }
+        for round in 0..<1_000 {
+            plain = round % 2 == 0
             var patch = RevisionPatch(itemMoves: (0..<pick(4)).map { _ in .init(item: name(), section: name(), index: pick(3) == 0 ? -pick(5) : pick(100)) })
             if pick(3) == 0 { patch.itemMoves = nil }
             if pick(2) == 0 { patch.sectionOrder = (0..<pick(5)).map { _ in name() } }
@@ -251,6 +256,25 @@ struct JournalTests {
             let decoded = try RevisionPatch.decoded(text)
             #expect(decoded == patch, "\(text)")
             #expect(decoded == (try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))))
+            // The one-pass reader takes every patch without an escaped character, and leaves the
+            // others to the parser.
+            var bytes = text
+            let read = bytes.withUTF8 { RevisionPatch.written(UnsafeRawBufferPointer($0)) }
+            if text.contains("\\") {
+                #expect(read == nil, "\(text)")
+            } else {
+                #expect(read == patch, "\(text)")
+                onePass += 1
+            }
+        }
+        #expect(onePass >= 500)
+        // Anything but exactly what `encoded()` writes is the parser's.
+        for text in [#"{ "sections":[]}"#, #"{"sections":[],"itemMoves":[{"section":"s","item":"a","index":1}]}"#,
+                     #"{"sections":[],"itemMoves":[{"item":"a","section":"s","index":01}]}"#,
+                     #"{"sections":[],"itemMoves":[{"item":"a","section":"s","index":99999999999999999999}]}"#,
+                     #"{"sections":[]} "#, #"{"sections":[],"itemOrders":[{"section":"s","items":["a",]}]}"#] {
+            var bytes = text
+            #expect(bytes.withUTF8 { RevisionPatch.written(UnsafeRawBufferPointer($0)) } == nil, "\(text)")
         }
         // Whole sections and items go through Codable, as does anything the hand reader does not know.
         let section = Section(id: "s", kind: .bookshelf, title: "Shelf", items: [Item(id: "b", content: .book(Book(title: "T", cover: "c")))])
