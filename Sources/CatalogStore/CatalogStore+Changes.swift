@@ -58,7 +58,7 @@ extension CatalogStore {
                                  arguments: [catalogPK, revision + 1]) != true {
                 throw try tooOld()
             }
-            let current = try Self.loadCatalog(pk: catalogPK, named: name, revision: currentRevision, in: db)
+            let current = try currentCatalog(pk: catalogPK, named: name, revision: currentRevision, in: db)
             let patches = try Row.fetchAll(db, sql: """
                 SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC
                 """, arguments: [catalogPK, revision])

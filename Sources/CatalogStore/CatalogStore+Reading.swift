@@ -39,7 +39,19 @@ extension CatalogStore {
 
     /// The catalogue's current snapshot: its sections and items in display order, with its revision.
     public func catalog(named name: String) throws(StoreError) -> Catalog {
-        try read { db in try Self.loadCatalog(named: name, in: db) }
+        try read { db in
+            guard let row = try Self.catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
+            return try currentCatalog(pk: row.pk, named: name, revision: row.revision, in: db)
+        }
+    }
+
+    /// The catalogue whose row (key and revision) the caller has read in this transaction: kept
+    /// from an earlier read of the same revision, or loaded and kept (see ``SnapshotCache``).
+    func currentCatalog(pk: Int64, named name: String, revision: Int, in db: Database) throws -> Catalog {
+        if let kept = snapshots.catalog(pk: pk, named: name, revision: revision) { return kept }
+        let catalog = try Self.loadCatalog(pk: pk, named: name, revision: revision, in: db)
+        snapshots.keep(catalog, pk: pk)
+        return catalog
     }
 
     static func loadCatalog(named name: String, in db: Database) throws -> Catalog {

@@ -15,6 +15,8 @@ public final class CatalogStore: Sendable {
     let checkpointer: WALCheckpointer?
     /// Groups edits that arrive together into one transaction.
     let combiner = WriteCombiner()
+    /// Catalogues read whole lately, at their revisions.
+    let snapshots = SnapshotCache()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///
