@@ -59,16 +59,18 @@ extension CatalogStore {
                 throw try tooOld()
             }
             let current = try currentCatalog(pk: catalogPK, named: name, revision: currentRevision, in: db)
-            let patches = try Row.fetchAll(db, sql: """
-                SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC
-                """, arguments: [catalogPK, revision])
-            // Every revision after the requested one must still be journalled, newest first.
-            let expected = Array(stride(from: current.revision, to: revision, by: -1))
-            guard patches.map({ $0[0] as Int }) == expected else { throw try tooOld() }
+            // Every revision after the requested one must still be journalled: undone newest
+            // first, each patch read from the row's bytes as it comes.
             var rewinder = JournalRewinder(current)
-            for row in patches {
-                try rewinder.rewind(RevisionPatch.decoded(row[1]))
-            }
+            var expected = current.revision
+            try RawStatement(db, "SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC")
+                .forEach(.integer(catalogPK), .integer(Int64(revision))) { row in
+                    guard row.int(0) == expected else { return false }
+                    try rewinder.rewind(row.withText(1) { try RevisionPatch.decoded($0) })
+                    expected -= 1
+                    return true
+                }
+            guard expected == revision else { throw try tooOld() }
             return (rewinder.catalog, current, rewinder.restoredContent)
         }
     }

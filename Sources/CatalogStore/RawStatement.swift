@@ -26,6 +26,12 @@ struct RawStatement {
             guard let bytes = sqlite3_column_text(handle, column) else { return nil }
             return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
         }
+        /// `body` with the column's text as UTF-8 bytes, valid only during the call (empty for NULL):
+        /// for a reader that needs no `String`.
+        func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+            let bytes = sqlite3_column_text(handle, column)
+            return try body(UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : Int(sqlite3_column_bytes(handle, column))))
+        }
     }
 
     private let db: Database

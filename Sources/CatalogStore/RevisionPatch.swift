@@ -144,8 +144,13 @@ struct RevisionPatch: Codable, Equatable {
     /// through `Codable`.
     static func decoded(_ text: String) throws -> RevisionPatch {
         var text = text
-        if let patch = text.withUTF8({ written(UnsafeRawBufferPointer($0)) ?? idsOnly(UnsafeRawBufferPointer($0)) }) { return patch }
-        return try JSONDecoder().decode(RevisionPatch.self, from: Data(text.utf8))
+        return try text.withUTF8 { try decoded(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// ``decoded(_:)`` from the patch's UTF-8 bytes, as the journal's rows hold them.
+    static func decoded(_ bytes: UnsafeRawBufferPointer) throws -> RevisionPatch {
+        if let patch = written(bytes) ?? idsOnly(bytes) { return patch }
+        return try JSONDecoder().decode(RevisionPatch.self, from: Data(bytes))
     }
 
     /// The keys a patch of ids only may have.
