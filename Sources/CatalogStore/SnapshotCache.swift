@@ -8,7 +8,8 @@ import Foundation
 /// A catalogue's rows at one revision never change: every write raises the revision in the
 /// transaction that changes them. So an entry is good exactly while the catalogue's row (read in
 /// the caller's transaction) still has its key and revision. Loading a 1,000-item catalogue was
-/// a quarter of an uncached change feed's time.
+/// a quarter of an uncached change feed's time. The memory is that of the catalogues themselves
+/// (at most ``limit`` of them, the latest revision of each), shared with the values handed out.
 final class SnapshotCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Int64: Catalog] = [:]
