@@ -59,6 +59,11 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
 
     var aSection: [S: Int] = [:]
     var bSection: [S: Int] = [:]
+    /// The B index of each A section and the A index of each B section (nil: only one side has
+    /// it), looked up once: the plan asks for them several times a section, and each dictionary
+    /// lookup hashed the section's id again.
+    var bIndexOfA: [Int?] = []
+    var aIndexOfB: [Int?] = []
 
     // Items by flat position (see ``ItemIDs``).
     let aIDs: ItemIDs<I>
@@ -74,7 +79,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     /// The sections of the item stage, in order, and the S1 index of each A section / B section.
     var s1: [Entry] = []
     var s1OfA: [Int] = []
-    var s1OfB: [Int: Int] = [:]
+    var s1OfB: [Int?] = []
 
     init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>,
          workspace: DiffWorkspace) throws(DuplicateIDError) {
@@ -84,12 +89,16 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         self.updatedItems = updatedItems
         self.workspace = workspace
         var duplicateSections: [String] = []
+        aSection.reserveCapacity(a.sections.count)
+        bSection.reserveCapacity(b.sections.count)
         for (s, id) in a.sections.enumerated() where aSection.updateValue(s, forKey: id) != nil {
             duplicateSections.append(String(describing: id))
         }
         for (s, id) in b.sections.enumerated() where bSection.updateValue(s, forKey: id) != nil {
             duplicateSections.append(String(describing: id))
         }
+        bIndexOfA = a.sections.map { [bSection] in bSection[$0] }
+        aIndexOfB = b.sections.map { [aSection] in aSection[$0] }
         var aIDs = ItemIDs(a.items)
         var bIDs = ItemIDs(b.items)
         // The fast hash for the id type, unless it gives up on a non-ASCII string id: then the
@@ -144,33 +153,35 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 
     /// The B index of A's section `s`, or nil when B deletes it.
-    func survivingIndex(ofA s: Int) -> Int? { bSection[a.sections[s]] }
+    func survivingIndex(ofA s: Int) -> Int? { bIndexOfA[s] }
 
     mutating func plan() -> Changeset {
         // Stage 1: new sections that receive items from A, placed after the A section that
         // precedes them in B, so that few of them need moving later.
         var receivers = Set<Int>()
-        for s in b.sections.indices where aSection[b.sections[s]] == nil {
+        for s in b.sections.indices where aIndexOfB[s] == nil {
             if bIDs.positions(ofSection: s).contains(where: { bToA[$0] >= 0 }) { receivers.insert(s) }
         }
         var following: [Int: [Int]] = [:]  // A index (−1: the front) → receiving B sections
         var anchor = -1
         for s in b.sections.indices {
-            if let old = aSection[b.sections[s]] { anchor = old } else if receivers.contains(s) { following[anchor, default: []].append(s) }
+            if let old = aIndexOfB[s] { anchor = old } else if receivers.contains(s) { following[anchor, default: []].append(s) }
         }
+        s1.reserveCapacity(a.sections.count + receivers.count)
         for s in following[-1] ?? [] { s1.append(.new(s)) }
         for s in a.sections.indices {
             s1.append(.old(s))
-            for t in following[s] ?? [] { s1.append(.new(t)) }
+            if !following.isEmpty { for t in following[s] ?? [] { s1.append(.new(t)) } }
         }
         s1OfA = [Int](repeating: 0, count: a.sections.count)
+        s1OfB = [Int?](repeating: nil, count: b.sections.count)
         for (index, entry) in s1.enumerated() {
             switch entry {
             case .old(let s): s1OfA[s] = index
             case .new(let t): s1OfB[t] = index
             }
         }
-        for (s, id) in a.sections.enumerated() { if let t = bSection[id] { s1OfB[t] = s1OfA[s] } }
+        for s in a.sections.indices { if let t = bIndexOfA[s] { s1OfB[t] = s1OfA[s] } }
 
         var first = Stage()
         first.sections.inserted = s1.indices.filter { if case .new = s1[$0] { true } else { false } }
@@ -246,7 +257,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         bToA.withUnsafeBufferPointer { bToA in
             for t in b.sections.indices {
                 guard let index = s1OfB[t] else { continue }  // inserted in stage 3 with all its items
-                let isNewSection = aSection[b.sections[t]] == nil
+                let isNewSection = aIndexOfB[t] == nil
                 // The A positions that are in this S1 section already (none for a new section).
                 let local: Range<Int>
                 if case .old(let s) = s1[index] { local = aIDs.positions(ofSection: s) } else { local = 0..<0 }
