@@ -171,7 +171,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         for s in following[-1] ?? [] { s1.append(.new(s)) }
         for s in a.sections.indices {
             s1.append(.old(s))
-            if !following.isEmpty { for t in following[s] ?? [] { s1.append(.new(t)) } }
+            for t in following[s] ?? [] { s1.append(.new(t)) }
         }
         s1OfA = [Int](repeating: 0, count: a.sections.count)
         s1OfB = [Int?](repeating: nil, count: b.sections.count)
