@@ -1,9 +1,9 @@
 extension RevisionPatch {
     /// A patch of ids only exactly as ``encoded()`` writes it, read in one pass over its bytes;
-    /// nil for anything else — whitespace, another order of keys, an escaped character, a patch
-    /// with sections or items — which ``decoded(_:)`` then reads with a JSON parser.
+    /// nil for anything else — whitespace, another order of keys, an escape `encoded()` does not
+    /// write, a patch with sections or items — which ``decoded(_:)`` then reads through `Codable`.
     ///
-    /// A change feed reads one patch per revision it goes back: through the JSON parser, which
+    /// A change feed reads one patch per revision it goes back: through a JSON parser, which
     /// builds a tree of values and a dictionary per object, a move's patch cost about 15,000
     /// instructions, a quarter of an uncached feed's time.
     static func written(_ bytes: UnsafeRawBufferPointer) -> RevisionPatch? {
@@ -51,30 +51,74 @@ private struct PatchReader {
 
     /// Moves past `text` when the bytes continue with it.
     mutating func skip(_ text: StaticString) -> Bool {
-        let count = text.utf8CodeUnitCount
-        guard bytes.count - offset >= count else { return false }
-        let expected = text.utf8Start
-        for i in 0..<count where bytes[offset &+ i] != expected[i] { return false }
-        offset &+= count
+        guard matches(text, at: offset) else { return false }
+        offset &+= text.utf8CodeUnitCount
         return true
     }
 
-    /// A JSON string without escapes (`encoded()` escapes only quotes, backslashes and control
-    /// characters; a string with one of those is left to the JSON parser).
+    /// A JSON string with at most the escapes ``appendJSONString(_:to:)`` writes: `\"`, `\\`,
+    /// `\n`, `\r`, `\t` and `\u00XX` for other control characters. Most ids have none: their
+    /// bytes become the string at once.
     mutating func string() -> String? {
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { return nil }
-        let start = offset &+ 1
-        var end = start
-        while end < bytes.count {
-            let byte = bytes[end]
+        offset &+= 1
+        var start = offset
+        var unescaped: [UInt8]?  // the string's bytes so far, once it has had an escape
+        while offset < bytes.count {
+            let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
-                offset = end &+ 1
-                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                let rest = UnsafeRawBufferPointer(rebasing: bytes[start..<offset])
+                offset &+= 1
+                guard var text = unescaped else { return String(decoding: rest, as: UTF8.self) }
+                text.append(contentsOf: rest)
+                return String(decoding: text, as: UTF8.self)
             }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            end &+= 1
+            if byte < 0x20 { return nil }
+            guard byte == UInt8(ascii: "\\") else {
+                offset &+= 1
+                continue
+            }
+            var text = unescaped ?? []
+            text.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<offset]))
+            guard offset &+ 1 < bytes.count else { return nil }
+            switch bytes[offset &+ 1] {
+            case UInt8(ascii: "\""): text.append(UInt8(ascii: "\""))
+            case UInt8(ascii: "\\"): text.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "t"): text.append(0x09)
+            case UInt8(ascii: "u"):
+                // `\u00XX`: a control character, one byte of UTF-8.
+                guard bytes.count &- offset >= 6, matches("00", at: offset &+ 2),
+                      let high = Self.hexDigit(bytes[offset &+ 4]), high < 2, let low = Self.hexDigit(bytes[offset &+ 5])
+                else { return nil }
+                text.append(high << 4 | low)
+                offset &+= 4
+            default: return nil
+            }
+            offset &+= 2
+            start = offset
+            unescaped = text
         }
         return nil
+    }
+
+    /// Whether the bytes at `position` are `text`.
+    func matches(_ text: StaticString, at position: Int) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - position >= count else { return false }
+        let expected = text.utf8Start
+        for i in 0..<count where bytes[position &+ i] != expected[i] { return false }
+        return true
+    }
+
+    /// The value of a lowercase hexadecimal digit, as `appendJSONString` writes them.
+    static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte &- UInt8(ascii: "a") &+ 10
+        default: nil
+        }
     }
 
     /// A decimal integer as Swift prints one: an optional minus, no leading zeros, no overflow.

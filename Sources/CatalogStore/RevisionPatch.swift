@@ -1,4 +1,3 @@
-import CatalogImport
 import CatalogModel
 import Foundation
 
@@ -138,10 +137,10 @@ struct RevisionPatch: Codable, Equatable {
     }
 
     /// The patch `encoded()` wrote. Patches of ids only — sections reordered, items moved,
-    /// shelves' item orders: what moves journal — are read by hand (`JSONDecoder` was a third of
-    /// a change feed's time): in one pass over the bytes as `encoded()` writes them
-    /// (``written(_:)``), else from a JSON parser's tree; the others, and anything unexpected,
-    /// through `Codable`.
+    /// shelves' item orders: what moves journal — are read by hand, in one pass over the bytes
+    /// as `encoded()` writes them (``written(_:)``; `JSONDecoder` was a third of a change feed's
+    /// time); the others, and anything unexpected (an entry an older version wrote through
+    /// `JSONEncoder`), through `Codable`.
     static func decoded(_ text: String) throws -> RevisionPatch {
         var text = text
         return try text.withUTF8 { try decoded(UnsafeRawBufferPointer($0)) }
@@ -149,56 +148,8 @@ struct RevisionPatch: Codable, Equatable {
 
     /// ``decoded(_:)`` from the patch's UTF-8 bytes, as the journal's rows hold them.
     static func decoded(_ bytes: UnsafeRawBufferPointer) throws -> RevisionPatch {
-        if let patch = written(bytes) ?? idsOnly(bytes) { return patch }
+        if let patch = written(bytes) { return patch }
         return try JSONDecoder().decode(RevisionPatch.self, from: Data(bytes))
-    }
-
-    /// The keys a patch of ids only may have.
-    private static let idsOnlyKeys: Set<String> = ["sections", "sectionOrder", "itemMoves", "itemOrders"]
-
-    /// A patch of ids only from its JSON, or nil when it holds anything else.
-    private static func idsOnly(_ bytes: UnsafeRawBufferPointer) -> RevisionPatch? {
-        guard case .dictionary(let members)? = try? JSONParser.parse(bytes),
-              case .array(let stored)? = members["sections"], stored.isEmpty,
-              members.keys.allSatisfy(idsOnlyKeys.contains)
-        else { return nil }
-        func strings(_ value: PropertyValue?) -> [String]? {
-            guard case .array(let elements)? = value else { return nil }
-            var strings: [String] = []
-            strings.reserveCapacity(elements.count)
-            for element in elements {
-                guard case .string(let string) = element else { return nil }
-                strings.append(string)
-            }
-            return strings
-        }
-        func objects<T>(_ value: PropertyValue?, _ read: ([String: PropertyValue]) -> T?) -> [T]?? {
-            guard let value else { return .some(nil) }   // absent: fine, nil
-            guard case .array(let elements) = value else { return nil }
-            var result: [T] = []
-            for element in elements {
-                guard case .dictionary(let object) = element, let read = read(object) else { return nil }
-                result.append(read)
-            }
-            return .some(result)
-        }
-        var patch = RevisionPatch(itemMoves: [])
-        if let order = members["sectionOrder"] {
-            guard let ids = strings(order) else { return nil }
-            patch.sectionOrder = ids
-        }
-        guard let moves = objects(members["itemMoves"], { object -> ItemMove? in
-                  guard object.count == 3, case .string(let item)? = object["item"], case .string(let section)? = object["section"],
-                        case .integer(let index)? = object["index"] else { return nil }
-                  return ItemMove(item: item, section: section, index: index)
-              }),
-              let orders = objects(members["itemOrders"], { object -> ItemOrder? in
-                  guard object.count == 2, case .string(let section)? = object["section"], let items = strings(object["items"]) else { return nil }
-                  return ItemOrder(section: section, items: items)
-              })
-        else { return nil }
-        (patch.itemMoves, patch.itemOrders) = (moves, orders)
-        return patch
     }
 }
 
