@@ -1,6 +1,7 @@
 import CatalogDiff
 import CatalogModel
 import Foundation
+import GRDB
 import CatalogTestSupport
 import Testing
 @testable import CatalogStore
@@ -103,6 +104,34 @@ struct JournalTests {
         }
         #expect(try store.changes(in: "small", since: oldest).stages.flatMap(\.sections.reloaded) == [0])
         #expect(throws: StoreError.unknownCatalog("nope")) { try store.changes(in: "nope", since: 0) }
+    }
+
+    @Test("a journal with an entry missing or garbled is a typed error, and feeds that do not reach it still work")
+    func damagedJournal() throws {
+        let store = try CatalogStore.inMemory()
+        var shelves = Catalog(name: "shelf", sections: (0..<3).map { s in
+            Section(id: "s\(s)", kind: .bookshelf, capacity: 10,
+                    items: (0..<3).map { Item(id: "b\(s)-\($0)", content: .book(Book(title: "T", cover: "c"))) })
+        })
+        shelves.revision = try store.replace(shelves).revision
+        for n in 0..<6 { try store.move(item: "b\(n % 3)-\(n % 3)", toSection: "s\((n + 1) % 3)", index: 0, in: "shelf") }
+        let current = try store.revision(of: "shelf")
+        // An entry in the middle gone: a feed from before it cannot be rebuilt.
+        try store.writer.write { db in
+            try db.execute(sql: "DELETE FROM journal WHERE revision = ?", arguments: [current - 2])
+            try db.execute(sql: "UPDATE journal SET patch = 'not a patch' WHERE revision = ?", arguments: [current - 4])
+        }
+        do {
+            _ = try store.changes(in: "shelf", since: current - 3)
+            Issue.record("a feed across a missing entry was answered")
+        } catch {
+            guard case .revisionTooOld = error else { Issue.record("\(error)"); return }
+        }
+        // Past the missing one: the garbled entry is reached only by feeds from before it.
+        #expect(throws: (StoreError).self) { try store.changes(in: "shelf", since: current - 5) }
+        let latest = try store.changes(in: "shelf", since: current - 1)
+        #expect(latest.fromRevision == current - 1 && latest.toRevision == current)
+        #expect(try store.changes(in: "shelf", since: current).stages.isEmpty)
     }
 
     @Test("a revision patch rebuilds the previous catalogue exactly")
