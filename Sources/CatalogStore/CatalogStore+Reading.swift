@@ -47,6 +47,7 @@ extension CatalogStore {
 
     /// The catalogue whose row (key and revision) the caller has read in this transaction: kept
     /// from an earlier read of the same revision, or loaded and kept (see ``SnapshotCache``).
+    /// Only for read transactions, which see committed rows: what it keeps, every read may get.
     func currentCatalog(pk: Int64, named name: String, revision: Int, in db: Database) throws -> Catalog {
         if let kept = snapshots.catalog(pk: pk, named: name, revision: revision) { return kept }
         let catalog = try Self.loadCatalog(pk: pk, named: name, revision: revision, in: db)
@@ -54,6 +55,8 @@ extension CatalogStore {
         return catalog
     }
 
+    /// The catalogue as this transaction sees it, from its rows: never from ``SnapshotCache``,
+    /// since a write transaction may see rows that are rolled back and no read ever sees.
     static func loadCatalog(named name: String, in db: Database) throws -> Catalog {
         guard let row = try catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
         return try loadCatalog(pk: row.pk, named: name, revision: row.revision, in: db)
