@@ -88,7 +88,12 @@ struct DiffWorkspaceTests {
         workspace.release()
         #expect(workspace.retainedBytes == 0)
         #expect(try StagedDiff.changeset(from: a, to: b, workspace: workspace) == first)
-        #expect(workspace.retainedBytes == kept)
+        // Taken again, not necessarily to the byte: on Linux an array's capacity is what
+        // `malloc_usable_size` reports, and a fresh block may be a few bytes larger than the last
+        // one (CI once saw 277,784 against 277,768). Allow a page per buffer.
+        let retaken = workspace.retainedBytes
+        #expect(retaken >= 16_384 * 4 + 2 * (10_000 + 9_000) * 4)
+        #expect(abs(retaken - kept) <= 12 * 4_096, "kept \(kept) bytes before release, \(retaken) after")
     }
 
     @Test("catalogue changesets take a workspace too")
