@@ -25,13 +25,15 @@ extension CatalogStore {
     }
 
     /// The catalogue's current revision: one statement, which SQLite runs in a transaction of its
-    /// own (no BEGIN and COMMIT around it: the HTTP API asks this on every read).
+    /// own (no BEGIN and COMMIT around it: the HTTP API asks this on every read), on a connection
+    /// kept for it in a file store (see ``RevisionReader``).
     public func revision(of name: String) throws(StoreError) -> Int {
         do {
-            return try writer.unsafeReentrantRead { db in
-                guard let row = try Self.catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
-                return row.revision
+            let row = try revisions.catalogRow(named: name) ?? writer.unsafeReentrantRead { db in
+                try Self.catalogRow(named: name, in: db)
             }
+            guard let row else { throw StoreError.unknownCatalog(name) }
+            return row.revision
         } catch {
             throw Self.storeError(from: error)
         }

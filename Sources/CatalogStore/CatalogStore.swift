@@ -17,6 +17,8 @@ public final class CatalogStore: Sendable {
     let combiner = WriteCombiner()
     /// Catalogues read whole lately, at their revisions.
     let snapshots = SnapshotCache()
+    /// The connection behind ``revision(of:)`` for a file store.
+    let revisions: RevisionReader
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///
@@ -49,6 +51,7 @@ public final class CatalogStore: Sendable {
     private init(readOnly writer: DatabasePool, path: String) {
         self.writer = writer
         self.path = path
+        revisions = RevisionReader(path: path)
         checkpointer = nil
     }
 
@@ -68,6 +71,7 @@ public final class CatalogStore: Sendable {
          checkpointer: WALCheckpointer? = nil) throws(StoreError) {
         self.writer = writer
         self.path = path
+        revisions = RevisionReader(path: path)
         self.checkpointer = checkpointer
         do {
             if let migration {

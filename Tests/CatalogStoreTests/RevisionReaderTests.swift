@@ -1,0 +1,49 @@
+import CatalogModel
+import Foundation
+import Testing
+@testable import CatalogStore
+
+/// `revision(of:)` reads on a connection of its own in a file store (``RevisionReader``): it must
+/// see every committed write, from this store or another connection, and none that rolled back.
+@Suite("Revision reader")
+struct RevisionReaderTests {
+    @Test("a file store's revisions follow its writes, other connections' writes and refusals")
+    func followsWrites() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-revisions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("shared.sqlite").path
+        let store = try CatalogStore(path: path)
+        let other = try CatalogStore(path: path)
+        #expect(throws: StoreError.unknownCatalog("shelf")) { try store.revision(of: "shelf") }
+        try store.replace(SnapshotCacheTests.shelves())
+        // Answered by the connection kept for it, not the pool.
+        #expect(try store.revisions.catalogRow(named: "shelf")??.revision == 1)
+        #expect(try store.revision(of: "shelf") == 1)
+
+        try store.move(item: "b0-0", toSection: "s1", index: 0, in: "shelf")
+        #expect(try store.revision(of: "shelf") == 2)
+        try other.move(item: "b0-1", toSection: "s2", index: nil, in: "shelf")
+        #expect(try store.revision(of: "shelf") == 3)
+        // A refused write (an unknown book) changes nothing, the revision included.
+        #expect(throws: StoreError.self) { try other.move(item: "missing", toSection: "s0", index: nil, in: "shelf") }
+        #expect(try store.revision(of: "shelf") == 3)
+        #expect(try store.revision(of: "shelf") == store.catalog(named: "shelf").revision)
+        #expect(throws: StoreError.unknownCatalog("nope")) { try store.revision(of: "nope") }
+
+        // A store opened for reading answers from its own connection too.
+        let readOnly = try CatalogStore.openForReading(path: path)
+        #expect(try readOnly.revision(of: "shelf") == 3)
+        #expect(try readOnly.revisions.catalogRow(named: "shelf") != nil)
+    }
+
+    @Test("a store in memory reads revisions through its own connection")
+    func inMemory() throws {
+        let store = try CatalogStore.inMemory()
+        #expect(try store.revisions.catalogRow(named: "shelf") == nil)
+        try store.replace(SnapshotCacheTests.shelves())
+        try store.move(item: "b0-0", toSection: "s1", index: 0, in: "shelf")
+        #expect(try store.revision(of: "shelf") == 2)
+        #expect(throws: StoreError.unknownCatalog("nope")) { try store.revision(of: "nope") }
+    }
+}
