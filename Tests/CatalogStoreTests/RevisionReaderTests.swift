@@ -9,10 +9,8 @@ import Testing
 struct RevisionReaderTests {
     @Test("a file store's revisions follow its writes, other connections' writes and refusals")
     func followsWrites() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-revisions-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (path, folder) = try temporaryDatabasePath("shared")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("shared.sqlite").path
         let store = try CatalogStore(path: path)
         let other = try CatalogStore(path: path)
         #expect(throws: StoreError.unknownCatalog("shelf")) { try store.revision(of: "shelf") }

@@ -42,10 +42,8 @@ struct SnapshotCacheTests {
 
     @Test("a write through another connection to the file is seen by the next read")
     func anotherConnectionWrites() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-snapshots-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (path, folder) = try temporaryDatabasePath("shared")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("shared.sqlite").path
         let reader = try CatalogStore(path: path)
         let writer = try CatalogStore(path: path)
         try writer.replace(Self.shelves())
