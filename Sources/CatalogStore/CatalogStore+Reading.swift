@@ -29,10 +29,7 @@ extension CatalogStore {
     /// kept for it in a file store (see ``RevisionReader``).
     public func revision(of name: String) throws(StoreError) -> Int {
         do {
-            let row = try revisions.catalogRow(named: name) ?? writer.unsafeReentrantRead { db in
-                try Self.catalogRow(named: name, in: db)
-            }
-            guard let row else { throw StoreError.unknownCatalog(name) }
+            guard let row = try revisions.catalogRow(named: name) else { throw StoreError.unknownCatalog(name) }
             return row.revision
         } catch {
             throw Self.storeError(from: error)

@@ -51,7 +51,7 @@ public final class CatalogStore: Sendable {
     private init(readOnly writer: DatabasePool, path: String) {
         self.writer = writer
         self.path = path
-        revisions = RevisionReader(path: path)
+        revisions = RevisionReader(path: path, fallback: writer)
         checkpointer = nil
     }
 
@@ -71,7 +71,7 @@ public final class CatalogStore: Sendable {
          checkpointer: WALCheckpointer? = nil) throws(StoreError) {
         self.writer = writer
         self.path = path
-        revisions = RevisionReader(path: path)
+        revisions = RevisionReader(path: path, fallback: writer)
         self.checkpointer = checkpointer
         do {
             if let migration {

@@ -15,9 +15,9 @@ struct RevisionReaderTests {
         let other = try CatalogStore(path: path)
         #expect(throws: StoreError.unknownCatalog("shelf")) { try store.revision(of: "shelf") }
         try store.replace(SnapshotCacheTests.shelves())
-        // Answered by the connection kept for it, not the pool.
-        #expect(try store.revisions.catalogRow(named: "shelf")??.revision == 1)
         #expect(try store.revision(of: "shelf") == 1)
+        // Answered by the connection kept for it, not the pool.
+        #expect(store.revisions.hasOwnConnection)
 
         try store.move(item: "b0-0", toSection: "s1", index: 0, in: "shelf")
         #expect(try store.revision(of: "shelf") == 2)
@@ -32,16 +32,17 @@ struct RevisionReaderTests {
         // A store opened for reading answers from its own connection too.
         let readOnly = try CatalogStore.openForReading(path: path)
         #expect(try readOnly.revision(of: "shelf") == 3)
-        #expect(try readOnly.revisions.catalogRow(named: "shelf") != nil)
+        #expect(readOnly.revisions.hasOwnConnection)
     }
 
-    @Test("a store in memory reads revisions through its own connection")
+    @Test("a store in memory reads revisions through its one connection")
     func inMemory() throws {
         let store = try CatalogStore.inMemory()
-        #expect(try store.revisions.catalogRow(named: "shelf") == nil)
+        #expect(throws: StoreError.unknownCatalog("shelf")) { try store.revision(of: "shelf") }
         try store.replace(SnapshotCacheTests.shelves())
         try store.move(item: "b0-0", toSection: "s1", index: 0, in: "shelf")
         #expect(try store.revision(of: "shelf") == 2)
         #expect(throws: StoreError.unknownCatalog("nope")) { try store.revision(of: "nope") }
+        #expect(!store.revisions.hasOwnConnection)
     }
 }
