@@ -8,9 +8,15 @@ import GRDB
 /// every page it dirtied to the write-ahead log. Here edits queue up while a transaction runs;
 /// the next group takes every edit waiting, runs each in a savepoint of one transaction and
 /// commits once, then hands every edit its result, and repeats while edits keep arriving. Each
-/// edit still sees the ones before it, makes its own revision and journal entry and fails alone
-/// (its savepoint rolls back); a failed commit fails them all, and no caller hears of success
-/// before the commit. A lone edit runs as it would anyway.
+/// edit still sees the ones before it, makes its own revision and journal entry and fails alone;
+/// a failed commit fails them all, and no caller hears of success before the commit. A lone edit
+/// runs as it would anyway.
+///
+/// A group runs first without savepoints: most edits that fail (a full shelf, a stale revision,
+/// an unknown id) fail in their checks, before they write a row, and there is nothing to undo.
+/// Only when an edit fails after changing rows (SQLite's count of changed rows moved) is the
+/// transaction rolled back and the group run again, each edit in a savepoint of its own. So an
+/// edit's body may run twice; like any GRDB write closure, it must act only on the database.
 ///
 /// Two kinds of callers share the queue. A blocking caller (``write(_:_:)``) waits on its own
 /// thread and, when its turn comes to lead, runs the group there. An asynchronous caller
@@ -125,7 +131,8 @@ final class WriteCombiner: @unchecked Sendable {
         }
     }
 
-    /// Several edits in one transaction, each in a savepoint.
+    /// Several edits in one transaction: first without savepoints, and again with one per edit
+    /// if an edit fails after writing.
     private func runTogether(_ group: [Request], _ writer: any DatabaseWriter) {
         do {
             try writer.write { db in
@@ -134,10 +141,38 @@ final class WriteCombiner: @unchecked Sendable {
                     // transaction back: then no later edit may run (GRDB refuses them too), and
                     // the group fails as a whole below.
                     guard db.isInsideTransaction else { break }
-                    // Each edit in a savepoint of its own, so that a refused one leaves the
-                    // others. The savepoint statements are prepared once and stepped directly
-                    // (GRDB's `inSavepoint` parses them on every call: a tenth of a quick move).
-                    // If one of them fails, the error leaves the loop and the group fails whole.
+                    let changes = db.totalChangesCount
+                    do {
+                        request.result = .success(try request.body(db))
+                    } catch {
+                        request.result = .failure(error)
+                        // Rows written before the failure can only be undone by rolling back.
+                        if db.isInsideTransaction, db.totalChangesCount != changes { throw FailedAfterWriting() }
+                    }
+                }
+                try Self.checkStillInTransaction(db)
+            }
+        } catch is FailedAfterWriting {
+            runInSavepoints(group, writer)
+        } catch {
+            // The transaction did not commit: nothing of the group was written.
+            for request in group { request.result = .failure(error) }
+        }
+    }
+
+    /// Thrown out of a group's transaction (rolling it back) when an edit failed after changing rows.
+    private struct FailedAfterWriting: Error {}
+
+    /// Several edits in one transaction, each in a savepoint, so that one that fails after
+    /// writing is undone alone.
+    private func runInSavepoints(_ group: [Request], _ writer: any DatabaseWriter) {
+        do {
+            try writer.write { db in
+                for request in group {
+                    guard db.isInsideTransaction else { break }
+                    // The savepoint statements are prepared once and stepped directly (GRDB's
+                    // `inSavepoint` parses them on every call). If one of them fails, the error
+                    // leaves the loop and the group fails whole.
                     try RawStatement(db, "SAVEPOINT edit").execute()
                     do {
                         request.result = .success(try request.body(db))
@@ -150,13 +185,17 @@ final class WriteCombiner: @unchecked Sendable {
                     }
                     try RawStatement(db, "RELEASE edit").execute()
                 }
-                if !db.isInsideTransaction {
-                    throw StoreError.database("a write failed and SQLite rolled back the transaction it shared with others")
-                }
+                try Self.checkStillInTransaction(db)
             }
         } catch {
-            // The transaction did not commit: nothing of the group was written.
             for request in group { request.result = .failure(error) }
+        }
+    }
+
+    /// Fails the group when an edit made SQLite roll back the transaction it shared with others.
+    private static func checkStillInTransaction(_ db: Database) throws {
+        if !db.isInsideTransaction {
+            throw StoreError.database("a write failed and SQLite rolled back the transaction it shared with others")
         }
     }
 }

@@ -170,16 +170,45 @@ extension GroupedWriteTests {
         #expect(marks == ["first"])
     }
 
-    @Test("an edit that writes and then fails is undone alone: the others of its group land")
+    @Test("an edit that writes and then fails is undone alone: the group runs again, each edit in a savepoint, and the others land")
     func failedEditInAGroup() throws {
         struct Refused: Error {}
+        let runs = RunCounter()
         let (results, marks, largestGroup) = try groupBehindALeader { name, db in
+            runs.count(name)
             try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name])
             if name == "middle" { throw Refused() }
         }
         #expect(results == ["first": "ok", "before": "ok", "middle": "failed", "after": "ok"])
         #expect(largestGroup == 3)
         #expect(marks.sorted() == ["after", "before", "first"])
+        // Without savepoints "before" and "middle" ran, then the transaction was rolled back and
+        // the whole group ran again.
+        #expect(runs.all == ["before": 2, "middle": 2, "after": 1])
+    }
+
+    @Test("an edit that fails before writing a row fails alone, and its group runs once, without savepoints")
+    func refusedEditInAGroup() throws {
+        struct Refused: Error {}
+        let runs = RunCounter()
+        let (results, marks, largestGroup) = try groupBehindALeader { name, db in
+            runs.count(name)
+            // A read, as a refused edit's checks make, then the refusal.
+            _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM mark")
+            if name == "middle" { throw Refused() }
+            try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name])
+        }
+        #expect(results == ["first": "ok", "before": "ok", "middle": "failed", "after": "ok"])
+        #expect(largestGroup == 3)
+        #expect(marks.sorted() == ["after", "before", "first"])
+        #expect(runs.all == ["before": 1, "middle": 1, "after": 1])
+    }
+
+    final class RunCounter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var runs: [String: Int] = [:]
+        func count(_ name: String) { lock.withLock { runs[name, default: 0] += 1 } }
+        var all: [String: Int] { lock.withLock { runs } }
     }
 
     /// Runs an edit "first" that leads and holds the transaction until three others — "before",
