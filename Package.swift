@@ -46,9 +46,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLiteSupport",
             ],
             plugins: ["EmbedMigrations"]
         ),
+        // SQLite's process-wide settings, which only C can reach (`sqlite3_config` is variadic).
+        .target(name: "CSQLiteSupport", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
 

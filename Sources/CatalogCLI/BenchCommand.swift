@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogStore
 import CatalogBenchmarks
 import Foundation
 
@@ -67,6 +68,7 @@ struct BenchCommand: ParsableCommand {
         let log: @Sendable (String) -> Void = { message in
             FileHandle.standardError.write(Data("· \(message)\n".utf8))
         }
+        log("SQLite \(CatalogStore.sqliteVersion), memory statistics \(CatalogStore.sqliteKeepsMemoryStatistics ? "on" : "off")")
         var results: [BenchmarkResult] = []
         let runs = self.runs ?? 7
         if suite == .all || suite == .import {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogStore
 import Foundation
 
 /// The `catalog` command line: import, inspect and benchmark catalogues in a local SQLite file.
@@ -18,6 +19,9 @@ public struct CatalogCommand: ParsableCommand {
 
     /// Runs the command line and exits: 0 on success, 1 on any user error with one line on stderr.
     public static func run(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        // Before anything opens a database: SQLite allocates without counting (see
+        // `CatalogStore.disableSQLiteMemoryStatistics`).
+        CatalogStore.disableSQLiteMemoryStatistics()
         do {
             var command = try parseAsRoot(arguments)
             try command.run()

@@ -34,6 +34,16 @@ struct CLIBenchTests {
         #expect(Set(diffRows.compactMap { $0["suite"] as? String }) == ["diff"])
     }
 
+    @Test("the catalog tool turns SQLite's memory statistics off before it opens a database, and bench says so")
+    func sqliteMemoryStatisticsOff() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let result = try cli.run(["bench", "layout", "--items", "200", "--queries", "10", "--runs", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stderrLines.first { $0.hasPrefix("· SQLite ") })
+        #expect(line.hasSuffix(", memory statistics off"), "\(line)")
+    }
+
     @Test("bench layout --json: prepare, rect query and hit test rows per style, with bytes per item")
     func layoutRows() throws {
         let cli = try CLIRunner()
