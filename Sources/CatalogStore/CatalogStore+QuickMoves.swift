@@ -78,9 +78,14 @@ extension CatalogStore {
         try RawStatement(db, "UPDATE catalog SET revision = ? WHERE pk = ?")
             .execute(.integer(Int64(newRevision)), .integer(catalogPK))
         // What every write checks before its commit — no two keys alike in a section, no more
-        // books than its capacity — here for the one row written: the source shelf only lost a
-        // book, the target's room was checked above, and only the new key can collide.
+        // books than its capacity — holds here by construction: the source shelf only lost a
+        // book, the target's room was checked above, and the new key lies strictly between two
+        // keys that are adjacent in the shelf's order (read in this transaction), so no row
+        // holds it. Debug builds and the tests still check it, as an invariant check; release
+        // builds skip it (about 5% of a move's instructions in the store).
+        #if DEBUG
         try verifyKey(key, ofSection: targetPK, id: targetID, catalog: catalog, in: db)
+        #endif
         try journal(RevisionPatch(itemMoves: [.init(item: id, section: sourceID, index: from)]),
                     catalogPK: catalogPK, revision: newRevision, in: db)
         var changeset = Changeset(stages: [Stage(items: ItemChanges(moved: [
