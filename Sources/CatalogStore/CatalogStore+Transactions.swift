@@ -16,7 +16,8 @@ extension CatalogStore {
     }
 
     /// Like ``write(_:)``, but the transaction may be shared with edits other threads make at the
-    /// same moment, each in its own savepoint (see ``WriteCombiner``).
+    /// same moment; an edit that fails leaves the others (see ``WriteCombiner``). `body` may run
+    /// more than once, so it must act only on the database.
     func combinedWrite<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
         try committed { try combiner.write(writer, body) }
     }

@@ -96,7 +96,8 @@ public final class CatalogStore: Sendable {
             // A file store checkpoints in the background (``WALCheckpointer``); SQLite's own
             // checkpoint, which runs inside a commit, only if the log reaches 16,000 pages.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 16000")
-            // Savepoints (one per edit in a group commit) journal the pages they change; past
+            // Savepoints (one per edit of a group commit whose edit failed after writing, and
+            // the statement journals of multi-row writes) journal the pages they change; past
             // 64 KiB SQLite spills that journal to a temporary file, and writing it cost a server
             // under load more than half of its writer's time. Kept in memory, it costs a copy.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
