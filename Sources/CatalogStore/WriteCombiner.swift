@@ -6,7 +6,7 @@ import GRDB
 /// Writes are serialized anyway; what a burst of them — a server answering many clients — pays
 /// per write beyond its own statements is the transaction: BEGIN, and the commit that appends
 /// every page it dirtied to the write-ahead log. Here edits queue up while a transaction runs;
-/// the next group takes every edit waiting, runs each in a savepoint of one transaction and
+/// the next group takes every edit waiting, runs them one after another in one transaction and
 /// commits once, then hands every edit its result, and repeats while edits keep arriving. Each
 /// edit still sees the ones before it, makes its own revision and journal entry and fails alone;
 /// a failed commit fails them all, and no caller hears of success before the commit. A lone edit
