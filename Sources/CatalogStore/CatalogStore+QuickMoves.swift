@@ -18,11 +18,14 @@ extension CatalogStore {
     static func quickMove(_ batch: Batch, catalog: String, in db: Database) throws -> WriteResult? {
         guard batch.operations.count == 1,
               case .moveItem(let id, let targetID, let requested, let policy) = batch.operations[0],
-              // The catalogue, the book with its shelf and the target shelf in one lookup (no row:
-              // one of them is unknown, and the general path names it).
+              // The catalogue, the book with its shelf and its index there, and the target shelf
+              // with its count, in one lookup (no row: one of them is unknown, and the general
+              // path names it). Positions are order keys (``OrderKeys``): the book's index is the
+              // number of keys before its own.
               let row = try RawStatement(db, """
-                  SELECT c.pk, c.revision, i.pk, i.position, i.kind, s.pk, s.id, s.position,
-                         t.pk, t.position, t.kind, t.capacity, (SELECT count(*) FROM item WHERE section_pk = t.pk)
+                  SELECT c.pk, c.revision, i.pk, i.kind, s.pk, s.id, s.position,
+                         t.pk, t.position, t.kind, t.capacity, (SELECT count(*) FROM item WHERE section_pk = t.pk),
+                         (SELECT count(*) FROM item WHERE section_pk = s.pk AND position < i.position)
                   FROM catalog c
                   JOIN item i ON i.catalog_pk = c.pk AND i.id = ?
                   JOIN section s ON s.pk = i.section_pk
@@ -30,15 +33,15 @@ extension CatalogStore {
                   WHERE c.name = ?
                   """).first(.text(id), .text(targetID), .text(catalog), read: { row in
                       (catalogPK: row.int64(0), revision: row.int(1),
-                       item: (pk: row.int64(2), key: row.int64(3), kind: row.text(4) ?? "",
-                              sourcePK: row.int64(5), sourceID: row.text(6) ?? "", sourcePosition: row.int(7)),
-                       target: (pk: row.int64(8), position: row.int(9), kind: row.text(10) ?? "",
-                                capacity: row.isNull(11) ? nil : row.int(11), count: row.int(12)))
+                       item: (pk: row.int64(2), kind: row.text(3) ?? "", sourcePK: row.int64(4), sourceID: row.text(5) ?? "",
+                              sourcePosition: row.int(6), index: row.int(12)),
+                       target: (pk: row.int64(7), position: row.int(8), kind: row.text(9) ?? "",
+                                capacity: row.isNull(10) ? nil : row.int(10), count: row.int(11)))
                   })
         else { return nil }
         let (catalogPK, revision, item, target) = (row.catalogPK, row.revision, row.item, row.target)
         if let base = batch.baseRevision, base != revision { return nil }
-        let (itemPK, itemKey, itemKind) = (item.pk, item.key, item.kind)
+        let (itemPK, itemKind, from) = (item.pk, item.kind, item.index)
         let (sourcePK, sourceID, sourcePosition) = (item.sourcePK, item.sourceID, item.sourcePosition)
         let (targetPK, targetPosition, targetKind) = (target.pk, target.position, target.kind)
         let (capacity, count) = (target.capacity, target.count)
@@ -50,11 +53,8 @@ extension CatalogStore {
               within || !(policy == .swap && index < count)
         else { return nil }
 
-        // Positions are order keys (``OrderKeys``): the book's index is the number of keys before
-        // its own, and it takes a key between those of its new neighbours — the books at index - 1
-        // and index once it has left its place.
-        let from = try RawStatement(db, "SELECT count(*) FROM item WHERE section_pk = ? AND position < ?")
-            .first(.integer(sourcePK), .integer(itemKey), read: { $0.int(0) })!
+        // The book takes a key between those of its new neighbours — the books at index - 1 and
+        // index once it has left its place.
         // Within a shelf the index counts the shelf without the book (an index past its end is
         // its end); a book that stays in its place is left to the general path.
         let to = within ? min(index, count - 1) : index
