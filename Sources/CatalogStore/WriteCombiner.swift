@@ -131,9 +131,10 @@ final class WriteCombiner: @unchecked Sendable {
         }
     }
 
-    /// Several edits in one transaction: first without savepoints, and again with one per edit
-    /// if an edit fails after writing.
-    private func runTogether(_ group: [Request], _ writer: any DatabaseWriter) {
+    /// Several edits in one transaction, at first without savepoints: an edit that fails before
+    /// writing a row leaves nothing to undo. If one fails after changing rows, the transaction is
+    /// rolled back and the group runs again with a savepoint per edit, so that edit is undone alone.
+    private func runTogether(_ group: [Request], _ writer: any DatabaseWriter, savepoints: Bool = false) {
         do {
             try writer.write { db in
                 for request in group {
@@ -141,39 +142,11 @@ final class WriteCombiner: @unchecked Sendable {
                     // transaction back: then no later edit may run (GRDB refuses them too), and
                     // the group fails as a whole below.
                     guard db.isInsideTransaction else { break }
-                    let changes = db.totalChangesCount
-                    do {
-                        request.result = .success(try request.body(db))
-                    } catch {
-                        request.result = .failure(error)
-                        // Rows written before the failure can only be undone by rolling back.
-                        if db.isInsideTransaction, db.totalChangesCount != changes { throw FailedAfterWriting() }
-                    }
-                }
-                try Self.checkStillInTransaction(db)
-            }
-        } catch is FailedAfterWriting {
-            runInSavepoints(group, writer)
-        } catch {
-            // The transaction did not commit: nothing of the group was written.
-            for request in group { request.result = .failure(error) }
-        }
-    }
-
-    /// Thrown out of a group's transaction (rolling it back) when an edit failed after changing rows.
-    private struct FailedAfterWriting: Error {}
-
-    /// Several edits in one transaction, each in a savepoint, so that one that fails after
-    /// writing is undone alone.
-    private func runInSavepoints(_ group: [Request], _ writer: any DatabaseWriter) {
-        do {
-            try writer.write { db in
-                for request in group {
-                    guard db.isInsideTransaction else { break }
                     // The savepoint statements are prepared once and stepped directly (GRDB's
                     // `inSavepoint` parses them on every call). If one of them fails, the error
                     // leaves the loop and the group fails whole.
-                    try RawStatement(db, "SAVEPOINT edit").execute()
+                    if savepoints { try RawStatement(db, "SAVEPOINT edit").execute() }
+                    let changes = db.totalChangesCount
                     do {
                         request.result = .success(try request.body(db))
                     } catch {
@@ -181,21 +154,27 @@ final class WriteCombiner: @unchecked Sendable {
                     }
                     guard db.isInsideTransaction else { break }
                     if case .failure = request.result {
-                        try RawStatement(db, "ROLLBACK TO edit").execute()
+                        if savepoints {
+                            try RawStatement(db, "ROLLBACK TO edit").execute()
+                        } else if db.totalChangesCount != changes {
+                            throw FailedAfterWriting()
+                        }
                     }
-                    try RawStatement(db, "RELEASE edit").execute()
+                    if savepoints { try RawStatement(db, "RELEASE edit").execute() }
                 }
-                try Self.checkStillInTransaction(db)
+                if !db.isInsideTransaction {
+                    throw StoreError.database("a write failed and SQLite rolled back the transaction it shared with others")
+                }
             }
+        } catch is FailedAfterWriting {
+            runTogether(group, writer, savepoints: true)
         } catch {
+            // The transaction did not commit: nothing of the group was written.
             for request in group { request.result = .failure(error) }
         }
     }
 
-    /// Fails the group when an edit made SQLite roll back the transaction it shared with others.
-    private static func checkStillInTransaction(_ db: Database) throws {
-        if !db.isInsideTransaction {
-            throw StoreError.database("a write failed and SQLite rolled back the transaction it shared with others")
-        }
-    }
+    /// Thrown out of a group's transaction (rolling it back) when an edit without a savepoint
+    /// failed after changing rows.
+    private struct FailedAfterWriting: Error {}
 }
