@@ -173,9 +173,9 @@ extension GroupedWriteTests {
     @Test("an edit that writes and then fails is undone alone: the group runs again, each edit in a savepoint, and the others land")
     func failedEditInAGroup() throws {
         struct Refused: Error {}
-        let runs = RunCounter()
+        let runs = ByName<Int>()
         let (results, marks, largestGroup) = try groupBehindALeader { name, db in
-            runs.count(name)
+            runs.update(name) { $0 = ($0 ?? 0) + 1 }
             try db.execute(sql: "INSERT INTO mark VALUES (?)", arguments: [name])
             if name == "middle" { throw Refused() }
         }
@@ -190,9 +190,9 @@ extension GroupedWriteTests {
     @Test("an edit that fails before writing a row fails alone, and its group runs once, without savepoints")
     func refusedEditInAGroup() throws {
         struct Refused: Error {}
-        let runs = RunCounter()
+        let runs = ByName<Int>()
         let (results, marks, largestGroup) = try groupBehindALeader { name, db in
-            runs.count(name)
+            runs.update(name) { $0 = ($0 ?? 0) + 1 }
             // A read, as a refused edit's checks make, then the refusal.
             _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM mark")
             if name == "middle" { throw Refused() }
@@ -202,13 +202,6 @@ extension GroupedWriteTests {
         #expect(largestGroup == 3)
         #expect(marks.sorted() == ["after", "before", "first"])
         #expect(runs.all == ["before": 1, "middle": 1, "after": 1])
-    }
-
-    final class RunCounter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var runs: [String: Int] = [:]
-        func count(_ name: String) { lock.withLock { runs[name, default: 0] += 1 } }
-        var all: [String: Int] { lock.withLock { runs } }
     }
 
     /// Runs an edit "first" that leads and holds the transaction until three others — "before",
@@ -223,7 +216,7 @@ extension GroupedWriteTests {
         try store.writer.write { db in try db.execute(sql: "CREATE TABLE mark (name TEXT)") }
         let combiner = WriteCombiner()
         let release = DispatchSemaphore(value: 0)
-        let results = ResultsBox()
+        let results = ByName<String>()
         let done = DispatchGroup()
         func start(_ name: String, _ body: @escaping @Sendable (Database) throws -> Void) {
             done.enter()
@@ -231,9 +224,9 @@ extension GroupedWriteTests {
                 defer { done.leave() }
                 do {
                     try combiner.write(store.writer) { db in try body(db) }
-                    results.set(name, "ok")
+                    results.update(name) { $0 = "ok" }
                 } catch {
-                    results.set(name, "failed")
+                    results.update(name) { $0 = "failed" }
                 }
             }.start()
         }
@@ -259,11 +252,12 @@ extension GroupedWriteTests {
         return (results.all, marks, combiner.largestGroup)
     }
 
-    final class ResultsBox: @unchecked Sendable {
+    /// Values by name, written from several threads.
+    final class ByName<Value>: @unchecked Sendable {
         private let lock = NSLock()
-        private var results: [String: String] = [:]
-        func set(_ name: String, _ result: String) { lock.withLock { results[name] = result } }
-        var all: [String: String] { lock.withLock { results } }
+        private var values: [String: Value] = [:]
+        func update(_ name: String, _ change: (inout Value?) -> Void) { lock.withLock { change(&values[name]) } }
+        var all: [String: Value] { lock.withLock { values } }
     }
 }
 
