@@ -1,6 +1,6 @@
 import ArgumentParser
-import CatalogStore
 import CatalogBenchmarks
+import CatalogStore
 import Foundation
 
 struct BenchCommand: ParsableCommand {

@@ -53,10 +53,10 @@ extension CatalogStore {
               within || !(policy == .swap && index < count)
         else { return nil }
 
-        // The book takes a key between those of its new neighbours — the books at index - 1 and
-        // index once it has left its place.
-        // Within a shelf the index counts the shelf without the book (an index past its end is
-        // its end); a book that stays in its place is left to the general path.
+        // The book takes a key between those of its new neighbours: the books at index - 1 and
+        // index once it has left its place. Within a shelf the index counts the shelf without the
+        // book (an index past its end is its end); a book that stays in its place is left to the
+        // general path.
         let to = within ? min(index, count - 1) : index
         let others = within ? count - 1 : count
         if within, to == from { return nil }
