@@ -1,0 +1,155 @@
+import CatalogDiff
+import CatalogLayout
+import CatalogModel
+import Testing
+
+/// Flow and shelf layouts against SPEC §7's rule written out plainly: greedy lines, the leftover
+/// room shared by the gaps, a lone item centred, the last line spaced as if filled with copies of
+/// its last item, items centred along their line.
+///
+/// Sections of 16 items or more in which no three fit on a line take a path of their own, which
+/// decides the line breaks with bit operations instead of a branch (`layOutPairs`). So most
+/// sections here are such: lengths from a third of the line up, items longer than the line, pairs
+/// that fill a line exactly, lengths that repeat, sections of 15, 16, 63, 64 and 65 items (the
+/// path works on 64-item words), and sections where a short item appears late, so that the path
+/// must hand the section back to the general loop.
+@Suite struct FlowTests {
+    /// Every cell's frame as the rule gives it, section after section. Items carry their size.
+    static func expectedFrames(_ input: LayoutInput, _ config: LayoutConfiguration, viewport: Size) -> [[Rect]] {
+        let horizontal = config.scrollDirection == .horizontal
+        let inset = config.sectionInset
+        let leadCross = horizontal ? inset.top : inset.left
+        let available = (horizontal ? viewport.height : viewport.width) - leadCross - (horizontal ? inset.bottom : inset.right)
+        let spacing = config.interitemSpacing
+        var position = 0.0
+        return input.sections.map { section in
+            position += config.headerHeight + (horizontal ? inset.left : inset.top)
+            let sizes = section.items.map { $0.size! }
+            let cross = sizes.map { horizontal ? $0.height : $0.width }
+            let main = sizes.map { horizontal ? $0.width : $0.height }
+            // Greedy lines: an item joins the line if the line, a spacing and the item still fit.
+            var lines: [Range<Int>] = []
+            var lineStart = 0, used = 0.0
+            for k in cross.indices {
+                if k > lineStart, used + (spacing + cross[k]) <= available {
+                    used += spacing + cross[k]
+                } else {
+                    if k > lineStart { lines.append(lineStart..<k) }
+                    (lineStart, used) = (k, cross[k])
+                }
+            }
+            if !cross.isEmpty { lines.append(lineStart..<cross.count) }
+            var frames = [Rect](repeating: Rect(x: 0, y: 0, width: 0, height: 0), count: cross.count)
+            for (n, line) in lines.enumerated() {
+                let thickness = line.map { main[$0] }.max()!
+                var used = line.dropFirst().reduce(cross[line.lowerBound]) { $0 + (spacing + cross[$1]) }
+                var slots = Double(line.count)
+                if n == lines.count - 1 {
+                    // As many copies of the last item as fit, counted as the library counts them
+                    // (one division, then at most one step either way), so that lines filled
+                    // exactly round the same way.
+                    let step = spacing + cross[line.upperBound - 1]
+                    if step > 0, available - used >= step {
+                        let copies = ((available - used) / step).rounded(.down)
+                        used += copies * step
+                        slots += copies
+                        if used + step <= available { used += step; slots += 1 }
+                        if slots > Double(line.count), used > available { used -= step; slots -= 1 }
+                    }
+                }
+                var along = slots == 1 ? leadCross + (available - used) / 2 : leadCross
+                let gap = slots == 1 ? 0 : spacing + (available - used) / (slots - 1)
+                for k in line {
+                    let offset = position + (thickness - main[k]) / 2
+                    frames[k] = horizontal
+                        ? Rect(x: offset, y: along, width: sizes[k].width, height: sizes[k].height)
+                        : Rect(x: along, y: offset, width: sizes[k].width, height: sizes[k].height)
+                    along += cross[k] + gap
+                }
+                position += thickness
+                if n < lines.count - 1 { position += config.lineSpacing }
+            }
+            position += (horizontal ? inset.right : inset.bottom) + config.footerHeight
+            return frames
+        }
+    }
+
+    /// A random flow or shelf layout whose sections mostly hold one or two items a line.
+    static func randomCase(_ random: inout RandomLayouts) -> (LayoutInput, LayoutConfiguration, Size) {
+        var config = LayoutConfiguration(style: random.bool() ? .flow : .shelf)
+        config.scrollDirection = random.bool() ? .vertical : .horizontal
+        config.interitemSpacing = random.int(0...3) == 0 ? 0 : random.length(0...20)
+        config.lineSpacing = random.length(0...20)
+        config.sectionInset = Insets(top: random.length(0...20), left: random.length(0...20),
+                                     bottom: random.length(0...20), right: random.length(0...20))
+        if random.bool() { config.headerHeight = random.length(1...50) }
+        if random.bool() { config.footerHeight = random.length(1...50) }
+        let viewport = Size(width: random.length(150...600), height: random.length(150...600))
+        let horizontal = config.scrollDirection == .horizontal
+        let inset = config.sectionInset
+        let available = horizontal ? viewport.height - inset.top - inset.bottom : viewport.width - inset.left - inset.right
+        let spacing = config.interitemSpacing
+        let half = (available - spacing) / 2   // two of these fill a line exactly
+        let input = LayoutInput(sections: (0..<random.int(0...5)).map { s in
+            let count = [0, 1, 2, 15, 16, 17, 63, 64, 65, 128, random.int(16...300)][random.int(0...10)]
+            let few = [available / 3 + 1, half, half, available * 0.45, available * 0.7, available, available + 30]
+            let lengths = (0..<count).map { _ in
+                random.bool() ? few[random.int(0...few.count - 1)] : random.length(max(1, available / 3 + 0.5)...available + 40)
+            }
+            var items = lengths.map { length in
+                let other = random.length(0...200)
+                return LayoutItemInput(size: horizontal ? Size(width: other, height: length) : Size(width: length, height: other))
+            }
+            // Now and then a short item: three fit, and the section goes to the general loop.
+            if count > 0, random.int(0...5) == 0 {
+                let short = random.length(1...max(1, available / 4))
+                items[random.int(0...count - 1)].size = horizontal ? Size(width: 40, height: short) : Size(width: short, height: 40)
+            }
+            return LayoutSectionInput(title: "S\(s)", items: items)
+        })
+        return (input, config, viewport)
+    }
+
+    @Test(arguments: 0..<8)
+    func framesFollowTheRule(batch: UInt64) throws {
+        var random = RandomLayouts(seed: 9_000 + batch)
+        for round in 0..<60 {
+            let (input, config, viewport) = Self.randomCase(&random)
+            let layout = try Layout(input, configuration: config, viewportSize: viewport)
+            layout.checkInvariants()
+            let expected = Self.expectedFrames(input, config, viewport: viewport)
+            var mismatches = 0
+            for (s, frames) in expected.enumerated() {
+                for (i, frame) in frames.enumerated() {
+                    let found = layout.attributes(forItemAt: ItemPath(section: s, item: i))!.frame
+                    // The same operations in the same order: equal to the bit.
+                    if found != frame, mismatches < 3 {
+                        mismatches += 1
+                        Issue.record("batch \(batch) round \(round) \(config.scrollDirection) section \(s) item \(i): \(found), expected \(frame)")
+                    }
+                }
+            }
+            // The lines the pass recorded answer rect queries and hit tests as a scan does.
+            for _ in 0..<6 {
+                let rect = random.rect(in: layout)
+                #expect(layout.elements(in: rect) == BruteForce.elements(layout, in: rect), "batch \(batch) round \(round) rect \(rect)")
+                let point = random.point(in: layout)
+                #expect(layout.indexPath(at: point) == BruteForce.indexPath(layout, at: point), "batch \(batch) round \(round) point \(point)")
+            }
+        }
+    }
+
+    /// Preparing again — the lines go into the previous prepare's room, which may be too small for
+    /// the new data — gives what a new layout gives.
+    @Test func preparingAgainGivesANewLayoutsFrames() throws {
+        var random = RandomLayouts(seed: 9_100)
+        for _ in 0..<100 {
+            let (input, config, viewport) = Self.randomCase(&random)
+            var layout = try Layout(input, configuration: config, viewportSize: viewport)
+            let (next, _, _) = Self.randomCase(&random)
+            try layout.prepare(next)
+            layout.checkInvariants()
+            #expect(layout.allElements == (try Layout(next, configuration: config, viewportSize: viewport)).allElements)
+        }
+    }
+}
