@@ -238,41 +238,24 @@ extension Layout {
                                     frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
                                     position: Double, lineCount: Int) -> PairedLines {
         // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
-        // direction, each with the axes fixed (in one function, LLVM merged the two copies back
-        // into one that tests the direction on every item).
+        // direction, each with the axes fixed (two copies in one function, LLVM merged back into
+        // one that tests the direction on every item).
         horizontal
-            ? layOutPairsAcross(metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds,
-                                frames: out, lines: lines, position: position, lineCount: lineCount)
-            : layOutPairsDown(metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds,
-                              frames: out, lines: lines, position: position, lineCount: lineCount)
+            ? layOutPairs(HorizontalScroll.self, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds,
+                          frames: out, lines: lines, position: position, lineCount: lineCount)
+            : layOutPairs(VerticalScroll.self, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds,
+                          frames: out, lines: lines, position: position, lineCount: lineCount)
     }
 
-    /// ``layOutPairs`` for horizontal scrolling.
     @inline(never)
-    private static func layOutPairsAcross(_ metrics: FlowMetrics, sizing: ContentSizes, _ start: Int, _ end: Int,
-                                          sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                          frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                                          position: Double, lineCount: Int) -> PairedLines {
-        layOutPairs(metrics, sizing: sizing, fixedAxis: true, start, end, sizes: sizes, kinds: kinds,
-                    frames: out, lines: lines, position: position, lineCount: lineCount)
-    }
-
-    /// ``layOutPairs`` for vertical scrolling.
-    @inline(never)
-    private static func layOutPairsDown(_ metrics: FlowMetrics, sizing: ContentSizes, _ start: Int, _ end: Int,
-                                        sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                        frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                                        position: Double, lineCount: Int) -> PairedLines {
-        layOutPairs(metrics, sizing: sizing, fixedAxis: false, start, end, sizes: sizes, kinds: kinds,
-                    frames: out, lines: lines, position: position, lineCount: lineCount)
-    }
-
-    @inline(__always)
-    private static func layOutPairs(_ metrics: FlowMetrics, sizing: ContentSizes, fixedAxis horizontal: Bool,
-                                    _ start: Int, _ end: Int,
-                                    sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                    frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                                    position sectionPosition: Double, lineCount sectionLineCount: Int) -> PairedLines {
+    private static func layOutPairs<Axis: ScrollAxis>(_: Axis.Type, _ metrics: FlowMetrics, sizing: ContentSizes,
+                                                      _ start: Int, _ end: Int,
+                                                      sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
+                                                      frames out: UnsafeMutableBufferPointer<Rect>,
+                                                      lines: UnsafeMutableBufferPointer<Band>,
+                                                      position sectionPosition: Double,
+                                                      lineCount sectionLineCount: Int) -> PairedLines {
+        let horizontal = Axis.isHorizontal
         let (available, spacing, lineSpacing, lead) = (metrics.available, metrics.spacing, metrics.lineSpacing, metrics.leadCross)
         @inline(__always) func cross(_ k: Int) -> Double { horizontal ? out[k].height : out[k].width }
         @inline(__always) func main(_ k: Int) -> Double { horizontal ? out[k].width : out[k].height }
@@ -498,4 +481,17 @@ extension Layout {
         return frame(main: lo, cross: 0, mainLength: hi - lo,
                      crossLength: isHorizontal ? viewportSize.height : viewportSize.width)
     }
+}
+
+/// A scroll direction as a type, so that a pass specialized for it is compiled with the axes fixed.
+protocol ScrollAxis {
+    static var isHorizontal: Bool { get }
+}
+
+enum VerticalScroll: ScrollAxis {
+    static var isHorizontal: Bool { false }
+}
+
+enum HorizontalScroll: ScrollAxis {
+    static var isHorizontal: Bool { true }
 }
