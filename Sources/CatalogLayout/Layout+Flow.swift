@@ -281,19 +281,20 @@ extension Layout {
             var (position, lineCount) = (sectionPosition, sectionLineCount)
             // 1. Sizes, and bit i of the section: items i and i + 1 fit on one line.
             var shortest = first, previous = first
+            // Each bit enters the word at the top and moves down one place per item: shifts by a
+            // constant, where setting bit `i & 63` would shift by a variable amount.
             var word: UInt64 = 0
             for k in start &+ 1..<end {
                 let length = measure(k)
+                let fits = UInt64(truncatingIfNeeded: previous + (spacing + length) <= available ? 1 : 0)
+                word = (word &>> 1) | (fits &<< 63)
                 let bit = k &- 1 &- start
-                word |= UInt64(truncatingIfNeeded: previous + (spacing + length) <= available ? 1 : 0) &<< UInt64(bit & 63)
-                if bit & 63 == 63 {
-                    words[bit &>> 6] = word
-                    word = 0
-                }
+                if bit & 63 == 63 { words[bit &>> 6] = word }
                 shortest = min(shortest, length)
                 previous = length
             }
-            words[(count &- 1) &>> 6] = word
+            let filled = (count &- 1) & 63   // bits in the last word, at its top
+            words[(count &- 1) &>> 6] = filled == 0 ? 0 : word &>> UInt64(64 &- filled)
             if threeFit(shortest) { return .notPaired }
 
             // 2. Line starts. In a run of fitting pairs that begins at a line start, the items at
