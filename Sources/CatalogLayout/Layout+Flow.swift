@@ -348,7 +348,8 @@ extension Layout {
                     // mispredicted as often as the general loop's line break.
                     let pair = Int(truncatingIfNeeded: (pairs &>> UInt64(b)) & 1)
                     let weight = Double(pair)
-                    let thickness = max(m0, weight * m1)
+                    let partner = weight * m1
+                    let thickness = m0 > partner ? m0 : partner   // `max` without its NaN rule: one instruction
                     let along = lead + (1 - weight) * ((available - c0) / 2)
                     // The partner's frame first: for a lone item `j == i`, and its own frame wins.
                     let j = i &+ pair
