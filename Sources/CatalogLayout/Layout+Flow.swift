@@ -325,13 +325,7 @@ extension Layout {
             let lastStart = (words[lastItem &>> 6] &>> UInt64(lastItem & 63)) & 1 == 1 ? lastItem : lastItem &- 1
             words[lastStart &>> 6] &= ~(1 &<< UInt64(lastStart & 63))
             @inline(__always) func place(_ k: Int, along: Double, main: Double) {
-                if horizontal {
-                    out[k].x = main
-                    out[k].y = along
-                } else {
-                    out[k].x = along
-                    out[k].y = main
-                }
+                setPosition(of: k, in: out, along: along, main: main, horizontal: horizontal)
             }
             for w in 0..<wordCount {
                 var starts = words[w]
@@ -408,15 +402,22 @@ extension Layout {
         let gap = slots == 1 ? 0 : spacing + (available - used) / (slots - 1)
         for k in lineStart..<lineEnd {
             let m = main(k), c = cross(k)
-            let offset = position + (thickness - m) / 2
-            if horizontal {
-                out[k].x = offset
-                out[k].y = along
-            } else {
-                out[k].x = along
-                out[k].y = offset
-            }
+            setPosition(of: k, in: out, along: along, main: position + (thickness - m) / 2, horizontal: horizontal)
             along += c + gap
+        }
+    }
+
+    /// Sets item `k`'s position from its offsets along its line (`along`) and along the scroll
+    /// axis (`main`).
+    @inline(__always)
+    private static func setPosition(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, along: Double, main: Double,
+                                    horizontal: Bool) {
+        if horizontal {
+            out[k].x = main
+            out[k].y = along
+        } else {
+            out[k].x = along
+            out[k].y = main
         }
     }
 
