@@ -11,8 +11,9 @@ import Testing
 /// decides the line breaks with bit operations instead of a branch (`layOutPairs`). So most
 /// sections here are such: lengths from a third of the line up, items longer than the line, pairs
 /// that fill a line exactly, lengths that repeat, sections of 15, 16, 63, 64 and 65 items (the
-/// path works on 64-item words), and sections where a short item appears late, so that the path
-/// must hand the section back to the general loop.
+/// path works on 64-item words) and of over 4,096 (its words then live on the heap), and sections
+/// where a short item appears late, so that the path must hand the section back to the general
+/// loop.
 @Suite struct FlowTests {
     /// Every cell's frame as the rule gives it, section after section. Items carry their size.
     static func expectedFrames(_ input: LayoutInput, _ config: LayoutConfiguration, viewport: Size) -> [[Rect]] {
@@ -91,7 +92,8 @@ import Testing
         let spacing = config.interitemSpacing
         let half = (available - spacing) / 2   // two of these fill a line exactly
         let input = LayoutInput(sections: (0..<random.int(0...5)).map { s in
-            let count = [0, 1, 2, 15, 16, 17, 63, 64, 65, 128, random.int(16...300)][random.int(0...10)]
+            // 4,097 items and more: the pass's bit words no longer fit on the stack.
+            let count = [0, 1, 2, 15, 16, 17, 63, 64, 65, 128, random.int(16...300), random.int(4_097...5_000)][random.int(0...11)]
             let few = [available / 3 + 1, half, half, available * 0.45, available * 0.7, available, available + 30]
             let lengths = (0..<count).map { _ in
                 random.bool() ? few[random.int(0...few.count - 1)] : random.length(max(1, available / 3 + 0.5)...available + 40)
