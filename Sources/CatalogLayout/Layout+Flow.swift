@@ -284,7 +284,12 @@ extension Layout {
                 let fits = UInt64(truncatingIfNeeded: previous + (spacing + length) <= available ? 1 : 0)
                 word = (word &>> 1) | (fits &<< 63)
                 let bit = k &- 1 &- start
-                if bit & 63 == 63 { words[bit &>> 6] = word }
+                if bit & 63 == 63 {
+                    words[bit &>> 6] = word
+                    // Checked once a word, so that a short item early in a long section costs
+                    // at most a word of items measured twice.
+                    if threeFit(shortest) { return .notPaired }
+                }
                 shortest = min(shortest, length)
                 previous = length
             }
