@@ -103,15 +103,28 @@ final class IDTable {
         let capacity = hashCapacity(aCount: a.count, bCount: b.count)
         if ID.self == Int.self, a.count + b.count > 0 {
             var (low, high) = (Int.max, Int.min)
-            for ids in [a, b] {
+            /// Whether the ids so far span fewer slots than a hash table has.
+            func narrow() -> Bool {
+                let (span, overflow) = high.subtractingReportingOverflow(low)
+                return !overflow && span < capacity
+            }
+            // A chunk at a time, so that ids spread over all of `Int` (random or hashed row
+            // ids) give up after the first chunk instead of reading both snapshots.
+            let isNarrow = [a, b].allSatisfy { ids in
                 forEachIntegerSection(ids) { _, section in
-                    let span = Self.span(of: section)
-                    (low, high) = (min(low, span.low), max(high, span.high))
+                    var start = 0
+                    while start < section.count {
+                        let end = min(start + Self.spanChunk, section.count)
+                        let span = Self.span(of: UnsafeBufferPointer(rebasing: section[start..<end]))
+                        (low, high) = (min(low, span.low), max(high, span.high))
+                        guard narrow() else { return false }
+                        start = end
+                    }
+                    return true
                 }
             }
-            let (span, overflow) = high.subtractingReportingOverflow(low)
-            if !overflow, span < capacity {
-                return IDTable(denseFrom: low, width: span + 1, aCount: a.count, bCount: b.count, workspace: workspace)
+            if isNarrow {
+                return IDTable(denseFrom: low, width: high - low + 1, aCount: a.count, bCount: b.count, workspace: workspace)
             }
         }
         // Already indexed when a first table gave up on a non-ASCII string id.
@@ -120,14 +133,18 @@ final class IDTable {
         return IDTable(aCount: a.count, bCount: b.count, hash: hash, workspace: workspace)
     }
 
+    /// How many ids the span of integer ids is taken over before it is compared with the table's
+    /// size: a few microseconds of reading at most for ids that will not make a dense table.
+    static let spanChunk = 4096
+
     /// Calls `body(start, ids)` with each section of integer ids (`ID` must be `Int`) and the flat
-    /// position of its first id.
+    /// position of its first id, until `body` returns false; returns whether it never did.
     @inline(__always)
+    @discardableResult
     private static func forEachIntegerSection<ID: Hashable>(_ ids: ItemIDs<ID>,
-                                                            _ body: (_ start: Int, _ ids: UnsafeBufferPointer<Int>) -> Void) {
-        _ = ids.forEachSection { start, section in
+                                                            _ body: (_ start: Int, _ ids: UnsafeBufferPointer<Int>) -> Bool) -> Bool {
+        ids.forEachSection { start, section in
             section.withMemoryRebound(to: Int.self) { body(start, $0) }
-            return true
         }
     }
 
@@ -141,6 +158,7 @@ final class IDTable {
                 if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
                 body(start &+ i, ids[i] &- base)
             }
+            return true
         }
     }
 

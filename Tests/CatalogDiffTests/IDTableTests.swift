@@ -249,6 +249,17 @@ struct IDTableTests {
         #expect(!chosen([Int.min, 0], [Int.max]).isDense)
         #expect(!chosen(["a", "b"], ["b"]).isDense)
         #expect(!chosen([Int](), []).isDense)
+        // The span is taken a chunk at a time: an id that widens it may come after the first
+        // chunk, in the last section, or only in B; narrow ids over many chunks stay dense.
+        let many = Array(0..<(3 * IDTable.spanChunk + 5))
+        #expect(chosen(many, many.reversed()).isDense)
+        #expect(!chosen(many + [1 << 40], many).isDense)
+        #expect(!chosen(many, many + [-(1 << 40)]).isDense)
+        var sectioned = (ItemIDs([Array(many.prefix(5)), Array(many.dropFirst(5))]), ItemIDs([many, [many.count * 4]]))
+        #expect(!IDTable.forIDs(&sectioned.0, &sectioned.1, hash: IDHash.fastest(for: Int.self), workspace: nil).isDense)
+        sectioned.1 = ItemIDs([many, [many.count]])
+        sectioned.0 = ItemIDs([Array(many.prefix(5)), Array(many.dropFirst(5))])
+        #expect(IDTable.forIDs(&sectioned.0, &sectioned.1, hash: IDHash.fastest(for: Int.self), workspace: nil).isDense)
 
         // A dense table's lookups outside its span, at its edges, and of ids only B has.
         // A hash table reads ids by position on every probe: the sections are indexed for it only.
