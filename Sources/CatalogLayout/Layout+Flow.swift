@@ -279,22 +279,29 @@ extension Layout {
             // Each bit enters the word at the top and moves down one place per item: shifts by a
             // constant, where setting bit `i & 63` would shift by a variable amount.
             var word: UInt64 = 0
-            for k in start &+ 1..<end {
+            @inline(__always) func enter(_ k: Int) {
                 let length = measure(k)
-                let fits = UInt64(truncatingIfNeeded: previous + (spacing + length) <= available ? 1 : 0)
-                word = (word &>> 1) | (fits &<< 63)
-                let bit = k &- 1 &- start
-                if bit & 63 == 63 {
-                    words[bit &>> 6] = word
-                    // Checked once a word, so that a short item early in a long section costs
-                    // at most a word of items measured twice.
-                    if threeFit(shortest) { return .notPaired }
-                }
+                // `previous + (spacing + length) <= available`, as the sign of the room left (for
+                // finite lengths the same answer: a difference of two distinct doubles is never 0),
+                // since LLVM made the comparison in this loop a branch, mispredicted half the time.
+                let room = available - (previous + (spacing + length))
+                word = (word &>> 1) | (~room.bitPattern & (1 &<< 63))
                 shortest = min(shortest, length)
                 previous = length
             }
-            let filled = (count &- 1) & 63   // bits in the last word, at its top
-            words[(count &- 1) &>> 6] = filled == 0 ? 0 : word &>> UInt64(64 &- filled)
+            // A word's 64 items in a loop of their own, so that no item tests for a word's end.
+            var (next, w) = (start &+ 1, 0)
+            while end &- next >= 64 {
+                for k in next..<next &+ 64 { enter(k) }
+                words[w] = word
+                // Checked once a word, so that a short item early in a long section costs at
+                // most a word of items measured twice.
+                if threeFit(shortest) { return .notPaired }
+                (next, w) = (next &+ 64, w &+ 1)
+            }
+            for k in next..<end { enter(k) }
+            let filled = end &- next   // bits in the last word, at its top
+            words[w] = filled == 0 ? 0 : word &>> UInt64(64 &- filled)
             if threeFit(shortest) { return .notPaired }
 
             // 2. Line starts. In a run of fitting pairs that begins at a line start, the items at
