@@ -205,9 +205,11 @@ extension Layout {
     }
 
     /// The fewest items a section needs for ``layOutPairs`` to be tried on it: on shorter ones, it
-    /// gains less than it costs (100k mixed video cards: sections of 12 took 1.06 ms with it
-    /// against 0.93 without, sections of 16 0.65 against 0.79, of 64 0.52 against 0.73).
-    static let minimumPairedSection = 16
+    /// gains less than it costs. 100k mixed video cards, pinned, minimum of 200 prepares: sections
+    /// of 8 took 0.91 ms with it against 0.84 without, of 10 0.79 against 0.82, of 12 0.73
+    /// against 0.81, of 16 0.64 against 0.79 (session 16, when the pass measured items more
+    /// slowly, sections of 12 lost: 1.06 against 0.93).
+    static let minimumPairedSection = 10
 
     /// What ``layOutPairs`` did with a section.
     enum PairedLines {

@@ -7,10 +7,10 @@ import Testing
 /// room shared by the gaps, a lone item centred, the last line spaced as if filled with copies of
 /// its last item, items centred along their line.
 ///
-/// Sections of 16 items or more in which no three fit on a line take a path of their own, which
+/// Sections of 10 items or more in which no three fit on a line take a path of their own, which
 /// decides the line breaks with bit operations instead of a branch (`layOutPairs`). So most
 /// sections here are such: lengths from a third of the line up, items longer than the line, pairs
-/// that fill a line exactly, lengths that repeat, sections of 15, 16, 63, 64 and 65 items (the
+/// that fill a line exactly, lengths that repeat, sections of 9, 10, 11, 63, 64 and 65 items (the
 /// path works on 64-item words) and of over 4,096 (its words then live on the heap), and sections
 /// where a short item appears late, so that the path must hand the section back to the general
 /// loop.
@@ -93,7 +93,7 @@ import Testing
         let half = (available - spacing) / 2   // two of these fill a line exactly
         let input = LayoutInput(sections: (0..<random.int(0...5)).map { s in
             // 4,097 items and more: the pass's bit words no longer fit on the stack.
-            let count = [0, 1, 2, 15, 16, 17, 63, 64, 65, 128, random.int(16...300), random.int(4_097...5_000)][random.int(0...11)]
+            let count = [0, 1, 2, 9, 10, 11, 63, 64, 65, 128, random.int(10...300), random.int(4_097...5_000)][random.int(0...11)]
             let few = [available / 3 + 1, half, half, available * 0.45, available * 0.7, available, available + 30]
             let lengths = (0..<count).map { _ in
                 random.bool() ? few[random.int(0...few.count - 1)] : random.length(max(1, available / 3 + 0.5)...available + 40)
