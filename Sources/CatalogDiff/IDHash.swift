@@ -67,12 +67,16 @@ struct IDHash {
             var h = seed
             var high: UInt64 = 0
             var offset = 0
-            while offset + 8 <= raw.count {
-                let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                high |= word
-                h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
-                h = h << 31 | h >> 33
-                offset += 8
+            // Through the base pointer, checked once: loads from the buffer checked it (and the
+            // offset for overflow) on every word.
+            if let base = raw.baseAddress {
+                for _ in 0..<(raw.count &>> 3) {
+                    let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    high |= word
+                    h = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
+                    h = h << 31 | h >> 33
+                    offset &+= 8
+                }
             }
             var tail: UInt64 = 0
             if raw.count >= 8 {
