@@ -202,10 +202,14 @@ final class IDTable {
             }
             return duplicates
         }
-        let complete = forEachHashed(a) { p, ids, i, hash, slots in
+        @inline(__always) func enter(_ p: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, _ hash: Int, _ slots: Slots) {
             let found = slots.probe(hash) { a[$0] == ids[i] }
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found, in: slots) }
         }
+        // Integer ids hash in a few instructions: each slot is prefetched a short, steady
+        // distance ahead. Others (strings) are hashed a block at a time, whose loads of their
+        // bytes then overlap one another.
+        let complete = ID.self == Int.self ? forEachHashedPipelined(a, enter) : forEachHashed(a, enter)
         aHasRepeats = !duplicates.isEmpty
         return complete ? duplicates : nil
     }
@@ -427,6 +431,47 @@ final class IDTable {
                                                       _ hash: Int, _ slots: Slots) -> Void) -> Bool {
         ids.forEachSection { base, section in
             forEachHashed(section.indices, of: section, grow: grow) { i, hash, slots in body(base &+ i, section, i, hash, slots) }
+        }
+    }
+
+    /// How many ids ahead of the one being entered ``forEachHashedPipelined(_:_:)`` hashes and
+    /// prefetches. A power of two (the hashes ahead wait in a ring indexed by a mask).
+    static let pipelineDistance = 16
+
+    /// ``forEachHashed(_:grow:_:)`` without blocks, for a table that cannot grow meanwhile (A's
+    /// ids: it is sized for them): each id is hashed and its slot prefetched ``pipelineDistance``
+    /// ids before the body gets it. A block of 64 prefetches at once left the loop waiting for
+    /// its slots all the same, at a hundred thousand spread `Int` ids (the table, 1 MiB, is
+    /// beyond the L2 cache): pinned, minimum of 80 diffs, 2.20–2.30 ms against 2.32–2.40, and at
+    /// a million 30–46 ms against 37–49 (medians of 8).
+    @inline(__always)
+    private func forEachHashedPipelined<ID: Hashable>(_ ids: ItemIDs<ID>,
+                                                      _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int,
+                                                               _ hash: Int, _ slots: Slots) -> Void) -> Bool {
+        let slots = self.slots
+        let distance = Self.pipelineDistance
+        return hash.withFunction(for: ID.self) { hashOf in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: distance) { ring in
+                ids.forEachSection { base, section in
+                    let n = section.count
+                    for k in 0..<min(distance, n) {
+                        guard let hash = hashOf(section[k]) else { return false }
+                        ring[k] = hash
+                        catalog_prefetch(slots.base + (hash & slots.mask))
+                    }
+                    for k in 0..<n {
+                        let hash = ring[k & (distance &- 1)]
+                        let ahead = k &+ distance
+                        if ahead < n {
+                            guard let next = hashOf(section[ahead]) else { return false }
+                            ring[ahead & (distance &- 1)] = next
+                            catalog_prefetch(slots.base + (next & slots.mask))
+                        }
+                        body(base &+ k, section, k, hash, slots)
+                    }
+                    return true
+                }
+            }
         }
     }
 

@@ -43,15 +43,18 @@ struct IDTableTests {
     @Test("the table matches ids, finds repeats on either side and survives growing", arguments: [false, true])
     func matching(strings: Bool) {
         var random = SplitMix64(seed: 7)
-        for _ in 0..<300 {
-            // Small pools force repeats; B mostly new ids forces the table to grow.
+        for round in 0..<300 {
+            // Small pools force repeats; B mostly new ids forces the table to grow. Sections of
+            // five ids or of a hundred: entering A's ids hashes some ahead of the one it enters,
+            // which a short section ends before.
+            let sectionSize = round % 2 == 0 ? 5 : 100
             let pool = UInt64(1 + random.next() % 400)
             let a = (0..<Int(random.next() % 300)).map { _ in Int(random.next() % pool) }
             let b = (0..<Int(random.next() % 600)).map { _ in Int(random.next() % (pool * 3)) }
             if strings {
-                check(a.map { "id-\($0)" }, b.map { "id-\($0)" })
+                check(a.map { "id-\($0)" }, b.map { "id-\($0)" }, sectionSize: sectionSize)
             } else {
-                check(a, b)
+                check(a, b, sectionSize: sectionSize)
             }
         }
         // Non-ASCII string ids: the fast hash gives up and the standard one takes over, with
@@ -62,9 +65,10 @@ struct IDTableTests {
     /// The table's answers for `a` and `b`: repeated A positions, each B id's A position (or −1),
     /// repeated B positions of ids A does not have. Nil when the hash gave up.
     /// With `choosing`, the table the diff would choose (dense for integer ids in a narrow range).
-    func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash, choosing: Bool = false) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
-        // Split into sections of up to five ids, so that positions cross section boundaries.
-        var (a, b) = (ItemIDs(Self.chunked(a)), ItemIDs(Self.chunked(b)))
+    func match<ID: Hashable>(_ a: [ID], _ b: [ID], hash: IDHash, choosing: Bool = false,
+                             sectionSize: Int = 5) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
+        // Split into sections of up to `sectionSize` ids, so that positions cross section boundaries.
+        var (a, b) = (ItemIDs(Self.chunked(a, by: sectionSize)), ItemIDs(Self.chunked(b, by: sectionSize)))
         let table = choosing ? IDTable.forIDs(&a, &b, hash: hash, workspace: nil) : IDTable(aCount: a.count, bCount: b.count, hash: hash)
         guard let repeatedA = table.enter(a) else { return nil }
         var answers = Answers(count: b.count)
@@ -162,15 +166,15 @@ struct IDTableTests {
         return (matched, unmatched)
     }
 
-    static func chunked<ID>(_ ids: [ID]) -> [[ID]] {
-        stride(from: 0, to: ids.count, by: 5).map { Array(ids[$0..<min($0 + 5, ids.count)]) }
+    static func chunked<ID>(_ ids: [ID], by size: Int = 5) -> [[ID]] {
+        stride(from: 0, to: ids.count, by: size).map { Array(ids[$0..<min($0 + size, ids.count)]) }
     }
 
-    func check<ID: Hashable>(_ a: [ID], _ b: [ID]) {
-        var result = match(a, b, hash: IDHash.fastest(for: ID.self))
+    func check<ID: Hashable>(_ a: [ID], _ b: [ID], sectionSize: Int = 5) {
+        var result = match(a, b, hash: IDHash.fastest(for: ID.self), sectionSize: sectionSize)
         if result == nil {
             #expect(ID.self == String.self, "only the ASCII hash gives up")
-            result = match(a, b, hash: .standard)
+            result = match(a, b, hash: .standard, sectionSize: sectionSize)
         }
         guard let (repeatedA, bToA, repeatedB) = result else {
             Issue.record("the standard hash never gives up")
@@ -181,7 +185,7 @@ struct IDTableTests {
         #expect(repeatedB == b.indices.filter { q in !a.contains(b[q]) && b[..<q].contains(b[q]) })
         if ID.self == Int.self {
             // The table the diff chooses (dense here: the pools are narrow) answers the same.
-            let chosen = match(a, b, hash: IDHash.fastest(for: ID.self), choosing: true)
+            let chosen = match(a, b, hash: IDHash.fastest(for: ID.self), choosing: true, sectionSize: sectionSize)
             #expect(chosen?.repeatedA == repeatedA && chosen?.bToA == bToA && chosen?.repeatedB == repeatedB)
         }
     }
