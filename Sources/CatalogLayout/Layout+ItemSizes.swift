@@ -23,18 +23,24 @@ extension LayoutConfiguration {
 /// around it (about 45 instructions an item for items without a natural size).
 struct ContentSizes {
     private let none: Size, video: Size, book: Size, icon: Size
+    /// Whether every kind gets the same size (the configuration's `itemSize`): then the kind is
+    /// not looked at. Its `switch` is an indirect jump, and the code it jumps to reloaded the
+    /// loop's values from the stack (a shelf of books, whose configurations set `itemSize`).
+    private let sameForAll: Bool
 
     init(_ config: LayoutConfiguration, crossLength: Double) {
         func size(_ kind: ItemKind?) -> Size {
             config.itemSize ?? LayoutConfiguration.defaultSize(for: kind, crossLength: crossLength, spacing: config.interitemSpacing)
         }
         (none, video, book, icon) = (size(nil), size(.video), size(.book), size(.icon))
+        sameForAll = config.itemSize != nil
     }
 
     /// `natural` has a NaN width when the item has no natural size (see ``LayoutInput``).
     @inline(__always)
     func size(natural: Size, kind: ItemKind?) -> Size {
         if !natural.width.isNaN { return natural }
+        if sameForAll { return none }
         switch kind {
         case nil: return none
         case .video?: return video

@@ -66,6 +66,16 @@ import Testing
                           Size(width: 33, height: 44), Size(width: 50, height: 50)])
     }
 
+    @Test func anItemSizeServesEveryKindWithoutANaturalSize() throws {
+        let config = LayoutConfiguration(style: .flow, itemSize: Size(width: 70, height: 30), interitemSpacing: 10)
+        let kinds: [ItemKind?] = [.video, .book, .icon, nil]
+        let input = LayoutInput(sections: [LayoutSectionInput(items: kinds.map { LayoutItemInput(kind: $0) }
+            + [LayoutItemInput(size: Size(width: 33, height: 44), kind: .book)])])
+        let layout = try Layout(input, configuration: config, viewportSize: Size(width: 390, height: 800))
+        let sizes = (0..<5).map { SpecVectorTests.cell(layout, $0).size }
+        #expect(sizes == Array(repeating: Size(width: 70, height: 30), count: 4) + [Size(width: 33, height: 44)])
+    }
+
     @Test func carouselScalesAndSnaps() throws {
         let config = LayoutConfiguration(style: .carousel, itemSize: Size(width: 200, height: 300), lineSpacing: 20, minScale: 0.6)
         var layout = try Layout(LayoutInput(itemCounts: [3, 2]), configuration: config, viewportSize: Size(width: 400, height: 500))
