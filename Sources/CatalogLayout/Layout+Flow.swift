@@ -173,13 +173,9 @@ extension Layout {
                 /// lines have no room left for it.
                 @inline(__always) func closeLine(at lineEnd: Int, isLast: Bool) -> Bool {
                     guard lineCount < room else { return false }
-                    placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, lineEnd, used: used, thickness: thickness,
-                              position: position, isLast: isLast)
-                    // Item counts fit in 32 bits (checked in `prepare`).
-                    lines[lineCount] = Band(lo: position, hi: position + thickness,
-                                            start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: lineEnd))
+                    position = placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, lineEnd, used: used,
+                                         thickness: thickness, position: position, isLast: isLast, into: lines, at: lineCount)
                     lineCount &+= 1
-                    position += thickness
                     return true
                 }
                 let restart = FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
@@ -369,24 +365,21 @@ extension Layout {
             let (used, thickness) = i == end &- 1
                 ? (cross(i), main(i))
                 : (cross(i) + (spacing + cross(i &+ 1)), max(main(i), main(i &+ 1)))
-            placeLine(metrics, fixedAxis: horizontal, frames: out, i, end, used: used, thickness: thickness,
-                      position: position, isLast: true)
-            lines[lineCount] = Band(lo: position, hi: position + thickness,
-                                    start: Int32(truncatingIfNeeded: i), end: Int32(truncatingIfNeeded: end))
-            lineCount &+= 1
-            position += thickness
-            return .placed(position: position, lineCount: lineCount)
+            let after = placeLine(metrics, fixedAxis: horizontal, frames: out, i, end, used: used, thickness: thickness,
+                                  position: position, isLast: true, into: lines, at: lineCount)
+            return .placed(position: after, lineCount: lineCount &+ 1)
         }
     }
 
     /// Places the items `lineStart..<lineEnd` of a line whose items' lengths and spacings add up
     /// to `used` across the scroll axis, `thickness` along it, at `position`. The leftover room is
     /// shared by the gaps, a lone item (or one that only fits once) is centred, and the last line
-    /// of a section is spaced as if it were filled with copies of its last item.
+    /// of a section is spaced as if it were filled with copies of its last item. Records the line
+    /// at `lines[index]` and returns where it ends along the scroll axis.
     @inline(__always)
     private static func placeLine(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
                                   _ lineStart: Int, _ lineEnd: Int, used: Double, thickness: Double, position: Double,
-                                  isLast: Bool) {
+                                  isLast: Bool, into lines: UnsafeMutableBufferPointer<Band>, at index: Int) -> Double {
         let (available, spacing) = (metrics.available, metrics.spacing)
         @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
         @inline(__always) func main(_ k: Int) -> Double { mainLength(of: k, in: out, horizontal: horizontal) }
@@ -414,6 +407,10 @@ extension Layout {
             setPosition(of: k, in: out, along: along, main: position + (thickness - m) / 2, horizontal: horizontal)
             along += c + gap
         }
+        // Item counts fit in 32 bits (checked in `prepare`).
+        lines[index] = Band(lo: position, hi: position + thickness,
+                            start: Int32(truncatingIfNeeded: lineStart), end: Int32(truncatingIfNeeded: lineEnd))
+        return position + thickness
     }
 
     /// Writes item `k`'s size into its frame (its position follows when its line is placed) and
