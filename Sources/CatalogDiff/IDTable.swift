@@ -207,8 +207,8 @@ final class IDTable {
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found, in: slots) }
         }
         // Integer ids hash in a few instructions: each slot is prefetched a short, steady
-        // distance ahead. Others (strings) are hashed a block at a time, whose loads of their
-        // bytes then overlap one another.
+        // distance ahead. Others (strings) stay in blocks: pipelined, they were no faster
+        // (their bytes, loaded while hashing, set the pace).
         let complete = ID.self == Int.self ? forEachHashedPipelined(a, enter) : forEachHashed(a, enter)
         aHasRepeats = !duplicates.isEmpty
         return complete ? duplicates : nil
