@@ -56,12 +56,14 @@ extension Layout {
             input.naturalSizes.withUnsafeBufferPointer { sizes in
             input.kinds.withUnsafeBufferPointer { kinds in
             input.sectionStarts.withUnsafeBufferPointer { starts in
+            input.sectionSizing.withUnsafeBufferPointer { shapes in
+            UniformLines.with { uniform in
                 sectionBandsOut[0] = 0
                 while true {
                     progress = bands.withUnsafeMutableBufferPointer { lines in
-                        Self.layOutLines(metrics, sizing: sizing, horizontal: horizontal, from: progress, sizes: sizes,
-                                         kinds: kinds, sectionStarts: starts, frames: out, lines: lines,
-                                         extents: extentsOut, sectionBands: sectionBandsOut)
+                        Self.layOutLines(metrics, sizing: sizing, uniform: uniform, horizontal: horizontal, from: progress,
+                                         sizes: sizes, kinds: kinds, sectionStarts: starts, sectionSizing: shapes, frames: out,
+                                         lines: lines, extents: extentsOut, sectionBands: sectionBandsOut)
                     }
                     if progress.section == sectionCount { break }
                     // Out of room in `progress.section`: as many lines an item as so far, and a
@@ -72,6 +74,8 @@ extension Layout {
                                                       progress.lineCount + starts[progress.section + 1] - done))
                     bands = Self.grown(bands, keeping: progress.lineCount, count: capacity)
                 }
+            }
+            }
             }
             }
             }
@@ -124,24 +128,29 @@ extension Layout {
     /// closure all the same: once the call to `layOutPairs` made it larger, the compiler stopped
     /// inlining it there, and the shelf benchmark, whose loop this is, took 0.46 ms against 0.42.
     @inline(__always)
-    static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, from progress: FlowProgress,
+    static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, uniform: UniformLines, horizontal: Bool,
+                            from progress: FlowProgress,
                             sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                            sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>,
+                            sectionStarts starts: UnsafeBufferPointer<Int>, sectionSizing shapes: UnsafeBufferPointer<SectionSizing>,
+                            frames out: UnsafeMutableBufferPointer<Rect>,
                             lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
                             sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
         // One copy of the loops per scroll direction, each with the axes fixed.
         horizontal
-            ? layOutLines(metrics, sizing: sizing, fixedAxis: true, from: progress, sizes: sizes, kinds: kinds,
-                          sectionStarts: starts, frames: out, lines: lines, extents: extents, sectionBands: sectionBands)
-            : layOutLines(metrics, sizing: sizing, fixedAxis: false, from: progress, sizes: sizes, kinds: kinds,
-                          sectionStarts: starts, frames: out, lines: lines, extents: extents, sectionBands: sectionBands)
+            ? layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: true, from: progress, sizes: sizes, kinds: kinds,
+                          sectionStarts: starts, sectionSizing: shapes, frames: out, lines: lines, extents: extents,
+                          sectionBands: sectionBands)
+            : layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: false, from: progress, sizes: sizes, kinds: kinds,
+                          sectionStarts: starts, sectionSizing: shapes, frames: out, lines: lines, extents: extents,
+                          sectionBands: sectionBands)
     }
 
     @inline(__always)
-    private static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, fixedAxis horizontal: Bool,
+    private static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, uniform: UniformLines, fixedAxis horizontal: Bool,
                                     from progress: FlowProgress,
                                     sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                    sectionStarts starts: UnsafeBufferPointer<Int>, frames out: UnsafeMutableBufferPointer<Rect>,
+                                    sectionStarts starts: UnsafeBufferPointer<Int>, sectionSizing shapes: UnsafeBufferPointer<SectionSizing>,
+                                    frames out: UnsafeMutableBufferPointer<Rect>,
                                     lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
                                     sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
         let (available, spacing, lineSpacing) = (metrics.available, metrics.spacing, metrics.lineSpacing)
@@ -156,17 +165,27 @@ extension Layout {
             let sectionLineCount = lineCount
             position += metrics.sectionLead
             let start = starts[s], end = starts[s + 1]
-            // Sections where no three items fit on a line may take a path without the line-break branch.
-            var paired = false
-            if end &- start >= minimumPairedSection {
+            // Sections of items of one size are copies of a few lines; sections where no three
+            // items fit on a line may take a path without the line-break branch.
+            var placed = false
+            if start < end {
+                switch layOutUniform(uniform, metrics, sizing: sizing, fixedAxis: horizontal, start, end, shape: shapes[s],
+                                     sizes: sizes, kinds: kinds, frames: out, lines: lines, position: position,
+                                     lineCount: lineCount) {
+                case .outOfRoom: return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
+                case let .placed(after, lines): (position, lineCount, placed) = (after, lines, true)
+                case .notTaken: break
+                }
+            }
+            if !placed && end &- start >= minimumPairedSection {
                 switch layOutPairs(metrics, sizing: sizing, horizontal: horizontal, start, end, sizes: sizes, kinds: kinds,
                                    frames: out, lines: lines, position: position, lineCount: lineCount) {
                 case .outOfRoom: return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
-                case let .placed(after, lines): (position, lineCount, paired) = (after, lines, true)
-                case .notPaired: break
+                case let .placed(after, lines): (position, lineCount, placed) = (after, lines, true)
+                case .notTaken: break
                 }
             }
-            if start < end, !paired {
+            if start < end, !placed {
                 var lineStart = start
                 var (used, thickness) = measure(start)
                 /// Places the line that ends before `lineEnd` and records it; false when the
@@ -207,18 +226,19 @@ extension Layout {
     /// slowly, sections of 12 lost: 1.06 against 0.93).
     static let minimumPairedSection = 10
 
-    /// What ``layOutPairs`` did with a section.
-    enum PairedLines {
+    /// What a path for sections of one shape (``layOutPairs``, ``layOutUniform``) did with a section.
+    enum SectionLines {
         /// Every line is placed and recorded; the section's lines end at `position`.
         case placed(position: Double, lineCount: Int)
         /// The lines have no room for the section's lines; nothing is recorded.
         case outOfRoom
-        /// Three items may fit on a line: the section is for the general loop.
-        case notPaired
+        /// The section is not of the path's shape (for ``layOutPairs``: three items may fit on a
+        /// line): it is for the general loop.
+        case notTaken
     }
 
     /// Lays out a section in which no three items fit on a line, so that every line holds one
-    /// item or two, without a branch on where lines break; `.notPaired` if three may fit.
+    /// item or two, without a branch on where lines break; `.notTaken` if three may fit.
     ///
     /// Greedy lines then follow a rule on bits: an item that starts a line takes the next one
     /// with it when the two fit (`fits[i]`), so the line starts are the items preceded by an even
@@ -232,7 +252,7 @@ extension Layout {
     private static func layOutPairs(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, _ start: Int, _ end: Int,
                                     sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
                                     frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                                    position: Double, lineCount: Int) -> PairedLines {
+                                    position: Double, lineCount: Int) -> SectionLines {
         // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
         // direction, each with the axes fixed (two copies in one function, LLVM merged back into
         // one that tests the direction on every item).
@@ -250,7 +270,7 @@ extension Layout {
                                                       frames out: UnsafeMutableBufferPointer<Rect>,
                                                       lines: UnsafeMutableBufferPointer<Band>,
                                                       position sectionPosition: Double,
-                                                      lineCount sectionLineCount: Int) -> PairedLines {
+                                                      lineCount sectionLineCount: Int) -> SectionLines {
         let horizontal = Axis.isHorizontal
         let (available, spacing, lineSpacing, lead) = (metrics.available, metrics.spacing, metrics.lineSpacing, metrics.leadCross)
         @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
@@ -264,7 +284,7 @@ extension Layout {
             (length + (spacing + length)) + (spacing + length) <= available
         }
         let first = measure(start)
-        if threeFit(first) { return .notPaired }
+        if threeFit(first) { return .notTaken }
         let count = end &- start
         let wordCount = (count &+ 63) &>> 6
         // The fits bits, then the line starts, in `words[0..<wordCount]`; the lines of two in the rest.
@@ -294,13 +314,13 @@ extension Layout {
                 words[w] = word
                 // Checked once a word, so that a short item early in a long section costs at
                 // most a word of items measured twice.
-                if threeFit(shortest) { return .notPaired }
+                if threeFit(shortest) { return .notTaken }
                 (next, w) = (next &+ 64, w &+ 1)
             }
             for k in next..<end { enter(k) }
             let filled = end &- next   // bits in the last word, at its top
             words[w] = filled == 0 ? 0 : word &>> UInt64(64 &- filled)
-            if threeFit(shortest) { return .notPaired }
+            if threeFit(shortest) { return .notTaken }
 
             // 2. Line starts. In a run of fitting pairs that begins at a line start, the items at
             // even distances from its beginning start lines of two; the item after the run starts
@@ -377,7 +397,7 @@ extension Layout {
     /// of a section is spaced as if it were filled with copies of its last item. Records the line
     /// at `lines[index]` and returns where it ends along the scroll axis.
     @inline(__always)
-    private static func placeLine(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
+    static func placeLine(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
                                   _ lineStart: Int, _ lineEnd: Int, used: Double, thickness: Double, position: Double,
                                   isLast: Bool, into lines: UnsafeMutableBufferPointer<Band>, at index: Int) -> Double {
         let (available, spacing) = (metrics.available, metrics.spacing)

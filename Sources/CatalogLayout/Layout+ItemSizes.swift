@@ -26,7 +26,7 @@ struct ContentSizes {
     /// Whether every kind gets the same size (the configuration's `itemSize`): then the kind is
     /// not looked at. Its `switch` is an indirect jump, and the code it jumps to reloaded the
     /// loop's values from the stack (a shelf of books, whose configurations set `itemSize`).
-    private let sameForAll: Bool
+    let sameForAll: Bool
 
     init(_ config: LayoutConfiguration, crossLength: Double) {
         func size(_ kind: ItemKind?) -> Size {
@@ -34,6 +34,19 @@ struct ContentSizes {
         }
         (none, video, book, icon) = (size(nil), size(.video), size(.book), size(.icon))
         sameForAll = config.itemSize != nil
+    }
+
+    /// Which of the four default sizes an item of `kind` without a natural size gets, 0–3: the
+    /// same for every kind when ``sameForAll``.
+    @inline(__always)
+    func slot(of kind: ItemKind?) -> Int {
+        if sameForAll { return 0 }
+        switch kind {
+        case nil: return 0
+        case .video?: return 1
+        case .book?: return 2
+        case .icon?: return 3
+        }
     }
 
     /// `natural` has a NaN width when the item has no natural size (see ``LayoutInput``).

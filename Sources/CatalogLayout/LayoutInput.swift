@@ -18,6 +18,9 @@ public struct LayoutInput: Sendable, Hashable {
     /// or more: such an input is refused when laid out (checked here, as items are added, so that
     /// preparing a layout does not pass over the sizes once more).
     private(set) var firstInvalidSize: Int?
+    /// Per section, what its items share (worked out as they are added, like `firstInvalidSize`):
+    /// flow and shelf layouts lay out sections of items of one size from a few lines' places.
+    private(set) var sectionSizing: [SectionSizing] = []
 
     public init() {}
 
@@ -37,7 +40,7 @@ public struct LayoutInput: Sendable, Hashable {
                 kinds.append(item.kind)
                 labels.append(item.content.displayText)
             }
-            sectionStarts.append(naturalSizes.count)
+            closeSection()
         }
     }
 
@@ -50,6 +53,7 @@ public struct LayoutInput: Sendable, Hashable {
             kinds.append(contentsOf: repeatElement(kind, count: count))
             labels.append(contentsOf: repeatElement("", count: count))
             sectionStarts.append(naturalSizes.count)
+            sectionSizing.append([.noNaturalSizes, .oneKind])
         }
     }
 
@@ -60,6 +64,7 @@ public struct LayoutInput: Sendable, Hashable {
         kinds.reserveCapacity(items)
         labels.reserveCapacity(items)
         sectionStarts.reserveCapacity(sections + 1)
+        sectionSizing.reserveCapacity(sections)
         titles.reserveCapacity(sections)
     }
 
@@ -71,7 +76,17 @@ public struct LayoutInput: Sendable, Hashable {
             kinds.append(item.kind)
             labels.append(item.label)
         }
-        sectionStarts.append(naturalSizes.count)
+        closeSection()
+    }
+
+    /// Ends the section whose items were appended last.
+    private mutating func closeSection() {
+        let start = sectionStarts[sectionStarts.count - 1], end = naturalSizes.count
+        sectionStarts.append(end)
+        var sizing: SectionSizing = []
+        if naturalSizes[start..<end].allSatisfy({ $0.width.isNaN }) { sizing.insert(.noNaturalSizes) }
+        if kinds[start..<end].allSatisfy({ $0 == kinds[start] }) { sizing.insert(.oneKind) }
+        sectionSizing.append(sizing)
     }
 
     private mutating func appendSize(_ size: Size?) {
@@ -110,6 +125,15 @@ public struct LayoutInput: Sendable, Hashable {
             })
         }
     }
+}
+
+/// What the items of a section share, for the layouts' paths for sections of one shape.
+struct SectionSizing: OptionSet, Sendable, Hashable {
+    let rawValue: UInt8
+    /// No item has a natural size: each gets the configuration's `itemSize` or its kind's default.
+    static let noNaturalSizes = SectionSizing(rawValue: 1)
+    /// Every item has the same kind (or none).
+    static let oneKind = SectionSizing(rawValue: 2)
 }
 
 public struct LayoutSectionInput: Sendable, Hashable {
