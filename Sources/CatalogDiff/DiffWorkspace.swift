@@ -67,11 +67,20 @@ public final class DiffWorkspace {
 
     /// Takes the array at `keyPath` out of the workspace, holding `count` copies of `value`, in
     /// the memory of the last diff when it is large enough. Give it back with ``keep(_:at:)``.
-    func take<T>(_ keyPath: ReferenceWritableKeyPath<DiffWorkspace, [T]>, count: Int, repeating value: T) -> [T] {
+    func take<T: BitwiseCopyable>(_ keyPath: ReferenceWritableKeyPath<DiffWorkspace, [T]>, count: Int, repeating value: T) -> [T] {
         var array = self[keyPath: keyPath]
         self[keyPath: keyPath] = []
-        array.removeAll(keepingCapacity: true)
-        array.append(contentsOf: repeatElement(value, count: count))
+        array.refill(count: count, with: value)
+        return array
+    }
+
+    /// Takes the array at `keyPath` out of the workspace with `count` elements whose values are
+    /// left unspecified (the last diff's, or `filler`): scratch space the diff writes before it
+    /// reads. Give it back with ``keep(_:at:)``.
+    func takeScratch<T: BitwiseCopyable>(_ keyPath: ReferenceWritableKeyPath<DiffWorkspace, [T]>, count: Int, filler: T) -> [T] {
+        var array = self[keyPath: keyPath]
+        self[keyPath: keyPath] = []
+        array.resize(to: count, filler: filler)
         return array
     }
 

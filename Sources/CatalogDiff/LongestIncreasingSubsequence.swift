@@ -27,8 +27,7 @@ struct LongestIncreasingSubsequence {
     mutating func find(in values: UnsafeMutableBufferPointer<Int32>) {
         let n = values.count
         precondition(n <= Int(Int32.max), "positions are 32-bit")
-        kept.removeAll(keepingCapacity: true)
-        kept.append(contentsOf: repeatElement(false, count: n))
+        kept.refill(count: n, with: false)
         keptCount = 0
         guard n > 0 else { return }
         // Exact-sized scratch space, written through pointers: appending element by element

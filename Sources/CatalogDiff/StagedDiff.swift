@@ -201,8 +201,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // in A's section, from the front of a second space one larger, with the indexes of the
         // section's deleted items from its back.
         let largest = a.items.reduce(0) { max($0, $1.count) }
-        var stayTo = workspace.take(\.stayTo, count: largest, repeating: 0)
-        var stayFrom = workspace.take(\.stayFrom, count: largest + 1, repeating: 0)
+        var stayTo = workspace.takeScratch(\.stayTo, count: largest, filler: 0)
+        var stayFrom = workspace.takeScratch(\.stayFrom, count: largest + 1, filler: 0)
         var subsequence = LongestIncreasingSubsequence()
         swap(&subsequence, &workspace.subsequence)
         defer {
