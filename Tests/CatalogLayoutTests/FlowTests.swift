@@ -75,8 +75,9 @@ import Testing
         }
     }
 
-    /// A random flow or shelf layout whose sections mostly hold one or two items a line.
-    static func randomCase(_ random: inout RandomLayouts) -> (LayoutInput, LayoutConfiguration, Size) {
+    /// A random flow or shelf configuration (spacings, insets, header, footer, scroll direction)
+    /// and viewport, with the room along a line between the insets.
+    static func randomConfiguration(_ random: inout RandomLayouts) -> (LayoutConfiguration, Size, available: Double) {
         var config = LayoutConfiguration(style: random.bool() ? .flow : .shelf)
         config.scrollDirection = random.bool() ? .vertical : .horizontal
         config.interitemSpacing = random.int(0...3) == 0 ? 0 : random.length(0...20)
@@ -89,6 +90,13 @@ import Testing
         let horizontal = config.scrollDirection == .horizontal
         let inset = config.sectionInset
         let available = horizontal ? viewport.height - inset.top - inset.bottom : viewport.width - inset.left - inset.right
+        return (config, viewport, available)
+    }
+
+    /// A random flow or shelf layout whose sections mostly hold one or two items a line.
+    static func randomCase(_ random: inout RandomLayouts) -> (LayoutInput, LayoutConfiguration, Size) {
+        let (config, viewport, available) = randomConfiguration(&random)
+        let horizontal = config.scrollDirection == .horizontal
         let spacing = config.interitemSpacing
         let half = (available - spacing) / 2   // two of these fill a line exactly
         let input = LayoutInput(sections: (0..<random.int(0...5)).map { s in
@@ -119,36 +127,53 @@ import Testing
             let (input, config, viewport) = Self.randomCase(&random)
             let layout = try Layout(input, configuration: config, viewportSize: viewport)
             layout.checkInvariants()
-            let expected = Self.expectedFrames(input, config, viewport: viewport)
-            var mismatches = 0
-            for (s, frames) in expected.enumerated() {
-                for (i, frame) in frames.enumerated() {
-                    let found = layout.attributes(forItemAt: ItemPath(section: s, item: i))!.frame
-                    // The same operations in the same order: equal to the bit.
-                    if found != frame, mismatches < 3 {
-                        mismatches += 1
-                        Issue.record("batch \(batch) round \(round) \(config.scrollDirection) section \(s) item \(i): \(found), expected \(frame)")
-                    }
-                }
-            }
-            // The lines the pass recorded answer rect queries and hit tests as a scan does.
-            for _ in 0..<6 {
-                let rect = random.rect(in: layout)
-                #expect(layout.elements(in: rect) == BruteForce.elements(layout, in: rect), "batch \(batch) round \(round) rect \(rect)")
-                let point = random.point(in: layout)
-                #expect(layout.indexPath(at: point) == BruteForce.indexPath(layout, at: point), "batch \(batch) round \(round) point \(point)")
-            }
+            let label = "batch \(batch) round \(round) \(config.scrollDirection)"
+            Self.expectFrames(of: layout, equal: Self.expectedFrames(input, config, viewport: viewport), label)
+            Self.expectQueriesMatchAScan(layout, &random, label)
         }
     }
 
     /// Preparing again — the lines go into the previous prepare's room, which may be too small for
     /// the new data — gives what a new layout gives.
     @Test func preparingAgainGivesANewLayoutsFrames() throws {
-        var random = RandomLayouts(seed: 9_100)
-        for _ in 0..<100 {
-            let (input, config, viewport) = Self.randomCase(&random)
+        try Self.expectPreparingAgainGivesANewLayout(seed: 9_100, rounds: 100) { Self.randomCase(&$0) }
+    }
+
+    /// Records where `layout`'s cell frames differ from `expected` (at most three per layout).
+    /// The same operations in the same order: equal to the bit.
+    static func expectFrames(of layout: Layout, equal expected: [[Rect]], _ label: String) {
+        var mismatches = 0
+        for (s, frames) in expected.enumerated() {
+            for (i, frame) in frames.enumerated() {
+                let found = layout.attributes(forItemAt: ItemPath(section: s, item: i))!.frame
+                if found != frame, mismatches < 3 {
+                    mismatches += 1
+                    Issue.record("\(label) section \(s) item \(i): \(found), expected \(frame)")
+                }
+            }
+        }
+    }
+
+    /// The lines the pass recorded answer rect queries and hit tests at random places as a scan does.
+    static func expectQueriesMatchAScan(_ layout: Layout, _ random: inout RandomLayouts, _ label: String) {
+        for _ in 0..<6 {
+            let rect = random.rect(in: layout)
+            #expect(layout.elements(in: rect) == BruteForce.elements(layout, in: rect), "\(label) rect \(rect)")
+            let point = random.point(in: layout)
+            #expect(layout.indexPath(at: point) == BruteForce.indexPath(layout, at: point), "\(label) point \(point)")
+        }
+    }
+
+    /// For `rounds` pairs of random cases from `makeCase`: a layout of the first prepared again
+    /// with the second's input equals a new layout of the second.
+    static func expectPreparingAgainGivesANewLayout(
+        seed: UInt64, rounds: Int, _ makeCase: (inout RandomLayouts) -> (LayoutInput, LayoutConfiguration, Size)
+    ) throws {
+        var random = RandomLayouts(seed: seed)
+        for _ in 0..<rounds {
+            let (input, config, viewport) = makeCase(&random)
             var layout = try Layout(input, configuration: config, viewportSize: viewport)
-            let (next, _, _) = Self.randomCase(&random)
+            let (next, _, _) = makeCase(&random)
             try layout.prepare(next)
             layout.checkInvariants()
             #expect(layout.allElements == (try Layout(next, configuration: config, viewportSize: viewport)).allElements)

@@ -33,18 +33,8 @@ import Testing
     /// A random case: the input, the same items with their sizes written out, the configuration
     /// and the viewport.
     static func randomCase(_ random: inout RandomLayouts) -> (LayoutInput, LayoutInput, LayoutConfiguration, Size) {
-        var config = LayoutConfiguration(style: random.bool() ? .flow : .shelf)
-        config.scrollDirection = random.bool() ? .vertical : .horizontal
-        config.interitemSpacing = random.int(0...3) == 0 ? 0 : random.length(0...20)
-        config.lineSpacing = random.length(0...20)
-        config.sectionInset = Insets(top: random.length(0...20), left: random.length(0...20),
-                                     bottom: random.length(0...20), right: random.length(0...20))
-        if random.bool() { config.headerHeight = random.length(1...50) }
-        if random.bool() { config.footerHeight = random.length(1...50) }
-        let viewport = Size(width: random.length(150...600), height: random.length(150...600))
+        var (config, viewport, available) = FlowTests.randomConfiguration(&random)
         let horizontal = config.scrollDirection == .horizontal
-        let inset = config.sectionInset
-        let available = horizontal ? viewport.height - inset.top - inset.bottom : viewport.width - inset.left - inset.right
         if random.int(0...2) > 0 {
             // Across the line: from tiny (more than 64 a line when nothing spaces them) to longer
             // than the line; a length that fills a line exactly with k items now and then.
@@ -84,42 +74,23 @@ import Testing
             let (input, sized, config, viewport) = Self.randomCase(&random)
             let layout = try Layout(input, configuration: config, viewportSize: viewport)
             layout.checkInvariants()
-            let expected = FlowTests.expectedFrames(sized, config, viewport: viewport)
-            var mismatches = 0
-            for (s, frames) in expected.enumerated() {
-                for (i, frame) in frames.enumerated() {
-                    let found = layout.attributes(forItemAt: ItemPath(section: s, item: i))!.frame
-                    if found != frame, mismatches < 3 {
-                        mismatches += 1
-                        Issue.record("batch \(batch) round \(round) \(config.scrollDirection) section \(s) item \(i): \(found), expected \(frame)")
-                    }
-                }
-            }
+            let label = "batch \(batch) round \(round) \(config.scrollDirection)"
+            FlowTests.expectFrames(of: layout, equal: FlowTests.expectedFrames(sized, config, viewport: viewport), label)
             // The same as the layout of the sized items (the general loop and the pairs' path),
             // every element: headers, footers and shelf boards follow from the recorded lines.
             let general = try Layout(sized, configuration: config, viewportSize: viewport)
-            #expect(layout.allElements == general.allElements, "batch \(batch) round \(round)")
-            #expect(layout.contentSize == general.contentSize, "batch \(batch) round \(round)")
-            for _ in 0..<6 {
-                let rect = random.rect(in: layout)
-                #expect(layout.elements(in: rect) == BruteForce.elements(layout, in: rect), "batch \(batch) round \(round) rect \(rect)")
-                let point = random.point(in: layout)
-                #expect(layout.indexPath(at: point) == BruteForce.indexPath(layout, at: point), "batch \(batch) round \(round) point \(point)")
-            }
+            #expect(layout.allElements == general.allElements, "\(label)")
+            #expect(layout.contentSize == general.contentSize, "\(label)")
+            FlowTests.expectQueriesMatchAScan(layout, &random, label)
         }
     }
 
     /// Preparing again into the room of a smaller layout (a section of one-item lines runs out of
     /// it, and the pass starts that section again) gives what a new layout gives.
     @Test func preparingAgainGivesANewLayoutsFrames() throws {
-        var random = RandomLayouts(seed: 12_100)
-        for _ in 0..<150 {
+        try FlowTests.expectPreparingAgainGivesANewLayout(seed: 12_100, rounds: 150) { random in
             let (input, _, config, viewport) = Self.randomCase(&random)
-            var layout = try Layout(input, configuration: config, viewportSize: viewport)
-            let (next, _, _, _) = Self.randomCase(&random)
-            try layout.prepare(next)
-            layout.checkInvariants()
-            #expect(layout.allElements == (try Layout(next, configuration: config, viewportSize: viewport)).allElements)
+            return (input, config, viewport)
         }
     }
 
