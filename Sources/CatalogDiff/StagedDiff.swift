@@ -199,8 +199,10 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // Survivors of one section: their B index in the section, in A's order, written
         // through a pointer into scratch space as large as the largest section; and their index
         // in A's section, from the front of a second space one larger, with the indexes of the
-        // section's deleted items from its back.
-        let largest = a.items.reduce(0) { max($0, $1.count) }
+        // section's deleted items from its back. The first space also holds, for a B section,
+        // the positions of its items that come from elsewhere, so it is as large as the largest
+        // section of either snapshot.
+        let largest = max(a.items.reduce(0) { max($0, $1.count) }, b.items.reduce(0) { max($0, $1.count) })
         var stayTo = workspace.takeScratch(\.stayTo, count: largest, filler: 0)
         var stayFrom = workspace.takeScratch(\.stayFrom, count: largest + 1, filler: 0)
         var subsequence = LongestIncreasingSubsequence()
@@ -262,18 +264,32 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 let local: Range<Int>
                 if case .old(let s) = s1[index] { local = aIDs.positions(ofSection: s) } else { local = 0..<0 }
                 let targets = bIDs.positions(ofSection: t)
-                for q in targets {
+                // The items that come from elsewhere (inserted, or moved from another section),
+                // gathered without a branch on each item (they come at random: a branch on
+                // them was mispredicted every time), then handled one by one.
+                var arrivals = 0
+                stayTo.withUnsafeMutableBufferPointer { arriving in
+                    let (low, width) = (local.lowerBound, local.count)
+                    for q in targets {
+                        arriving[arrivals] = Int32(truncatingIfNeeded: q &- targets.lowerBound)
+                        // Sign bits, as for the A side: −1 when 0 ≤ p − low < width (the item
+                        // stays in its section), else 0 — for a negative p (inserted) too.
+                        let d = Int(bToA[q]) &- low
+                        arrivals &+= 1 &+ (((d &- width) & ~d) >> 63)
+                    }
+                }
+                for k in 0..<arrivals {
+                    let item = Int(stayTo[k])
+                    let q = targets.lowerBound + item
                     let p = Int(bToA[q])
                     guard p >= 0 else {
-                        if !isNewSection { items.inserted.append(ItemPath(section: index, item: q - targets.lowerBound)) }
+                        if !isNewSection { items.inserted.append(ItemPath(section: index, item: item)) }
                         continue
                     }
-                    if !local.contains(p) {  // from another section
-                        let source = aIDs.path(p)
-                        items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
-                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
-                        if !moved.isEmpty { moved[q] = true }
-                    }
+                    let source = aIDs.path(p)
+                    items.moved.append(Move(from: ItemPath(section: s1OfA[source.section], item: source.item),
+                                            to: ItemPath(section: index, item: item)))
+                    if !moved.isEmpty { moved[q] = true }
                 }
             }
         }
