@@ -351,6 +351,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         var third = Stage(sections: sections, items: ItemChanges(reloaded: sectionStageItemReloads))
 
         var second = Stage(items: items)
+        items = ItemChanges()  // the stage's lists have one owner, so they sort in place (below)
         // Stages 2 and 3 as one, when nothing was inserted first and no item operation touches a
         // section that stage 3 changes: item paths after the stage are then in B's coordinates.
         if first.isEmpty && !second.isEmpty && !third.isEmpty, let merged = merge(second, third) {
@@ -364,7 +365,12 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             fourth.sections = fifth.sections
             fifth = Stage()
         }
-        return Changeset(stages: [first, second, third, fourth, fifth].filter { !$0.isEmpty }.map(Self.sorted))
+        var stages = [first, second, third, fourth, fifth].filter { !$0.isEmpty }
+        // Each list sorted where it has one owner: with another copy of a stage still held, every
+        // list sorted was copied first (20k operations of a 100k-id diff).
+        (first, second, third, fourth, fifth) = (Stage(), Stage(), Stage(), Stage(), Stage())
+        for k in stages.indices { Self.sort(&stages[k]) }
+        return Changeset(stages: stages)
     }
 
     /// Stage 2 and 3 as one stage, or nil when an item operation touches a section that stage 3
@@ -390,8 +396,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 
     /// Operations in index order, so that equal changesets compare and print alike.
-    static func sorted(_ stage: Stage) -> Stage {
-        var stage = stage
+    static func sort(_ stage: inout Stage) {
         stage.sections.deleted.sort()
         stage.sections.inserted.sort()
         stage.sections.reloaded.sort()
@@ -400,6 +405,5 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         stage.items.inserted.sort()
         stage.items.reloaded.sort()
         stage.items.moved.sort { $0.from < $1.from }
-        return stage
     }
 }
