@@ -24,21 +24,36 @@ extension Layout {
         /// `maximumPerLine + r(r − 1)/2`.
         static let slotStride = maximumPerLine + maximumPerLine * (maximumPerLine + 1) / 2
 
+        /// What a slot has worked out so far.
+        struct Slot {
+            /// The items a line holds: 0 while not worked out, −1 when more than ``maximumPerLine``.
+            var perLine = 0
+            /// Whether a full line's places are worked out.
+            var hasFullLine = false
+            /// Which last lines' places are worked out: bit `r − 1` for a last line of `r` items.
+            var lastLines: UInt64 = 0
+        }
+
         /// The places, `slotCount × slotStride`, written before they are read.
         let places: UnsafeMutablePointer<Double>
-        /// Per slot, three numbers: the items a line holds (0 while not worked out, −1 when more
-        /// than ``maximumPerLine``), whether a full line's places are worked out (0 or 1), and
-        /// which last lines' are (bit `r − 1` for `r` items).
-        let state: UnsafeMutablePointer<Int>
+        let slots: UnsafeMutablePointer<Slot>
 
         /// Runs `body` with empty slots (in temporary memory).
         static func with<R>(_ body: (UniformLines) -> R) -> R {
             withUnsafeTemporaryAllocation(of: Double.self, capacity: slotCount * slotStride) { places in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: slotCount * 3) { state in
-                    state.initialize(repeating: 0)
-                    return body(UniformLines(places: places.baseAddress!, state: state.baseAddress!))
+                withUnsafeTemporaryAllocation(of: Slot.self, capacity: slotCount) { slots in
+                    slots.initialize(repeating: Slot())
+                    return body(UniformLines(places: places.baseAddress!, slots: slots.baseAddress!))
                 }
             }
+        }
+
+        /// The places of a full line of slot `slot`'s items.
+        func fullLine(ofSlot slot: Int) -> UnsafeMutablePointer<Double> { places + slot &* Self.slotStride }
+
+        /// The places of a last line of `count` (1 to ``maximumPerLine``) of slot `slot`'s items.
+        func lastLine(ofSlot slot: Int, count: Int) -> UnsafeMutablePointer<Double> {
+            fullLine(ofSlot: slot) + (Self.maximumPerLine &+ count &* (count &- 1) / 2)
         }
     }
 
@@ -54,14 +69,12 @@ extension Layout {
         // One size: no natural sizes, and one kind unless the configuration sizes every kind alike.
         guard shape.contains(.noNaturalSizes), sizing.sameForAll || shape.contains(.oneKind) else { return .notTaken }
         let kind = kinds[start]
-        let slot = sizing.slot(of: kind)
+        let index = sizing.slot(of: kind)
+        let slot = uniform.slots + index
         let size = sizing.size(natural: sizes[start], kind: kind)
         let (cross, main) = horizontal ? (size.height, size.width) : (size.width, size.height)
-        var perLine = uniform.state[3 &* slot]
-        if perLine == 0 {
-            perLine = itemsPerLine(cross, metrics)
-            uniform.state[3 &* slot] = perLine
-        }
+        if slot.pointee.perLine == 0 { slot.pointee.perLine = itemsPerLine(cross, metrics) }
+        let perLine = slot.pointee.perLine
         guard perLine > 0 else { return .notTaken }
         let count = end &- start
         // Most sections of this shape fill one line at most (a shelf): no division for them,
@@ -69,7 +82,7 @@ extension Layout {
         let lineTotal = count <= perLine ? 1 : (count &- 1) / perLine &+ 1
         guard lineCount &+ lineTotal <= lines.count else { return .outOfRoom }
 
-        let slotPlaces = uniform.places + slot &* UniformLines.slotStride
+        let fullLine = uniform.fullLine(ofSlot: index)
         // `placeLine` puts an item at `position + (thickness − length) / 2` along the scroll axis:
         // with every length the line's thickness, this offset.
         let lift = (main - main) / 2
@@ -89,21 +102,21 @@ extension Layout {
             i &+= n
         }
         if lineTotal > 1 {
-            if uniform.state[3 &* slot &+ 1] == 0 {
-                workOutPlaces(into: slotPlaces, count: perLine, isLast: false, cross: cross, main: main, metrics, fixedAxis: horizontal)
-                uniform.state[3 &* slot &+ 1] = 1
+            if !slot.pointee.hasFullLine {
+                workOutPlaces(into: fullLine, count: perLine, isLast: false, cross: cross, main: main, metrics, fixedAxis: horizontal)
+                slot.pointee.hasFullLine = true
             }
             for _ in 1..<lineTotal {
-                place(slotPlaces, perLine)
+                place(fullLine, perLine)
                 position += metrics.lineSpacing
             }
         }
         let last = end &- i
-        let lastPlaces = slotPlaces + (UniformLines.maximumPerLine &+ last &* (last &- 1) / 2)
-        let bit = 1 &<< (last &- 1)
-        if uniform.state[3 &* slot &+ 2] & bit == 0 {
+        let lastPlaces = uniform.lastLine(ofSlot: index, count: last)
+        let bit: UInt64 = 1 &<< UInt64(last &- 1)
+        if slot.pointee.lastLines & bit == 0 {
             workOutPlaces(into: lastPlaces, count: last, isLast: true, cross: cross, main: main, metrics, fixedAxis: horizontal)
-            uniform.state[3 &* slot &+ 2] |= bit
+            slot.pointee.lastLines |= bit
         }
         place(lastPlaces, last)
         return .placed(position: position, lineCount: lineCount)
