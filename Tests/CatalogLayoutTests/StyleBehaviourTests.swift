@@ -196,6 +196,10 @@ import Testing
         #expect(throws: LayoutConfigurationError.self) {
             try Layout(input, configuration: LayoutConfiguration(style: .carousel, itemSize: Size(width: 1e308, height: 10)), viewportSize: viewport)
         }
+        // Sections of one size, laid out from a line's places: two shelves of lines 1e308 points tall.
+        #expect(throws: LayoutConfigurationError.self) {
+            try Layout(input, configuration: LayoutConfiguration(style: .shelf, itemSize: Size(width: 10, height: 1e308)), viewportSize: viewport)
+        }
         // Preparing again into an overflow leaves an empty, sound layout in the previous viewport.
         for style in LayoutStyle.allCases where style != .circular && style != .carousel {
             var layout = try Layout(input, configuration: LayoutConfiguration(style: style), viewportSize: viewport)
