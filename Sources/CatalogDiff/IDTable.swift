@@ -202,16 +202,76 @@ final class IDTable {
             }
             return duplicates
         }
+        if ID.self == Int.self && hash.kind == .integer {
+            // Integer ids: a loop of its own, with its state in registers (see `enterIntegers`).
+            let ids = a as! ItemIDs<Int>
+            _ = ids.forEachSection { start, section in
+                enterIntegers(section, at: start, of: ids, duplicates: &duplicates)
+                return true
+            }
+            aHasRepeats = !duplicates.isEmpty
+            return duplicates
+        }
         @inline(__always) func enter(_ p: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, _ hash: Int, _ slots: Slots) {
             let found = slots.probe(hash) { a[$0] == ids[i] }
             if found >= 0 { duplicates.append(p) } else { insert(p, hash: hash, at: -1 - found, in: slots) }
         }
-        // Integer ids hash in a few instructions: each slot is prefetched a short, steady
-        // distance ahead. Others (strings) stay in blocks: pipelined, they were no faster
-        // (their bytes, loaded while hashing, set the pace).
-        let complete = ID.self == Int.self ? forEachHashedPipelined(a, enter) : forEachHashed(a, enter)
+        // Other ids (strings) are hashed a block at a time: pipelined as integer ids are, they
+        // were no faster (their bytes, loaded while hashing, set the pace).
+        let complete = forEachHashed(a, enter)
         aHasRepeats = !duplicates.isEmpty
         return complete ? duplicates : nil
+    }
+
+    /// Enters A's integer ids `ids`, the section whose first id is at flat position `start`, under
+    /// the integer hash; appends to `duplicates` the positions whose id an earlier one has.
+    ///
+    /// The same probe and insert as the generic loop of ``enter(_:)``, with two differences:
+    /// - Each id is hashed and its slot prefetched ``pipelineDistance`` ids before it is entered,
+    ///   a steady distance, rather than a block of 64 at once. Blocks left the loop waiting for
+    ///   its slots all the same at a hundred thousand spread `Int` ids, whose 1 MiB table is
+    ///   beyond the L2 cache: pinned, 2.20–2.30 ms against 2.32–2.40 a diff.
+    /// - Every value the loop uses is a local, with one induction variable: the generic loop,
+    ///   specialised for `Int`, reloaded seven spilled values and two constants for each id and
+    ///   counted the table's entries in memory, 53 instructions an id against 37 here.
+    private func enterIntegers(_ ids: UnsafeBufferPointer<Int>, at start: Int, of a: ItemIDs<Int>, duplicates: inout [Int]) {
+        guard let first = ids.baseAddress else { return }
+        let (slots, mask, tagMask, seed) = (storage, mask, ~indexMask, hash.seed)
+        let distance = Self.pipelineDistance
+        // One induction variable, `e`: the entry of the id at `id[e]` (its flat position + 1).
+        let (id, end) = (first - (start &+ 1), start &+ 1 &+ ids.count)
+        let repeatsBefore = duplicates.count
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: distance) { ring in
+            guard let ring = ring.baseAddress else { return }
+            /// Hashes the id of entry `e` into the ring and prefetches its slot.
+            @inline(__always) func hashAhead(_ e: Int) {
+                let hash = IDHash.mix(UInt64(bitPattern: Int64(id[e])), seed: seed)
+                ring[e & (distance &- 1)] = hash
+                catalog_prefetch(slots + (hash & mask))
+            }
+            for e in (start &+ 1)..<min(start &+ 1 &+ distance, end) { hashAhead(e) }
+            for e in (start &+ 1)..<end {
+                // Read before the id `distance` ahead takes its place in the ring.
+                let hash = ring[e & (distance &- 1)]
+                if e &+ distance < end { hashAhead(e &+ distance) }
+                let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
+                var slot = hash & mask
+                while true {
+                    let entry = slots[slot]
+                    if entry == 0 {
+                        slots[slot] = tag | UInt32(truncatingIfNeeded: e)
+                        break
+                    }
+                    if entry & tagMask == tag && a[Int(entry & ~tagMask) &- 1] == id[e] {
+                        duplicates.append(e &- 1)
+                        break
+                    }
+                    slot = (slot &+ 1) & mask
+                }
+            }
+        }
+        // Every id was entered but the repeated ones.
+        entries &+= ids.count &- (duplicates.count &- repeatsBefore)
     }
 
     /// Looks up every id of `b` among A's entries: `results.matched(q, p)` for an id A has at `p`,
@@ -434,46 +494,9 @@ final class IDTable {
         }
     }
 
-    /// How many ids ahead of the one being entered ``forEachHashedPipelined(_:_:)`` hashes and
-    /// prefetches. A power of two (the hashes ahead wait in a ring indexed by a mask).
+    /// How many ids ahead of the one being entered ``enterIntegers(_:at:of:duplicates:)`` hashes
+    /// and prefetches. A power of two (the hashes ahead wait in a ring indexed by a mask).
     static let pipelineDistance = 16
-
-    /// ``forEachHashed(_:grow:_:)`` without blocks, for a table that cannot grow meanwhile (A's
-    /// ids: it is sized for them): each id is hashed and its slot prefetched ``pipelineDistance``
-    /// ids before the body gets it. A block of 64 prefetches at once left the loop waiting for
-    /// its slots all the same, at a hundred thousand spread `Int` ids (the table, 1 MiB, is
-    /// beyond the L2 cache): pinned, minimum of 80 diffs, 2.20–2.30 ms against 2.32–2.40, and at
-    /// a million 30–46 ms against 37–49 (medians of 8).
-    @inline(__always)
-    private func forEachHashedPipelined<ID: Hashable>(_ ids: ItemIDs<ID>,
-                                                      _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int,
-                                                               _ hash: Int, _ slots: Slots) -> Void) -> Bool {
-        let slots = self.slots
-        let distance = Self.pipelineDistance
-        return hash.withFunction(for: ID.self) { hashOf in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: distance) { ring in
-                ids.forEachSection { base, section in
-                    let n = section.count
-                    for k in 0..<min(distance, n) {
-                        guard let hash = hashOf(section[k]) else { return false }
-                        ring[k] = hash
-                        catalog_prefetch(slots.base + (hash & slots.mask))
-                    }
-                    for k in 0..<n {
-                        let hash = ring[k & (distance &- 1)]
-                        let ahead = k &+ distance
-                        if ahead < n {
-                            guard let next = hashOf(section[ahead]) else { return false }
-                            ring[ahead & (distance &- 1)] = next
-                            catalog_prefetch(slots.base + (next & slots.mask))
-                        }
-                        body(base &+ k, section, k, hash, slots)
-                    }
-                    return true
-                }
-            }
-        }
-    }
 
     /// ``forEachHashed(_:grow:_:)`` for the ids at `indices` of one section (a range of them, or a
     /// list): `body(index, hash, slots)`, in the order of `indices`.
