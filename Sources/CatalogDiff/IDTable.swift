@@ -382,13 +382,13 @@ final class IDTable {
                             (sectionStart, sectionEnd) = (a.starts[section], a.starts[section + 1])
                             ids = a.sections[section]
                         }
-                        // A run of ids in A's order, the common case, in a loop of its own.
-                        let (limit, offset) = (min(bIDs.count &- i, sectionEnd &- next), next &- sectionStart)
-                        var run = 0
-                        while run < limit && ids[offset &+ run] == bIDs[i &+ run] { run &+= 1 }
-                        if run > 0 {
-                            results.matchedRun(base &+ i, next, count: run)
-                            (next, i, strikes) = (next &+ run, i &+ run, max(0, strikes &- run))
+                        // Ids in A's order, the common case, in a loop of its own.
+                        let walked = ids.withUnsafeBufferPointer { ids in
+                            Self.walkInOrder(from: i, next, in: bIDs, at: base, along: ids, at: sectionStart,
+                                             deferring: &deferred, into: &results)
+                        }
+                        if walked.i != i || walked.next != next {
+                            (i, next, strikes) = (walked.i, walked.next, max(0, strikes &- walked.matched))
                             continue
                         }
                         // Not next: maybe a few ids later (A's ids between were deleted or moved).
@@ -396,12 +396,12 @@ final class IDTable {
                         p = Self.position(of: bIDs[i], in: ids, at: sectionStart, from: next &+ 1, to: end)
                         if p < end {
                             strikes = max(0, strikes &- 1)
-                        } else if i &+ 1 < bIDs.count, Self.position(of: bIDs[i &+ 1], in: ids, at: sectionStart, from: next, to: end) < end {
-                            // The id after it is where A has it: this one was inserted or moved
-                            // here (the common case), which a probe tells without changing where
-                            // the walk goes on. Probed for later, with others.
-                            deferred.append(i)
-                            i &+= 1
+                        } else if let found = Self.nextExpected(after: i, in: bIDs, where: ids, at: sectionStart, from: next, to: end) {
+                            // An id soon after it is where A has it: the ones before were
+                            // inserted or moved here (the common case), which a probe tells
+                            // without changing where the walk goes on. Probed for later, with others.
+                            for k in i..<found { deferred.append(k) }
+                            i = found
                             continue
                         } else {
                             p = -1
@@ -456,6 +456,62 @@ final class IDTable {
             let p = probeForB(base &+ i, section, i, hash: hash, slots: slots, in: a, b, into: &results)
             if p >= 0 { results.matched(base &+ i, p) }
         }
+    }
+
+    /// Walks on from B's id `i` (of the B section `bIDs`, whose first id is at flat position
+    /// `base`) and A's position `next` (in the A section `ids`, which starts at flat position
+    /// `sectionStart`) while B's ids follow A's closely: an id where A has it, or one or two
+    /// positions further on (A's ids between were deleted or moved away), is matched there; an id
+    /// whose next id is where A has it (inserted or moved here) is added to `deferred`, to be
+    /// probed for later. Returns where the walk stopped — at the end of either section, or at an
+    /// id it cannot place this way — and how many ids it matched.
+    ///
+    /// The same answers as the general steps of ``lookUpExpectingOrder(_:in:into:)``, in a loop
+    /// with few values to keep: there, the step after each short run of matches (about five
+    /// ids at a hundred thousand spread ids) reloaded a dozen spilled values.
+    @inline(__always)
+    private static func walkInOrder<ID: Hashable, Results: LookUpResults>(
+        from i: Int, _ next: Int, in bIDs: UnsafeBufferPointer<ID>, at base: Int, along ids: UnsafeBufferPointer<ID>,
+        at sectionStart: Int, deferring deferred: inout [Int], into results: inout Results
+    ) -> (i: Int, next: Int, matched: Int) {
+        var (j, o, matched) = (i, next &- sectionStart, 0)
+        let (bCount, aCount) = (bIDs.count, ids.count)
+        while j < bCount && o < aCount {
+            var step = 0  // how far on in A the id is, or −1 when it arrived
+            if ids[o] == bIDs[j] {
+                step = 0
+            } else if o &+ 1 < aCount && ids[o &+ 1] == bIDs[j] {
+                step = 1
+            } else if o &+ 2 < aCount && ids[o &+ 2] == bIDs[j] {
+                step = 2
+            } else if j &+ 1 < bCount && ids[o] == bIDs[j &+ 1] {
+                deferred.append(j)
+                j &+= 1
+                continue
+            } else {
+                break
+            }
+            results.matched(base &+ j, sectionStart &+ o &+ step)
+            (j, o, matched) = (j &+ 1, o &+ step &+ 1, matched &+ 1)
+        }
+        return (j, o &+ sectionStart, matched)
+    }
+
+    /// How many ids after an id not found where expected are looked for where A has them, before
+    /// it is probed for at once.
+    static let arrivalsAhead = 3
+
+    /// The first of the (up to ``arrivalsAhead``) ids after `bIDs[i]` that is among A's ids from
+    /// `start` up to `end` (in the A section `ids`, which starts at position `sectionStart`), or
+    /// nil when none is.
+    @inline(__always)
+    private static func nextExpected<ID: Hashable>(after i: Int, in bIDs: UnsafeBufferPointer<ID>, where ids: [ID],
+                                                   at sectionStart: Int, from start: Int, to end: Int) -> Int? {
+        for k in (i &+ 1)..<min(i &+ 1 &+ arrivalsAhead, bIDs.count)
+        where position(of: bIDs[k], in: ids, at: sectionStart, from: start, to: end) < end {
+            return k
+        }
+        return nil
     }
 
     /// The first A position from `start` up to `end` whose id is `id`, in the A section `ids`
@@ -579,3 +635,4 @@ final class IDTable {
         if let workspace { workspace.giveBack(old, capacity: oldStorage) } else { old.deallocate() }
     }
 }
+
