@@ -7,9 +7,11 @@
 /// reused from one call to the next (the diff calls it once per section), and the values' own
 /// buffer holds the tails' values: each value is read before its slot can be overwritten.
 struct LongestIncreasingSubsequence {
-    /// `kept[i]` after ``find(in:)``: whether the element at `i` is on the subsequence found.
-    private(set) var kept: [Bool] = []
-    /// How many elements ``kept`` marks: the subsequence's length.
+    /// After ``find(in:)``: the indices of the elements off the subsequence found, ascending — the
+    /// ones a diff moves, usually few. (A mark for every element, scanned for the few unmarked
+    /// ones, cost the diff two passes over every survivor.)
+    private(set) var off: [Int32] = []
+    /// The subsequence's length.
     private(set) var keptCount = 0
     /// `tailIndices[k]`: the index of the smallest last value of an increasing run of length
     /// k + 1 so far (the value itself is kept in `values[k]`).
@@ -19,15 +21,15 @@ struct LongestIncreasingSubsequence {
 
     /// The bytes of its buffers (reused by the next search).
     var retainedBytes: Int {
-        kept.capacity + (tailIndices.capacity + previous.capacity) * MemoryLayout<Int32>.stride
+        (off.capacity + tailIndices.capacity + previous.capacity) * MemoryLayout<Int32>.stride
     }
 
-    /// Finds a longest strictly increasing subsequence of `values` and marks it in ``kept``.
-    /// `values` is used as scratch space: its contents are undefined afterwards.
+    /// Finds a longest strictly increasing subsequence of `values`; lists the elements off it in
+    /// ``off``. `values` is used as scratch space: its contents are undefined afterwards.
     mutating func find(in values: UnsafeMutableBufferPointer<Int32>) {
         let n = values.count
         precondition(n <= Int(Int32.max), "positions are 32-bit")
-        kept.refill(count: n, with: false)
+        off.removeAll(keepingCapacity: true)
         keptCount = 0
         guard n > 0 else { return }
         // Exact-sized scratch space, written through pointers: appending element by element
@@ -38,15 +40,13 @@ struct LongestIncreasingSubsequence {
         }
         tailIndices.withUnsafeMutableBufferPointer { tailIndices in
             previous.withUnsafeMutableBufferPointer { previous in
-                kept.withUnsafeMutableBufferPointer { kept in
-                    keptCount = Self.find(values, tailIndices, previous, kept)
-                }
+                keptCount = Self.find(values, tailIndices, previous, off: &off)
             }
         }
     }
 
     private static func find(_ values: UnsafeMutableBufferPointer<Int32>, _ tailIndices: UnsafeMutableBufferPointer<Int32>,
-                             _ previous: UnsafeMutableBufferPointer<Int32>, _ kept: UnsafeMutableBufferPointer<Bool>) -> Int {
+                             _ previous: UnsafeMutableBufferPointer<Int32>, off: inout [Int32]) -> Int {
         // values[0..<count] hold the tails' values from here on; count ≤ i whenever values[i] is read.
         let tailValues = values
         var count = 0  // of tails
@@ -80,18 +80,19 @@ struct LongestIncreasingSubsequence {
             tailValues[length] = value
             tailIndices[length] = index
         }
-        var index = Int(tailIndices[count - 1])
-        while index >= 0 {
+        // Back along the run found, from its last element: the elements between two of its
+        // elements (and after its last, before its first) are off it. Gathered last to first.
+        var (index, above) = (Int(tailIndices[count - 1]), values.count)
+        while true {
+            for k in stride(from: above &- 1, to: index, by: -1) { off.append(Int32(truncatingIfNeeded: k)) }
+            guard index >= 0 else { break }
             // Elements whose predecessor on the run is the element before them (most, in a
             // diff) are walked by counting down, a branch the processor predicts, instead of
             // by following each link: that waited for every load in turn.
-            while index > 0 && previous[index] == Int32(truncatingIfNeeded: index &- 1) {
-                kept[index] = true
-                index &-= 1
-            }
-            kept[index] = true
-            index = Int(previous[index])
+            while index > 0 && previous[index] == Int32(truncatingIfNeeded: index &- 1) { index &-= 1 }
+            (index, above) = (Int(previous[index]), index)
         }
+        off.reverse()
         return count
     }
 }
@@ -101,5 +102,7 @@ func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var finder = LongestIncreasingSubsequence()
     var scratch = values.map { Int32($0) }
     scratch.withUnsafeMutableBufferPointer { finder.find(in: $0) }
-    return finder.kept
+    var kept = [Bool](repeating: true, count: values.count)
+    for index in finder.off { kept[Int(index)] = false }
+    return kept
 }

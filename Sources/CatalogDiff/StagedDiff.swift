@@ -244,15 +244,12 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 for d in 0..<deletes { items.deleted.append(ItemPath(section: index, item: Int(stayFrom[count - d]))) }
                 // Keep the survivors on a longest increasing subsequence, move the others.
                 stayTo.withUnsafeMutableBufferPointer { subsequence.find(in: UnsafeMutableBufferPointer(rebasing: $0[..<stays])) }
-                guard subsequence.keptCount < stays else { continue }  // nothing moves within this section
-                subsequence.kept.withUnsafeBufferPointer { kept in
-                    for k in 0..<stays where !kept[k] {
-                        let i = Int(stayFrom[k])
-                        let q = Int(aToB[start + i])
-                        items.moved.append(Move(from: ItemPath(section: index, item: i),
-                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
-                        if !moved.isEmpty { moved[q] = true }
-                    }
+                for k in subsequence.off {
+                    let i = Int(stayFrom[Int(k)])
+                    let q = Int(aToB[start + i])
+                    items.moved.append(Move(from: ItemPath(section: index, item: i),
+                                            to: ItemPath(section: index, item: q - targets.lowerBound)))
+                    if !moved.isEmpty { moved[q] = true }
                 }
             }
         }

@@ -32,8 +32,10 @@ struct IDTableTests {
             // The same finder, reused across calls with shorter and longer inputs.
             var scratch = values.map { Int32($0) }
             scratch.withUnsafeMutableBufferPointer { finder.find(in: $0) }
-            let kept = values.indices.filter { finder.kept[$0] }.map { values[$0] }
-            #expect(finder.kept.count == n)
+            let off = finder.off.map { Int($0) }
+            #expect(off == off.sorted() && Set(off).count == off.count && off.allSatisfy(values.indices.contains),
+                    "the indices off the subsequence, ascending, each once: \(off)")
+            let kept = values.indices.filter { !off.contains($0) }.map { values[$0] }
             #expect(finder.keptCount == kept.count)
             #expect(zip(kept, kept.dropFirst()).allSatisfy { $0 < $1 }, "\(values)")
             #expect(kept.count == Self.slowLength(values), "\(values)")
