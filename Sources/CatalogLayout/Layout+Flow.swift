@@ -180,7 +180,8 @@ extension Layout {
                 }
             }
             if !placed && end &- start >= minimumPairedSection {
-                switch layOutPairs(metrics, sizing: sizing, horizontal: horizontal, start, end, sizes: sizes, kinds: kinds,
+                switch layOutPairs(metrics, sizing: sizing, horizontal: horizontal, start, end,
+                                   allNatural: shapes[s].contains(.allNaturalSizes), sizes: sizes, kinds: kinds,
                                    frames: out, lines: lines, position: position, lineCount: lineCount) {
                 case .outOfRoom: return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
                 case let .placed(after, lines): (position, lineCount, placed) = (after, lines, true)
@@ -252,33 +253,50 @@ extension Layout {
     /// positions are the general loop's to the bit: the same operations on the same values.
     @inline(__always)
     private static func layOutPairs(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, _ start: Int, _ end: Int,
-                                    sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
+                                    allNatural: Bool, sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
                                     frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
                                     position: Double, lineCount: Int) -> SectionLines {
         // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
         // direction, each with the axes fixed (two copies in one function, LLVM merged back into
-        // one that tests the direction on every item).
-        horizontal
-            ? layOutPairs(HorizontalScroll.self, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds,
-                          frames: out, lines: lines, position: position, lineCount: lineCount)
-            : layOutPairs(VerticalScroll.self, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds,
-                          frames: out, lines: lines, position: position, lineCount: lineCount)
+        // one that tests the direction on every item), and per way of sizing items.
+        switch (horizontal, allNatural) {
+        case (true, true):
+            layOutPairs(HorizontalScroll.self, NaturalSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
+                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
+        case (true, false):
+            layOutPairs(HorizontalScroll.self, ContentSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
+                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
+        case (false, true):
+            layOutPairs(VerticalScroll.self, NaturalSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
+                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
+        case (false, false):
+            layOutPairs(VerticalScroll.self, ContentSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
+                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
+        }
     }
 
     @inline(never)
-    private static func layOutPairs<Axis: ScrollAxis>(_: Axis.Type, _ metrics: FlowMetrics, sizing: ContentSizes,
-                                                      _ start: Int, _ end: Int,
-                                                      sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                                      frames out: UnsafeMutableBufferPointer<Rect>,
-                                                      lines: UnsafeMutableBufferPointer<Band>,
-                                                      position sectionPosition: Double,
-                                                      lineCount sectionLineCount: Int) -> SectionLines {
+    private static func layOutPairs<Axis: ScrollAxis, Sizing: ItemSizing>(_: Axis.Type, _: Sizing.Type, _ metrics: FlowMetrics,
+                                                                          sizing: ContentSizes, _ start: Int, _ end: Int,
+                                                                          sizes: UnsafeBufferPointer<Size>,
+                                                                          kinds: UnsafeBufferPointer<ItemKind?>,
+                                                                          frames out: UnsafeMutableBufferPointer<Rect>,
+                                                                          lines: UnsafeMutableBufferPointer<Band>,
+                                                                          position sectionPosition: Double,
+                                                                          lineCount sectionLineCount: Int) -> SectionLines {
         let horizontal = Axis.isHorizontal
         let (available, spacing, lineSpacing, lead) = (metrics.available, metrics.spacing, metrics.lineSpacing, metrics.leadCross)
         @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
         @inline(__always) func main(_ k: Int) -> Double { mainLength(of: k, in: out, horizontal: horizontal) }
         @inline(__always) func measure(_ k: Int) -> Double {
-            Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, horizontal: horizontal).cross
+            if Sizing.allNatural {
+                // Copied as it is: no test for a missing size between reading its width and its height.
+                let size = sizes[k]
+                out[k].width = size.width
+                out[k].height = size.height
+                return horizontal ? size.height : size.width
+            }
+            return Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, horizontal: horizontal).cross
         }
         /// Whether three items this long fit on a line, as the general loop adds them up. Addition
         /// rounds monotonically, so if three of the shortest do not fit, no three do.
@@ -536,6 +554,23 @@ extension Layout {
         return frame(main: lo, cross: 0, mainLength: hi - lo,
                      crossLength: isHorizontal ? viewportSize.height : viewportSize.width)
     }
+}
+
+/// How a pass sizes a section's items, as a type, so that a pass specialized for it is compiled
+/// without the test the other needs.
+protocol ItemSizing {
+    /// Whether every item has a natural size (see ``SectionSizing/allNaturalSizes``).
+    static var allNatural: Bool { get }
+}
+
+/// Every item of the section has a natural size, which is its size.
+enum NaturalSizes: ItemSizing {
+    static var allNatural: Bool { true }
+}
+
+extension ContentSizes: ItemSizing {
+    /// Items may lack a natural size: ``size(natural:kind:)`` decides.
+    static var allNatural: Bool { false }
 }
 
 /// A scroll direction as a type, so that a pass specialized for it is compiled with the axes fixed.

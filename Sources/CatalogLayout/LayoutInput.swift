@@ -53,7 +53,7 @@ public struct LayoutInput: Sendable, Hashable {
             kinds.append(contentsOf: repeatElement(kind, count: count))
             labels.append(contentsOf: repeatElement("", count: count))
             sectionStarts.append(naturalSizes.count)
-            sectionSizing.append([.noNaturalSizes, .oneKind])
+            sectionSizing.append(count == 0 ? [.noNaturalSizes, .allNaturalSizes, .oneKind] : [.noNaturalSizes, .oneKind])
         }
     }
 
@@ -85,6 +85,7 @@ public struct LayoutInput: Sendable, Hashable {
         sectionStarts.append(end)
         var sizing: SectionSizing = []
         if naturalSizes[start..<end].allSatisfy({ $0.width.isNaN }) { sizing.insert(.noNaturalSizes) }
+        if naturalSizes[start..<end].allSatisfy({ !$0.width.isNaN }) { sizing.insert(.allNaturalSizes) }
         if kinds[start..<end].allSatisfy({ $0 == kinds[start] }) { sizing.insert(.oneKind) }
         sectionSizing.append(sizing)
     }
@@ -134,6 +135,8 @@ struct SectionSizing: OptionSet, Sendable, Hashable {
     static let noNaturalSizes = SectionSizing(rawValue: 1)
     /// Every item has the same kind (or none).
     static let oneKind = SectionSizing(rawValue: 2)
+    /// Every item has a natural size: its size is that, whatever the configuration and its kind.
+    static let allNaturalSizes = SectionSizing(rawValue: 4)
 }
 
 public struct LayoutSectionInput: Sendable, Hashable {

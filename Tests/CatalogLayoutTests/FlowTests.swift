@@ -133,6 +133,45 @@ import Testing
         }
     }
 
+    /// Sections that mix items with natural sizes and items without (sized by their kind, or by
+    /// the configuration's `itemSize`) take the paired path's other copy, which asks each item
+    /// whether it has a natural size: their frames are those of the same items with the sizes
+    /// they were given written in.
+    @Test(arguments: 0..<4)
+    func itemsWithoutNaturalSizesAmongOthers(batch: UInt64) throws {
+        var random = RandomLayouts(seed: 9_200 + batch)
+        for round in 0..<60 {
+            var (input, config, viewport) = Self.randomCase(&random)
+            if random.bool() {
+                // Items of up to half a line wide (the default video card is just that): two fit.
+                let horizontal = config.scrollDirection == .horizontal
+                let inset = config.sectionInset
+                let available = horizontal ? viewport.height - inset.top - inset.bottom : viewport.width - inset.left - inset.right
+                let length = random.length(max(1, available / 3 + 0.5)...max(2, (available - config.interitemSpacing) / 2))
+                config.itemSize = horizontal ? Size(width: random.length(1...200), height: length)
+                    : Size(width: length, height: random.length(1...200))
+            }
+            var sections = input.sections
+            for s in sections.indices {
+                for i in sections[s].items.indices where random.int(0...3) == 0 {
+                    sections[s].items[i] = LayoutItemInput(kind: random.bool() ? .video : nil)
+                }
+            }
+            input = LayoutInput(sections: sections)
+            let layout = try Layout(input, configuration: config, viewportSize: viewport)
+            layout.checkInvariants()
+            // The same items, each with the size the layout gave it as its natural size.
+            let sized = LayoutInput(sections: sections.enumerated().map { s, section in
+                LayoutSectionInput(title: section.title, items: section.items.indices.map { i in
+                    LayoutItemInput(size: layout.attributes(forItemAt: ItemPath(section: s, item: i))!.frame.size)
+                })
+            })
+            let label = "batch \(batch) round \(round) \(config.scrollDirection)"
+            Self.expectFrames(of: layout, equal: Self.expectedFrames(sized, config, viewport: viewport), label)
+            Self.expectQueriesMatchAScan(layout, &random, label)
+        }
+    }
+
     /// Preparing again — the lines go into the previous prepare's room, which may be too small for
     /// the new data — gives what a new layout gives.
     @Test func preparingAgainGivesANewLayoutsFrames() throws {
