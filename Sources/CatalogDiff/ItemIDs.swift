@@ -24,14 +24,17 @@ struct ItemIDs<ID: Hashable> {
     }
 
     /// Stores the section of every position (when there are several sections), in `storage`'s
-    /// memory (a ``DiffWorkspace``'s, from an earlier diff), emptied first.
-    mutating func indexSections(storage: [Int32] = []) {
+    /// memory (a ``DiffWorkspace``'s, from an earlier diff), whose contents are overwritten.
+    mutating func indexSections(storage: consuming [Int32] = []) {
         guard sections.count > 1 else { return }
         var sectionOf = storage
-        sectionOf.removeAll(keepingCapacity: true)
-        sectionOf.reserveCapacity(count)
-        for (s, section) in sections.enumerated() {
-            sectionOf.append(contentsOf: repeatElement(Int32(s), count: section.count))
+        // Filled a section at a time through a pointer: appending copies of each section's index
+        // went through the generic append, element by element (2% of a diff in 100 sections).
+        sectionOf.resize(to: count, filler: 0)
+        sectionOf.withUnsafeMutableBufferPointer { sectionOf in
+            for s in sections.indices {
+                UnsafeMutableBufferPointer(rebasing: sectionOf[starts[s]..<starts[s + 1]]).update(repeating: Int32(s))
+            }
         }
         self.sectionOf = sectionOf
     }
