@@ -201,8 +201,8 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // indexes of the section's items that leave for another section from its back; and
         // their index in A's section, from the front of a second space as large, with the
         // indexes of the section's deleted items from its back. The first space also holds, for
-        // a B section, the positions of its items that come from elsewhere, so it is sized for
-        // the largest section of either snapshot.
+        // a B section, the positions of its inserted items, so it is sized for the largest
+        // section of either snapshot.
         let largest = max(a.items.reduce(0) { max($0, $1.count) }, b.items.reduce(0) { max($0, $1.count) })
         var stayTo = workspace.takeScratch(\.stayTo, count: largest + 1, filler: 0)
         var stayFrom = workspace.takeScratch(\.stayFrom, count: largest + 1, filler: 0)
