@@ -10,14 +10,4 @@ protocol LookUpResults {
     /// A does not have B's id at `q`; `earlier` is the B position of its first occurrence in B, or
     /// −1 when this is the first. These calls come in B's order.
     mutating func unmatched(_ q: Int, _ earlier: Int)
-    /// B's ids at `q ..< q + count` are A's at `p ..< p + count`, in that order: a run the ordered
-    /// lookup found by comparing alone. The same as `matched` for each, in order.
-    mutating func matchedRun(_ q: Int, _ p: Int, count: Int)
-}
-
-extension LookUpResults {
-    @inline(__always)
-    mutating func matchedRun(_ q: Int, _ p: Int, count: Int) {
-        for k in 0..<count { matched(q &+ k, p &+ k) }
-    }
 }
