@@ -238,7 +238,9 @@ final class IDTable {
     ///   beyond the L2 cache: pinned, 2.20–2.30 ms against 2.32–2.40 a diff.
     /// - Every value the loop uses is a local, with one induction variable: the generic loop,
     ///   specialised for `Int`, reloaded seven spilled values and two constants for each id and
-    ///   counted the table's entries in memory, 53 instructions an id against 37 here.
+    ///   counted the table's entries in memory, 53 instructions an id against 37 here. The probe
+    ///   is written out rather than ``Slots/probe(_:_:)`` called: through it, entering took 0.7
+    ///   million more instructions a diff of 100k ids (its result, then a second test of it).
     private func enterIntegers(_ ids: UnsafeBufferPointer<Int>, at start: Int, of a: ItemIDs<Int>, duplicates: inout [Int]) {
         guard let first = ids.baseAddress else { return }
         let (slots, mask, tagMask, seed) = (storage, mask, ~indexMask, hash.seed)
@@ -334,7 +336,8 @@ final class IDTable {
         return found
     }
 
-    /// How many A ids after the last match an id of B is compared with before it is hashed.
+    /// How many A ids from the one after the last match an id of B is compared with before it is
+    /// hashed (``walkInOrder`` compares the first three: that one and the next two).
     static let lookahead = 3
     /// Ids of B not found where expected add ``missPenalty`` strikes, ids found take one away;
     /// past ``strikeLimit`` (more than a third not found where expected for a while: B is not in
@@ -380,7 +383,6 @@ final class IDTable {
                     return true
                 }
                 while i < bIDs.count {
-                    var p = -1
                     if i >= stretchEnd {
                         if (next < sectionStart || next >= sectionEnd) && next < aCount {
                             section = a.section(of: next)
@@ -396,51 +398,44 @@ final class IDTable {
                             (i, next, strikes) = (walked.i, walked.next, max(0, strikes &- walked.matched))
                             continue
                         }
-                        // Not next: maybe a few ids later (A's ids between were deleted or moved).
+                        // The walk stopped here: this id is not among the next ``lookahead`` ids of A.
                         let end = min(next &+ Self.lookahead, sectionEnd)  // below `next` when A has no ids left
-                        p = Self.position(of: bIDs[i], in: ids, at: sectionStart, from: next &+ 1, to: end)
-                        if p < end {
-                            strikes = max(0, strikes &- 1)
-                        } else if let found = Self.nextExpected(after: i, in: bIDs, where: ids, at: sectionStart, from: next, to: end) {
+                        if let found = Self.nextExpected(after: i, in: bIDs, where: ids, at: sectionStart, from: next, to: end) {
                             // An id soon after it is where A has it: the ones before were
                             // inserted or moved here (the common case), which a probe tells
                             // without changing where the walk goes on. Probed for later, with others.
                             for k in i..<found { deferred.append(k) }
                             i = found
                             continue
-                        } else {
-                            p = -1
-                            strikes &+= Self.missPenalty
-                            if strikes > Self.strikeLimit {
-                                // Not in A's order here: a stretch without comparisons.
-                                (stretchEnd, strikes, inOrder) = (min(i &+ Self.unorderedStretch, bIDs.count), 0, 0)
-                                for k in i..<min(i &+ Self.blockSize, stretchEnd) where !hashAhead(k &- Self.blockSize) { return false }
-                            }
+                        }
+                        strikes &+= Self.missPenalty
+                        if strikes > Self.strikeLimit {
+                            // Not in A's order here: a stretch without comparisons.
+                            (stretchEnd, strikes, inOrder) = (min(i &+ Self.unorderedStretch, bIDs.count), 0, 0)
+                            for k in i..<min(i &+ Self.blockSize, stretchEnd) where !hashAhead(k &- Self.blockSize) { return false }
                         }
                     }
-                    if p < 0 {
-                        // Hashed and probed for: in a stretch, hashed ahead; else now (rarely, so
-                        // the hash's kind is decided for each id here).
-                        guard deferred.isEmpty || probe(&deferred, of: bIDs, at: base, in: a, b, into: &results)
-                        else { return false }
-                        let hash: Int
-                        if i < stretchEnd {
-                            hash = ahead[i & (Self.blockSize &- 1)]
-                            guard hashAhead(i) else { return false }
-                        } else {
-                            guard let now = self.hash(bIDs[i]) else { return false }
-                            hash = now
-                        }
-                        if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
-                        p = probeForB(base &+ i, bIDs, i, hash: hash, slots: slots, in: a, b, into: &results)
-                        guard p >= 0 else {
-                            i &+= 1
-                            continue
-                        }
-                        if i < stretchEnd {
-                            inOrder = p == next ? inOrder &+ 1 : 0
-                            if inOrder == Self.backInOrder { stretchEnd = i &+ 1 }
-                        }
+                    // Hashed and probed for: in a stretch, hashed ahead; else now (rarely, so the
+                    // hash's kind is decided for each id here).
+                    guard deferred.isEmpty || probe(&deferred, of: bIDs, at: base, in: a, b, into: &results)
+                    else { return false }
+                    let hash: Int
+                    if i < stretchEnd {
+                        hash = ahead[i & (Self.blockSize &- 1)]
+                        guard hashAhead(i) else { return false }
+                    } else {
+                        guard let now = self.hash(bIDs[i]) else { return false }
+                        hash = now
+                    }
+                    if (entries + 1) * 3 > (mask + 1) * 2 { grow(a, b) }
+                    let p = probeForB(base &+ i, bIDs, i, hash: hash, slots: slots, in: a, b, into: &results)
+                    guard p >= 0 else {
+                        i &+= 1
+                        continue
+                    }
+                    if i < stretchEnd {
+                        inOrder = p == next ? inOrder &+ 1 : 0
+                        if inOrder == Self.backInOrder { stretchEnd = i &+ 1 }
                     }
                     results.matched(base &+ i, p)
                     (next, i) = (p &+ 1, i &+ 1)
