@@ -272,10 +272,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                     let staying = k < off.count ? Int(stayFrom[Int(off[k])]) : count
                     let leaving = d < departures ? Int(stayTo[count - d]) : count
                     if staying < leaving {
-                        let q = Int(aToB[start + staying])
-                        items.moved.append(Move(from: ItemPath(section: index, item: staying),
-                                                to: ItemPath(section: index, item: q - targets.lowerBound)))
-                        if !moved.isEmpty { moved[q] = true }
+                        move(staying, ofSection: index, at: start)
                         k += 1
                     } else {
                         move(leaving, ofSection: index, at: start)
