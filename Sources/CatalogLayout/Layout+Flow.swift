@@ -259,20 +259,14 @@ extension Layout {
         // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
         // direction, each with the axes fixed (two copies in one function, LLVM merged back into
         // one that tests the direction on every item), and per way of sizing items.
-        switch (horizontal, allNatural) {
-        case (true, true):
-            layOutPairs(HorizontalScroll.self, NaturalSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
-                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
-        case (true, false):
-            layOutPairs(HorizontalScroll.self, ContentSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
-                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
-        case (false, true):
-            layOutPairs(VerticalScroll.self, NaturalSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
-                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
-        case (false, false):
-            layOutPairs(VerticalScroll.self, ContentSizes.self, metrics, sizing: sizing, start, end, sizes: sizes,
-                        kinds: kinds, frames: out, lines: lines, position: position, lineCount: lineCount)
+        @inline(__always) func layOut<Axis: ScrollAxis, Sizing: ItemSizing>(_ axis: Axis.Type, _ sizingKind: Sizing.Type) -> SectionLines {
+            layOutPairs(axis, sizingKind, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds, frames: out,
+                        lines: lines, position: position, lineCount: lineCount)
         }
+        @inline(__always) func layOut<Axis: ScrollAxis>(_ axis: Axis.Type) -> SectionLines {
+            allNatural ? layOut(axis, NaturalSizes.self) : layOut(axis, ContentSizes.self)
+        }
+        return horizontal ? layOut(HorizontalScroll.self) : layOut(VerticalScroll.self)
     }
 
     @inline(never)
