@@ -25,12 +25,12 @@ let package = Package(
 
         // Staged changesets between snapshots and the batch-update simulator. Pure: no GRDB, no I/O.
         .target(name: "CatalogDiff", dependencies: ["CatalogModel", "CCatalogSupport"]),
-        // A prefetch hint for the diff's hash tables (C, header only).
+        // A prefetch hint for the diff's hash tables, and a rounding for the layouts (C, header only).
         .target(name: "CCatalogSupport"),
 
         // Geometry of collection-view layouts (flow, waterfall, circular, shelf, carousel), rect
         // queries, hit tests, update animations and SVG pictures. Pure: no UIKit, no GRDB, no I/O.
-        .target(name: "CatalogLayout", dependencies: ["CatalogModel", "CatalogDiff"]),
+        .target(name: "CatalogLayout", dependencies: ["CatalogModel", "CatalogDiff", "CCatalogSupport"]),
 
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),

@@ -1,4 +1,5 @@
 import CatalogModel
+import CCatalogSupport
 
 /// Waterfall geometry: equal columns, each item scaled to the column width from its natural size
 /// and placed in the shortest column (ties to the lowest index). Sections stack vertically, each
@@ -197,7 +198,7 @@ extension Layout {
                 let below = bottom < hi ? 1 : 0, above = bottom > hi ? 1 : 0
                 column = (column & below) | (above & (column ^ 1))
                 lo = min(bottom, hi)
-                hi = max(bottom, hi)
+                hi = bottom > hi ? bottom : hi   // `max` without its rule for NaN and zeros: one instruction
                 k += 1
             }
             position = hi + metrics.insetBottom + metrics.footerHeight
@@ -209,15 +210,13 @@ extension Layout {
     }
 }
 
-/// `value.rounded(.down)` without a call into libm, nor a branch, for values from 0 to 2⁵²
-/// (x86-64 without SSE 4.1 has no rounding instruction, and converting to an integer and back
-/// checks the range four times): adding and taking away 2⁵² rounds to the nearest integer, which
-/// is one too many when it rounded up.
+/// `value.rounded(.down)` without a call into libm for values from 0 to 2⁵² (x86-64 without
+/// SSE 4.1 has no rounding instruction): they convert to an integer and back exactly, and the
+/// conversion truncates. Swift's own conversion would check the range four times; one unsigned
+/// comparison of the bits admits exactly +0 ..< 2⁵², as negative numbers have the sign bit set.
 @inline(__always)
 func roundedDown(_ value: Double) -> Double {
     let twoToThe52: Double = 4_503_599_627_370_496
-    // One unsigned comparison admits exactly +0 ..< 2⁵²: negative numbers have the sign bit set.
     guard value.bitPattern < twoToThe52.bitPattern else { return value.rounded(.down) }
-    let nearest = (value + twoToThe52) - twoToThe52
-    return nearest - Double(nearest > value ? 1 : 0)
+    return catalog_floor_in_range(value)
 }

@@ -1,5 +1,5 @@
 import CatalogDiff
-import CatalogLayout
+@testable import CatalogLayout
 import CatalogModel
 import Testing
 
@@ -32,6 +32,21 @@ import Testing
             top = bottoms.max()! + inset.bottom + config.footerHeight
             return frames
         }
+    }
+
+    /// The conversion `roundedDown` takes below 2⁵², and the standard library's rounding above
+    /// it and for negative numbers, zeros of either sign, infinities and NaN.
+    @Test func roundingDownMatchesTheStandardLibrary() {
+        let twoToThe52 = 4_503_599_627_370_496.0
+        var values: [Double] = [0, -0.0, 0.5, 1, 1.5, 2.999_999_999, .leastNonzeroMagnitude, .ulpOfOne, 1e15 + 0.5,
+                                twoToThe52, twoToThe52.nextDown, twoToThe52.nextUp, twoToThe52 - 0.5, 2 * twoToThe52 + 2,
+                                -0.5, -1, -twoToThe52, .greatestFiniteMagnitude, .infinity, -.infinity]
+        var random = RandomLayouts(seed: 52)
+        for _ in 0..<10_000 { values.append(random.length(0...1e6) * (random.bool() ? 1 : 1e-6)) }
+        for value in values {
+            #expect(roundedDown(value).bitPattern == value.rounded(.down).bitPattern, "\(value)")
+        }
+        #expect(roundedDown(.nan).isNaN)
     }
 
     @Test(arguments: 0..<12)
