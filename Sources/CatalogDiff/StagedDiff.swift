@@ -217,13 +217,13 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         }
         aToB.withUnsafeBufferPointer { aToB in
             /// The move of A's item `i` of S1 section `index` (at flat position `start + i`) to
-            /// where B has it.
-            func move(_ i: Int, ofSection index: Int, at start: Int) {
+            /// where B has it. The caller lists it: a nested function that changes a variable it
+            /// captures checks that variable's exclusive access at run time, on every call.
+            func move(_ i: Int, ofSection index: Int, at start: Int) -> Move<ItemPath> {
                 let q = Int(aToB[start + i])
                 let target = bIDs.path(q)
-                items.moved.append(Move(from: ItemPath(section: index, item: i),
-                                        to: ItemPath(section: s1OfB[target.section]!, item: target.item)))
-                if !moved.isEmpty { moved[q] = true }
+                return Move(from: ItemPath(section: index, item: i),
+                            to: ItemPath(section: s1OfB[target.section]!, item: target.item))
             }
             // Every move is listed here, from its A section, in A's order: moves into other
             // sections too, so the stage's moves need no sorting (in 100 sections, sorting 4,900
@@ -234,7 +234,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 let (start, count) = (sources.lowerBound, sources.count)
                 guard let t = survivingIndex(ofA: s) else {
                     // Deleted: its dying items go with it, the others leave for other sections.
-                    for i in 0..<count where aToB[start + i] >= 0 { move(i, ofSection: index, at: start) }
+                    for i in 0..<count where aToB[start + i] >= 0 { items.moved.append(move(i, ofSection: index, at: start)) }
                     continue
                 }
                 let targets = bIDs.positions(ofSection: t)
@@ -272,12 +272,19 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                     let staying = k < off.count ? Int(stayFrom[Int(off[k])]) : count
                     let leaving = d < departures ? Int(stayTo[count - d]) : count
                     if staying < leaving {
-                        move(staying, ofSection: index, at: start)
+                        items.moved.append(move(staying, ofSection: index, at: start))
                         k += 1
                     } else {
-                        move(leaving, ofSection: index, at: start)
+                        items.moved.append(move(leaving, ofSection: index, at: start))
                         d += 1
                     }
+                }
+            }
+            // The B positions the moves go to, for placing item reloads.
+            if !moved.isEmpty {
+                for m in items.moved {
+                    guard case .old(let s) = s1[m.from.section] else { continue }
+                    moved[Int(aToB[aIDs.positions(ofSection: s).lowerBound + m.from.item])] = true
                 }
             }
         }
