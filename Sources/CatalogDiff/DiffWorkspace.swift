@@ -23,6 +23,7 @@ public final class DiffWorkspace {
     var stayTo: [Int32] = []
     var stayFrom: [Int32] = []
     var moved: [Bool] = []
+    var deferred: [Int32] = []
     var subsequence = LongestIncreasingSubsequence()
 
     public init() {}
@@ -33,7 +34,7 @@ public final class DiffWorkspace {
     public var retainedBytes: Int {
         slotCapacity * MemoryLayout<UInt32>.stride
             + (aToB.capacity + bToA.capacity + aSectionOf.capacity + bSectionOf.capacity + stayTo.capacity
-               + stayFrom.capacity)
+               + stayFrom.capacity + deferred.capacity)
             * MemoryLayout<Int32>.stride
             + moved.capacity + subsequence.retainedBytes
     }
@@ -42,7 +43,7 @@ public final class DiffWorkspace {
     public func release() {
         slots?.deallocate()
         (slots, slotCapacity) = (nil, 0)
-        (aToB, bToA, aSectionOf, bSectionOf, stayTo, stayFrom, moved) = ([], [], [], [], [], [], [])
+        (aToB, bToA, aSectionOf, bSectionOf, stayTo, stayFrom, moved, deferred) = ([], [], [], [], [], [], [], [])
         subsequence = LongestIncreasingSubsequence()
     }
 

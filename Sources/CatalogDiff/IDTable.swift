@@ -367,7 +367,15 @@ final class IDTable {
         var (section, sectionStart, sectionEnd) = (0, 0, 0)
         var ids: [ID] = []
         var strikes = 0
-        var deferred: [Int] = []  // indices in the B section of ids to probe for later, in order
+        // Indices in the B section of ids to probe for later, in order: room for the largest
+        // section, written through a pointer (an array's append is a call, and a call anywhere
+        // in ``walkInOrder`` made it keep its running values in memory).
+        var largest = 0
+        for s in 0..<b.sections.count { largest = max(largest, b.starts[s &+ 1] &- b.starts[s]) }
+        var room = workspace?.takeScratch(\.deferred, count: largest, filler: 0) ?? [Int32](repeating: 0, count: largest)
+        defer { workspace?.keep(room, at: \.deferred) }
+        return room.withUnsafeMutableBufferPointer { room in
+        var deferred = DeferredIndices(room.baseAddress)
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { ahead in
             b.forEachSection { base, bIDs in
                 var i = 0
@@ -443,16 +451,40 @@ final class IDTable {
                 return deferred.isEmpty || probe(&deferred, of: bIDs, at: base, in: a, b, into: &results)
             }
         }
+        }
+    }
+
+    /// B indices to probe for later, in room for a whole section that the lookup provides.
+    struct DeferredIndices {
+        let base: UnsafeMutablePointer<Int32>?
+        private(set) var count = 0
+
+        init(_ base: UnsafeMutablePointer<Int32>?) { self.base = base }
+
+        var isEmpty: Bool { count == 0 }
+
+        @inline(__always)
+        mutating func append(_ index: Int) {
+            base.unsafelyUnwrapped[count] = Int32(truncatingIfNeeded: index)
+            count &+= 1
+        }
+
+        mutating func removeAll() { count = 0 }
+
+        /// The indices, in order of appending.
+        var indices: LazyMapCollection<UnsafeBufferPointer<Int32>, Int> {
+            UnsafeBufferPointer(start: base, count: count).lazy.map { Int($0) }
+        }
     }
 
     /// Probes for B's ids at `indices` of `section` (whose first id is at flat position `base`),
     /// in order, their slots prefetched a block ahead; empties `indices`. False when the hash gave up.
     @inline(__always)
-    private func probe<ID: Hashable, Results: LookUpResults>(_ indices: inout [Int], of section: UnsafeBufferPointer<ID>,
+    private func probe<ID: Hashable, Results: LookUpResults>(_ indices: inout DeferredIndices, of section: UnsafeBufferPointer<ID>,
                                                              at base: Int, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
                                                              into results: inout Results) -> Bool {
-        defer { indices.removeAll(keepingCapacity: true) }
-        return forEachHashed(indices, of: section, grow: { grow(a, b) }) { i, hash, slots in
+        defer { indices.removeAll() }
+        return forEachHashed(indices.indices, of: section, grow: { grow(a, b) }) { i, hash, slots in
             let p = probeForB(base &+ i, section, i, hash: hash, slots: slots, in: a, b, into: &results)
             if p >= 0 { results.matched(base &+ i, p) }
         }
@@ -463,16 +495,18 @@ final class IDTable {
     /// `sectionStart`) while B's ids follow A's closely: an id where A has it, or one or two
     /// positions further on (A's ids between were deleted or moved away), is matched there; an id
     /// whose next id is where A has it (inserted or moved here) is added to `deferred`, to be
-    /// probed for later. Returns where the walk stopped — at the end of either section, or at an
-    /// id it cannot place this way — and how many ids it matched.
+    /// probed for later. Returns where the walk stopped — at the end of either section, at an
+    /// id it cannot place this way, or at an id B repeats — and how many ids it matched.
     ///
     /// The same answers as the general steps of ``lookUpExpectingOrder(_:in:into:)``, in a loop
     /// with few values to keep: there, the step after each short run of matches (about five
-    /// ids at a hundred thousand spread ids) reloaded a dozen spilled values.
-    @inline(__always)
+    /// ids at a hundred thousand spread ids) reloaded a dozen spilled values. The loop makes no
+    /// call, and is a function of its own (not inlined), so that its values stay in registers:
+    /// inlined into the lookup, or with an array append in it, it kept eight of them in memory.
+    @inline(never)
     private static func walkInOrder<ID: Hashable, Results: LookUpResults>(
         from i: Int, _ next: Int, in bIDs: UnsafeBufferPointer<ID>, at base: Int, along ids: UnsafeBufferPointer<ID>,
-        at sectionStart: Int, deferring deferred: inout [Int], into results: inout Results
+        at sectionStart: Int, deferring deferred: inout DeferredIndices, into results: inout Results
     ) -> (i: Int, next: Int, matched: Int) {
         var (j, o, matched) = (i, next &- sectionStart, 0)
         let (bCount, aCount) = (bIDs.count, ids.count)
@@ -491,7 +525,9 @@ final class IDTable {
             } else {
                 break
             }
-            results.matched(base &+ j, sectionStart &+ o &+ step)
+            // An A position matched before (B repeats an id) stops the walk: the general step
+            // records the repeat, which takes a call.
+            guard results.matchedFirst(base &+ j, sectionStart &+ o &+ step) else { break }
             (j, o, matched) = (j &+ 1, o &+ step &+ 1, matched &+ 1)
         }
         return (j, o &+ sectionStart, matched)

@@ -10,4 +10,15 @@ protocol LookUpResults {
     /// A does not have B's id at `q`; `earlier` is the B position of its first occurrence in B, or
     /// −1 when this is the first. These calls come in B's order.
     mutating func unmatched(_ q: Int, _ earlier: Int)
+    /// Like ``matched(_:_:)``, but only when no B position matched A's position `p` before;
+    /// false, recording nothing, when one did. Lets a loop record a match without a call that
+    /// could grow a list.
+    mutating func matchedFirst(_ q: Int, _ p: Int) -> Bool
+}
+
+extension LookUpResults {
+    mutating func matchedFirst(_ q: Int, _ p: Int) -> Bool {
+        matched(q, p)
+        return true
+    }
 }

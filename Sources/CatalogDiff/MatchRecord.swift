@@ -29,6 +29,15 @@ struct MatchRecord: LookUpResults {
     }
 
     @inline(__always)
+    mutating func matchedFirst(_ q: Int, _ p: Int) -> Bool {
+        guard aToB[p] < 0 else { return false }
+        aToB[p] = Int32(truncatingIfNeeded: q)
+        bToA[q] = Int32(truncatingIfNeeded: p)
+        count &+= 1
+        return true
+    }
+
+    @inline(__always)
     mutating func unmatched(_ q: Int, _ earlier: Int) {
         if earlier >= 0 { repeatsOfNew.append(q) }
     }
