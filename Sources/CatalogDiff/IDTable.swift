@@ -367,12 +367,11 @@ final class IDTable {
         var (section, sectionStart, sectionEnd) = (0, 0, 0)
         var ids: [ID] = []
         var strikes = 0
-        // Indices in the B section of ids to probe for later, in order: room for the largest
-        // section, written through a pointer (an array's append is a call, and a call anywhere
-        // in ``walkInOrder`` made it keep its running values in memory).
-        var largest = 0
-        for s in 0..<b.sections.count { largest = max(largest, b.starts[s &+ 1] &- b.starts[s]) }
-        var room = workspace?.takeScratch(\.deferred, count: largest, filler: 0) ?? [Int32](repeating: 0, count: largest)
+        // Indices in the B section of ids to probe for later, in order, written through a pointer
+        // (an array's append is a call, and a call anywhere in ``walkInOrder`` made it keep its
+        // running values in memory); probed for whenever the room is nearly full.
+        var room = workspace?.takeScratch(\.deferred, count: DeferredIndices.capacity, filler: 0)
+            ?? [Int32](repeating: 0, count: DeferredIndices.capacity)
         defer { workspace?.keep(room, at: \.deferred) }
         return room.withUnsafeMutableBufferPointer { room in
         var deferred = DeferredIndices(room.baseAddress)
@@ -392,6 +391,9 @@ final class IDTable {
                 }
                 while i < bIDs.count {
                     if i >= stretchEnd {
+                        if deferred.isNearlyFull {
+                            guard probe(&deferred, of: bIDs, at: base, in: a, b, into: &results) else { return false }
+                        }
                         if (next < sectionStart || next >= sectionEnd) && next < aCount {
                             section = a.section(of: next)
                             (sectionStart, sectionEnd) = (a.starts[section], a.starts[section + 1])
@@ -454,17 +456,24 @@ final class IDTable {
         }
     }
 
-    /// B indices to probe for later, in room for a whole section that the lookup provides.
+    /// B indices to probe for later, in room for ``capacity`` of them that the lookup provides.
     struct DeferredIndices {
+        /// Enough for the ids of many runs between flushes (89 on average at 100k spread ids).
+        static let capacity = 4_096
         let base: UnsafeMutablePointer<Int32>?
         private(set) var count = 0
 
         init(_ base: UnsafeMutablePointer<Int32>?) { self.base = base }
 
         var isEmpty: Bool { count == 0 }
+        /// Whether the walk may have no room left: it stops at a full room, and the lookup
+        /// appends up to ``arrivalsAhead`` at a time.
+        var isNearlyFull: Bool { count > Self.capacity &- IDTable.arrivalsAhead &- 1 }
+        var isFull: Bool { count == Self.capacity }
 
         @inline(__always)
         mutating func append(_ index: Int) {
+            assert(count < Self.capacity, "no room for another deferred id")
             base.unsafelyUnwrapped[count] = Int32(truncatingIfNeeded: index)
             count &+= 1
         }
@@ -518,7 +527,7 @@ final class IDTable {
                 step = 1
             } else if o &+ 2 < aCount && ids[o &+ 2] == bIDs[j] {
                 step = 2
-            } else if j &+ 1 < bCount && ids[o] == bIDs[j &+ 1] {
+            } else if j &+ 1 < bCount && ids[o] == bIDs[j &+ 1] && !deferred.isFull {
                 deferred.append(j)
                 j &+= 1
                 continue

@@ -99,6 +99,28 @@ struct StagedDiffTests {
         }
     }
 
+    @Test("thousands of arrivals in a row, each before an id in A's order, more than the lookup holds back at once")
+    func manyArrivalsInARow() throws {
+        // Every other id of B is new and followed by A's next id: the lookup probes for the new
+        // ones later, in batches of at most `DeferredIndices.capacity`. A repeat of an A id among
+        // them must still be found.
+        let count = 3 * IDTable.DeferredIndices.capacity
+        for ids in [(0..<count).map { $0 &* -0x61C8_8646_80B5_83EB }, Array(0..<count)] {
+            let a = ids.map(String.init)
+            var b: [String] = []
+            for (k, id) in a.enumerated() { b += ["new-\(k)", id] }
+            let changeset = try StagedDiff.changeset(from: Shape([("s", a)]), to: Shape([("s", b)]))
+            #expect(changeset.stages == [Stage(items: ItemChanges(inserted: (0..<count).map { path(0, 2 * $0) }))])
+            let intIDs = try StagedDiff.changeset(from: SnapshotShape(sections: ["s"], items: [ids]),
+                                                  to: SnapshotShape(sections: ["s"], items: [b.map { $0.hasPrefix("new-") ? -1 - Int($0.dropFirst(4))! : Int($0)! }]))
+            #expect(intIDs == changeset)
+            b[b.count - 2] = a[5]
+            #expect(throws: DuplicateIDError(sections: [], items: [a[5]])) {
+                try StagedDiff.changeset(from: Shape([("s", a)]), to: Shape([("s", b)]))
+            }
+        }
+    }
+
     @Test("catalogues: content changes become reloads, revisions are carried")
     func catalogues() throws {
         var a = Catalog(name: "shelf", revision: 3, sections: [
