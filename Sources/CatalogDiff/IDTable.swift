@@ -367,9 +367,7 @@ final class IDTable {
         var (section, sectionStart, sectionEnd) = (0, 0, 0)
         var ids: [ID] = []
         var strikes = 0
-        // Indices in the B section of ids to probe for later, in order, written through a pointer
-        // (an array's append is a call, and a call anywhere in ``walkInOrder`` made it keep its
-        // running values in memory); probed for whenever the room is nearly full.
+        // Indices in the B section of ids to probe for later, in order (see ``DeferredIndices``).
         var room = workspace?.takeScratch(\.deferred, count: DeferredIndices.capacity, filler: 0)
             ?? [Int32](repeating: 0, count: DeferredIndices.capacity)
         defer { workspace?.keep(room, at: \.deferred) }
@@ -453,36 +451,6 @@ final class IDTable {
                 return deferred.isEmpty || probe(&deferred, of: bIDs, at: base, in: a, b, into: &results)
             }
         }
-        }
-    }
-
-    /// B indices to probe for later, in room for ``capacity`` of them that the lookup provides.
-    struct DeferredIndices {
-        /// Enough for the ids of many runs between flushes (89 on average at 100k spread ids).
-        static let capacity = 4_096
-        let base: UnsafeMutablePointer<Int32>?
-        private(set) var count = 0
-
-        init(_ base: UnsafeMutablePointer<Int32>?) { self.base = base }
-
-        var isEmpty: Bool { count == 0 }
-        /// Whether the walk may have no room left: it stops at a full room, and the lookup
-        /// appends up to ``arrivalsAhead`` at a time.
-        var isNearlyFull: Bool { count > Self.capacity &- IDTable.arrivalsAhead &- 1 }
-        var isFull: Bool { count == Self.capacity }
-
-        @inline(__always)
-        mutating func append(_ index: Int) {
-            assert(count < Self.capacity, "no room for another deferred id")
-            base.unsafelyUnwrapped[count] = Int32(truncatingIfNeeded: index)
-            count &+= 1
-        }
-
-        mutating func removeAll() { count = 0 }
-
-        /// The indices, in order of appending.
-        var indices: LazyMapCollection<UnsafeBufferPointer<Int32>, Int> {
-            UnsafeBufferPointer(start: base, count: count).lazy.map { Int($0) }
         }
     }
 

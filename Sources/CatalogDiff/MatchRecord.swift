@@ -19,13 +19,7 @@ struct MatchRecord: LookUpResults {
 
     @inline(__always)
     mutating func matched(_ q: Int, _ p: Int) {
-        if aToB[p] >= 0 {
-            repeatsOfA.append((q, p))
-        } else {
-            aToB[p] = Int32(truncatingIfNeeded: q)
-            bToA[q] = Int32(truncatingIfNeeded: p)
-            count &+= 1
-        }
+        if !matchedFirst(q, p) { repeatsOfA.append((q, p)) }
     }
 
     @inline(__always)
