@@ -7,10 +7,11 @@ extension IDTable {
     struct DeferredIndices {
         /// Enough for the ids of many runs between flushes (89 on average at 100k spread ids).
         static let capacity = 4_096
-        let base: UnsafeMutablePointer<Int32>?
+        let base: UnsafeMutablePointer<Int32>
         private(set) var count = 0
 
-        init(_ base: UnsafeMutablePointer<Int32>?) { self.base = base }
+        /// Room for ``capacity`` indices at `base`.
+        init(_ base: UnsafeMutablePointer<Int32>) { self.base = base }
 
         var isEmpty: Bool { count == 0 }
         /// Whether the walk may have no room left: it stops at a full room, and the lookup
@@ -21,7 +22,7 @@ extension IDTable {
         @inline(__always)
         mutating func append(_ index: Int) {
             assert(count < Self.capacity, "no room for another deferred id")
-            base.unsafelyUnwrapped[count] = Int32(truncatingIfNeeded: index)
+            base[count] = Int32(truncatingIfNeeded: index)
             count &+= 1
         }
 

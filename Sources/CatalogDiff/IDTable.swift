@@ -372,7 +372,7 @@ final class IDTable {
             ?? [Int32](repeating: 0, count: DeferredIndices.capacity)
         defer { workspace?.keep(room, at: \.deferred) }
         return room.withUnsafeMutableBufferPointer { room in
-        var deferred = DeferredIndices(room.baseAddress)
+        var deferred = DeferredIndices(room.baseAddress!)  // `capacity` elements: never nil
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { ahead in
             b.forEachSection { base, bIDs in
                 var i = 0

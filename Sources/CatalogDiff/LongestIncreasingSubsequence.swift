@@ -11,8 +11,6 @@ struct LongestIncreasingSubsequence {
     /// ones a diff moves, usually few. (A mark for every element, scanned for the few unmarked
     /// ones, cost the diff two passes over every survivor.)
     private(set) var off: [Int32] = []
-    /// The subsequence's length.
-    private(set) var keptCount = 0
     /// `tailIndices[k]`: the index of the smallest last value of an increasing run of length
     /// k + 1 so far (the value itself is kept in `values[k]`).
     private var tailIndices: [Int32] = []
@@ -30,7 +28,6 @@ struct LongestIncreasingSubsequence {
         let n = values.count
         precondition(n <= Int(Int32.max), "positions are 32-bit")
         off.removeAll(keepingCapacity: true)
-        keptCount = 0
         guard n > 0 else { return }
         // Exact-sized scratch space, written through pointers: appending element by element
         // (a uniqueness and capacity check each) cost more than the search itself.
@@ -40,13 +37,13 @@ struct LongestIncreasingSubsequence {
         }
         tailIndices.withUnsafeMutableBufferPointer { tailIndices in
             previous.withUnsafeMutableBufferPointer { previous in
-                keptCount = Self.find(values, tailIndices, previous, off: &off)
+                Self.find(values, tailIndices, previous, off: &off)
             }
         }
     }
 
     private static func find(_ values: UnsafeMutableBufferPointer<Int32>, _ tailIndices: UnsafeMutableBufferPointer<Int32>,
-                             _ previous: UnsafeMutableBufferPointer<Int32>, off: inout [Int32]) -> Int {
+                             _ previous: UnsafeMutableBufferPointer<Int32>, off: inout [Int32]) {
         // values[0..<count] hold the tails' values from here on; count ≤ i whenever values[i] is read.
         let tailValues = values
         var count = 0  // of tails
@@ -93,7 +90,6 @@ struct LongestIncreasingSubsequence {
             (index, above) = (Int(previous[index]), index)
         }
         off.reverse()
-        return count
     }
 }
 
