@@ -238,31 +238,35 @@ final class IDTable {
     ///   beyond the L2 cache: pinned, 2.20–2.30 ms against 2.32–2.40 a diff.
     /// - Every value the loop uses is a local, with one induction variable: the generic loop,
     ///   specialised for `Int`, reloaded seven spilled values and two constants for each id and
-    ///   counted the table's entries in memory, 53 instructions an id against 37 here. The probe
-    ///   is written out rather than ``Slots/probe(_:_:)`` called: through it, entering took 0.7
-    ///   million more instructions a diff of 100k ids (its result, then a second test of it).
+    ///   counted the table's entries in memory, 53 instructions an id against 37 when this loop
+    ///   was written, 29 since the loop (``enterRun(from:to:ids:ring:slots:mask:tagMask:seed:)``)
+    ///   leaves comparing ids and listing repeats to this function. The probe is written out
+    ///   rather than ``Slots/probe(_:_:)`` called: through it, entering took 0.7 million more
+    ///   instructions a diff of 100k ids (its result, then a second test of it).
     private func enterIntegers(_ ids: UnsafeBufferPointer<Int>, at start: Int, of a: ItemIDs<Int>, duplicates: inout [Int]) {
         guard let first = ids.baseAddress else { return }
         let (slots, mask, tagMask, seed) = (storage, mask, ~indexMask, hash.seed)
         let distance = Self.pipelineDistance
-        // One induction variable, `e`: the entry of the id at `id[e]` (its flat position + 1).
+        // Entries, not positions: the entry of the id at `id[e]` is its flat position + 1.
         let (id, end) = (first - (start &+ 1), start &+ 1 &+ ids.count)
         let repeatsBefore = duplicates.count
         withUnsafeTemporaryAllocation(of: Int.self, capacity: distance) { ring in
             guard let ring = ring.baseAddress else { return }
-            /// Hashes the id of entry `e` into the ring and prefetches its slot.
-            @inline(__always) func hashAhead(_ e: Int) {
+            for e in (start &+ 1)..<min(start &+ 1 &+ distance, end) {
                 let hash = IDHash.mix(UInt64(bitPattern: Int64(id[e])), seed: seed)
                 ring[e & (distance &- 1)] = hash
                 catalog_prefetch(slots + (hash & mask))
             }
-            for e in (start &+ 1)..<min(start &+ 1 &+ distance, end) { hashAhead(e) }
-            for e in (start &+ 1)..<end {
-                // Read before the id `distance` ahead takes its place in the ring.
-                let hash = ring[e & (distance &- 1)]
-                if e &+ distance < end { hashAhead(e &+ distance) }
+            var e = start &+ 1
+            while e < end {
+                let stop = Self.enterRun(from: e, to: end, ids: id, ring: ring, slots: slots, mask: mask, tagMask: tagMask, seed: seed)
+                e = stop.entry
+                guard e < end else { break }
+                // A slot with the id's tag: the same id (a repeat) or another; probing goes on
+                // from there. (The ring's place for this id holds a later one's hash by now.)
+                let hash = IDHash.mix(UInt64(bitPattern: Int64(id[e])), seed: seed)
                 let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
-                var slot = hash & mask
+                var slot = stop.slot
                 while true {
                     let entry = slots[slot]
                     if entry == 0 {
@@ -275,10 +279,57 @@ final class IDTable {
                     }
                     slot = (slot &+ 1) & mask
                 }
+                e &+= 1
             }
         }
         // Every id was entered but the repeated ones.
         entries &+= ids.count &- (duplicates.count &- repeatsBefore)
+    }
+
+    /// The loop of ``enterIntegers(_:at:of:duplicates:)``: enters entries `e..<end` whose slots
+    /// hold no entry with the same tag, each id hashed ``pipelineDistance`` entries ahead into
+    /// `ring` (whose hashes for the first `distance` entries from `e` are in place). Stops at the
+    /// first entry that meets a slot with its tag, returning the entry and that slot, for the
+    /// caller to compare ids and probe on; `(end, 0)` when every entry went in.
+    ///
+    /// It calls nothing and is not inlined, so its values stay in registers: with the repeat's
+    /// comparison and append in the loop (an `ItemIDs` lookup and an array append, both calls),
+    /// the loop kept its bounds and the ids' address on the stack and ran 38 instructions an id.
+    @inline(never)
+    private static func enterRun(from start: Int, to end: Int, ids id: UnsafePointer<Int>, ring: UnsafeMutablePointer<Int>,
+                                 slots: UnsafeMutablePointer<UInt32>, mask: Int, tagMask: UInt32,
+                                 seed: UInt64) -> (entry: Int, slot: Int) {
+        let distance = pipelineDistance
+        /// Enters `e` with `hash`, or returns the slot where a tag like its own stops it.
+        @inline(__always) func place(_ e: Int, _ hash: Int) -> Int? {
+            let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
+            var slot = hash & mask
+            while true {
+                let entry = slots[slot]
+                if entry == 0 {
+                    slots[slot] = tag | UInt32(truncatingIfNeeded: e)
+                    return nil
+                }
+                if entry & tagMask == tag { return slot }
+                slot = (slot &+ 1) & mask
+            }
+        }
+        var e = start
+        // While an id `distance` ahead remains, hash it before placing this one.
+        while e < end &- distance {
+            // Read before the id `distance` ahead takes its place in the ring.
+            let hash = ring[e & (distance &- 1)]
+            let ahead = IDHash.mix(UInt64(bitPattern: Int64(id[e &+ distance])), seed: seed)
+            ring[e & (distance &- 1)] = ahead
+            catalog_prefetch(slots + (ahead & mask))
+            if let slot = place(e, hash) { return (e, slot) }
+            e &+= 1
+        }
+        while e < end {
+            if let slot = place(e, ring[e & (distance &- 1)]) { return (e, slot) }
+            e &+= 1
+        }
+        return (end, 0)
     }
 
     /// Looks up every id of `b` among A's entries: `results.matched(q, p)` for an id A has at `p`,

@@ -126,6 +126,33 @@ struct IDTableTests {
         #expect(lookedUp([["a", "b"]], [["a", "\u{212A}"]], expectingOrder: false) == nil)
     }
 
+    @Test("entering integer ids: an id whose probe meets another id's tag is entered after it, not taken for a repeat")
+    func integerTagCollisions() throws {
+        let hash = IDHash(kind: .integer, seed: 0x0123_4567_89AB_CDEF)
+        // Four A positions and room for 2¹⁶ more ids: a 17-bit index, so a 15-bit tag (the hash's
+        // bits 49–63) and 2¹⁷ slots (bits 0–16). Two ids agreeing in those 32 bits start their
+        // probes at the same slot with the same tag; among 200,000 ids such pairs exist.
+        let (aCount, bCount) = (4, 1 << 16)
+        #expect(IDTable.hashCapacity(aCount: aCount, bCount: bCount) == 1 << 17)
+        var seen: [UInt64: Int] = [:]
+        var pair: (Int, Int)?
+        for id in 1...200_000 {
+            let h = UInt64(bitPattern: Int64(try #require(hash(id))))
+            let key = h & 0x1_FFFF | (h >> 49) << 17
+            if let other = seen[key] { pair = (other, id); break }
+            seen[key] = id
+        }
+        let (x, y) = try #require(pair, "no two ids share a slot and a tag")
+        // Sections of one id, of two and of four: the pipelined loop and the ids after it.
+        for sections in [[[x], [y], [7], [x]], [[x, y], [7, x]], [[x, y, 7, x]]] {
+            let a = ItemIDs(sections)
+            let table = IDTable(aCount: aCount, bCount: bCount, hash: hash)
+            #expect(table.enter(a) == [3], "only the second x repeats an id")
+            let b = ItemIDs([[y, 7, x, 99]])
+            #expect([y, 7, x, 99].map { table.position(of: $0, in: a, b) } == [1, 2, 0, -1])
+        }
+    }
+
     /// `ids` cut into sections of random sizes, empty ones included.
     static func randomSections<ID>(_ ids: [ID], _ random: inout SplitMix64) -> [[ID]] {
         var sections: [[ID]] = []
