@@ -130,10 +130,10 @@ final class IDTable {
         // Already indexed when a first table gave up on a non-ASCII string id.
         // (One section needs no index: every position is in it.)
         if a.sectionOf.isEmpty && a.sections.count > 1 {
-            a.indexSections(storage: workspace?.takeScratch(\.aSectionOf, count: a.count, filler: 0) ?? [])
+            a.indexSections(storage: workspace?.takeScratch(\.aSectionOf, count: 0, filler: 0) ?? [])
         }
         if b.sectionOf.isEmpty && b.sections.count > 1 {
-            b.indexSections(storage: workspace?.takeScratch(\.bSectionOf, count: b.count, filler: 0) ?? [])
+            b.indexSections(storage: workspace?.takeScratch(\.bSectionOf, count: 0, filler: 0) ?? [])
         }
         return IDTable(aCount: a.count, bCount: b.count, hash: hash, workspace: workspace)
     }

@@ -3,16 +3,20 @@
 ///
 /// Copying the ids into one array cost a retain and a release per string id — as much as
 /// hashing it — so the diff keeps the snapshot's own arrays and this index over them. The
-/// section of a position is found by a binary search over the section starts, unless
-/// ``indexSections(storage:)`` has stored it for every position: a hash table reads ids by
-/// position on every probe and needs that, a dense table (integer ids) reads few and does not —
-/// and each array the diff fills is memory it must write.
+/// section of a position is found by a binary search over the section starts; after
+/// ``indexSections(storage:)`` (a hash table reads ids by position when it compares them), the
+/// search starts from the section of every few positions and usually ends at once. A dense table
+/// (integer ids) reads few ids by position and does not index: each array the diff fills is
+/// memory it must write.
 struct ItemIDs<ID: Hashable> {
     let sections: [[ID]]
     /// Where each section starts, and the total count last.
     let starts: [Int]
-    /// The section of each position; empty when there is one section or none was indexed.
+    /// The section of every `1 << indexShift`-th position (0, 2^shift, 2·2^shift, …); empty
+    /// when there is one section or none was indexed.
     private(set) var sectionOf: [Int32] = []
+    /// The positions between two indexed ones, as a power of two.
+    private(set) var indexShift = 0
 
     /// The ids of `sections`.
     init(_ sections: [[ID]]) {
@@ -23,20 +27,29 @@ struct ItemIDs<ID: Hashable> {
         self.starts = starts
     }
 
-    /// Stores the section of every position (when there are several sections), in `storage`'s
-    /// memory (a ``DiffWorkspace``'s, from an earlier diff), whose contents are overwritten.
+    /// Stores the section of every few positions (when there are several sections), in
+    /// `storage`'s memory (a ``DiffWorkspace``'s, from an earlier diff), whose contents are
+    /// overwritten: every `2^k`-th position, `2^k` no longer than the average section, so that a
+    /// position's section is the one its block starts in or one of the next few. (The section of
+    /// every position, as before session 21, was 4 bytes an id to write, and each lookup a load
+    /// from anywhere in it: a cache miss at 100k ids.)
     mutating func indexSections(storage: consuming [Int32] = []) {
         guard sections.count > 1 else { return }
+        let average = max(1, count / sections.count)
+        var shift = 0
+        while 2 << shift <= average { shift += 1 }
+        let blocks = (count + (1 << shift) - 1) >> shift
         var sectionOf = storage
-        // Filled a section at a time through a pointer: appending copies of each section's index
-        // went through the generic append, element by element (2% of a diff in 100 sections).
-        sectionOf.resize(to: count, filler: 0)
+        sectionOf.resize(to: blocks, filler: 0)
         sectionOf.withUnsafeMutableBufferPointer { sectionOf in
-            for s in sections.indices {
-                UnsafeMutableBufferPointer(rebasing: sectionOf[starts[s]..<starts[s + 1]]).update(repeating: Int32(s))
+            var s = 0
+            for block in 0..<blocks {
+                let position = block << shift
+                while starts[s + 1] <= position { s += 1 }  // past empty sections too
+                sectionOf[block] = Int32(truncatingIfNeeded: s)
             }
         }
-        self.sectionOf = sectionOf
+        (self.sectionOf, indexShift) = (sectionOf, shift)
     }
 
     var count: Int { starts[starts.count - 1] }
@@ -49,11 +62,16 @@ struct ItemIDs<ID: Hashable> {
 
     @inline(__always)
     func section(of position: Int) -> Int {
-        if !sectionOf.isEmpty { return Int(sectionOf[position]) }
         if starts.count <= 2 { return 0 }
         // The last section that starts at or before `position` (empty sections start where the
-        // next one does).
+        // next one does): from the section of the indexed position at or before it to that of
+        // the next indexed position, when there is an index.
         var (low, high) = (0, starts.count - 2)
+        if !sectionOf.isEmpty {
+            let block = position >> indexShift
+            low = Int(sectionOf[block])
+            if block + 1 < sectionOf.count { high = Int(sectionOf[block + 1]) }
+        }
         while low < high {
             let middle = (low + high + 1) / 2
             if starts[middle] <= position { low = middle } else { high = middle - 1 }

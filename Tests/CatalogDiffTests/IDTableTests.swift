@@ -251,11 +251,21 @@ struct IDTableTests {
     @Test("a position's section, found by search or from the index, empty sections included")
     func sectionsOfPositions() {
         var random = SplitMix64(seed: 12)
-        for _ in 0..<500 {
-            let sections = (0..<Int(random.next() % 12)).map { _ in Array(repeating: 0, count: Int(random.next() % 4)) }
+        for round in 0..<600 {
+            // Short sections, or long ones among short and empty ones: the index keeps the section
+            // of every 2^k-th position, 2^k up to the average section, so a lookup searches
+            // between two indexed positions' sections, across empty sections too.
+            let longest = [4, 4, 40, 300][round % 4]
+            let sections = (0..<Int(random.next() % 12)).map { _ in
+                Array(repeating: 0, count: random.next() % 3 == 0 ? 0 : Int(random.next() % UInt64(longest)))
+            }
             let searched = ItemIDs(sections)
             var indexed = searched
             indexed.indexSections()
+            if sections.count > 1 {
+                let stride = 1 << indexed.indexShift
+                #expect(stride <= max(1, indexed.count / sections.count) && indexed.sectionOf.count == (indexed.count + stride - 1) / stride)
+            }
             var expected: [Int] = []
             for (s, section) in sections.enumerated() { expected += repeatElement(s, count: section.count) }
             #expect((0..<searched.count).map { searched.section(of: $0) } == expected)
