@@ -287,9 +287,9 @@ final class IDTable {
         entries &+= ids.count &- (duplicates.count &- repeatsBefore)
     }
 
-    /// The loop of ``enterIntegers(_:at:of:duplicates:)``: enters entries `e..<end` whose slots
-    /// hold no entry with the same tag, each id hashed ``pipelineDistance`` entries ahead into
-    /// `ring` (whose hashes for the first `distance` entries from `e` are in place). Stops at the
+    /// The loop of ``enterIntegers(_:at:of:duplicates:)``: enters entries `start..<end` whose
+    /// slots hold no entry with the same tag, each id hashed ``pipelineDistance`` entries ahead
+    /// into `ring` (whose hashes for the first `distance` entries from `start` are in place). Stops at the
     /// first entry that meets a slot with its tag, returning the entry and that slot, for the
     /// caller to compare ids and probe on; `(end, 0)` when every entry went in.
     ///
