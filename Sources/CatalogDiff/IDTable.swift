@@ -263,22 +263,17 @@ final class IDTable {
                 let stop = Self.enterRun(from: e, to: end, ids: id, ring: ring, slots: slots, mask: mask, tagMask: tagMask, seed: seed)
                 e = stop.entry
                 guard e < end else { break }
-                // A slot with the id's tag: the same id (a repeat) or another; probing goes on
-                // from there. (The ring's place for this id holds a later one's hash by now.)
+                // A slot with the id's tag: the same id (a repeat) or another, past which probing
+                // goes on. (The ring's place for this id holds a later one's hash by now.)
                 let hash = IDHash.mix(UInt64(bitPattern: Int64(id[e])), seed: seed)
                 let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
-                var slot = stop.slot
-                while true {
-                    let entry = slots[slot]
-                    if entry == 0 {
-                        slots[slot] = tag | UInt32(truncatingIfNeeded: e)
-                        break
-                    }
-                    if entry & tagMask == tag && a[Int(entry & ~tagMask) &- 1] == id[e] {
+                var met: Int? = stop.slot
+                while let slot = met {
+                    if a[Int(slots[slot] & ~tagMask) &- 1] == id[e] {
                         duplicates.append(e &- 1)
                         break
                     }
-                    slot = (slot &+ 1) & mask
+                    met = Self.place(e, tag: tag, from: (slot &+ 1) & mask, slots: slots, mask: mask, tagMask: tagMask)
                 }
                 e &+= 1
             }
@@ -301,19 +296,9 @@ final class IDTable {
                                  slots: UnsafeMutablePointer<UInt32>, mask: Int, tagMask: UInt32,
                                  seed: UInt64) -> (entry: Int, slot: Int) {
         let distance = pipelineDistance
-        /// Enters `e` with `hash`, or returns the slot where a tag like its own stops it.
         @inline(__always) func place(_ e: Int, _ hash: Int) -> Int? {
-            let tag = UInt32(truncatingIfNeeded: hash >> 32) & tagMask
-            var slot = hash & mask
-            while true {
-                let entry = slots[slot]
-                if entry == 0 {
-                    slots[slot] = tag | UInt32(truncatingIfNeeded: e)
-                    return nil
-                }
-                if entry & tagMask == tag { return slot }
-                slot = (slot &+ 1) & mask
-            }
+            Self.place(e, tag: UInt32(truncatingIfNeeded: hash >> 32) & tagMask, from: hash & mask,
+                       slots: slots, mask: mask, tagMask: tagMask)
         }
         var e = start
         // While an id `distance` ahead remains, hash it before placing this one.
@@ -331,6 +316,24 @@ final class IDTable {
             e &+= 1
         }
         return (end, 0)
+    }
+
+    /// The probe of ``enterIntegers(_:at:of:duplicates:)``: puts entry `e`, whose tag is `tag`,
+    /// in the first free slot from `slot` on — or returns, entering nothing, the first slot on
+    /// the way whose entry has the same tag, for the caller to compare the ids.
+    @inline(__always)
+    private static func place(_ e: Int, tag: UInt32, from slot: Int, slots: UnsafeMutablePointer<UInt32>, mask: Int,
+                              tagMask: UInt32) -> Int? {
+        var slot = slot
+        while true {
+            let entry = slots[slot]
+            if entry == 0 {
+                slots[slot] = tag | UInt32(truncatingIfNeeded: e)
+                return nil
+            }
+            if entry & tagMask == tag { return slot }
+            slot = (slot &+ 1) & mask
+        }
     }
 
     /// Looks up every id of `b` among A's entries: `results.matched(q, p)` for an id A has at `p`,
