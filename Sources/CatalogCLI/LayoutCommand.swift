@@ -91,11 +91,9 @@ struct LayoutCommand: ParsableCommand {
             }
         }
         do {
-            return try JSONDecoder().decode(LayoutConfiguration.self, from: data)
-        } catch let error as LayoutConfigurationError {
-            throw CLIError("\(source): \(error)")
+            return try Documents.layoutConfiguration(data)
         } catch {
-            throw CLIError("\(source): not valid JSON (a layout configuration is an object such as {\"style\": \"flow\"})")
+            throw CLIError("\(source): \(error)")
         }
     }
 

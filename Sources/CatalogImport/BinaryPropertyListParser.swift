@@ -153,7 +153,9 @@ struct BinaryPropertyListParser {
                     throw Failure(message: "a dictionary at byte \(offset) has a key that is not a string")
                 }
                 let valueObject = Int(try read(start + (count + i) * referenceSize, referenceSize))
-                members[key] = try value(at: valueObject, depth: depth + 1)
+                if members.updateValue(try value(at: valueObject, depth: depth + 1), forKey: key) != nil {
+                    throw Failure(message: "a dictionary at byte \(offset) has the key \(key.debugDescription) twice")
+                }
             }
             return .dictionary(members)
         case 0x8:

@@ -117,6 +117,9 @@ struct CatalogDecoder {
         if catalog.name.isEmpty {
             throw error("catalog", .invalidValue(expected: "a non-empty catalogue name", found: "an empty string"))
         }
+        if let expected = Catalog.nameProblem(catalog.name) {
+            throw error("catalog", .invalidValue(expected: "a catalogue name of \(expected)", found: catalog.name.debugDescription))
+        }
         #if DEBUG
         catalog.checkInvariants()
         #endif
@@ -322,8 +325,8 @@ struct CatalogDecoder {
             case .double(let d): number = d
             default: throw error(path(), .wrongType(expected: "[width, height] of numbers", found: "an element that is \(element.typeDescription)"))
             }
-            guard number.isFinite, number >= 0 else {
-                throw error(path(), .invalidValue(expected: "[width, height] of numbers ≥ 0", found: "\(number)"))
+            guard Size.isValidLength(number) else {
+                throw error(path(), .invalidValue(expected: "[width, height] of numbers from 0 to \(Int(Size.maximumLength))", found: "\(number)"))
             }
             numbers.append(number)
         }

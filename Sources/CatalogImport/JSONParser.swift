@@ -6,7 +6,7 @@
 /// once, keeps integers exact, and says where a file is broken ("line 3, column 14: …").
 package struct JSONParser {
     package struct Failure: Error {
-        var message: String
+        package var message: String
     }
 
     /// Nesting deeper than this is refused instead of exhausting the stack.
@@ -81,7 +81,11 @@ package struct JSONParser {
             case UInt8(ascii: "}"):
                 index += 1
                 var members = [String: PropertyValue](minimumCapacity: pending.count - base)
-                for (key, value) in pending[base...] { members[key] = value }  // a repeated name: the last wins
+                for (key, value) in pending[base...] where members.updateValue(value, forKey: key) != nil {
+                    // RFC 8259 leaves a repeated name to the reader; one that silently kept the
+                    // last would let `{"item": "a", "item": "b"}` mean something the writer did not see.
+                    throw failure("the member name \(key.debugDescription) appears twice in one object")
+                }
                 pending.removeSubrange(base...)
                 return .dictionary(members)
             default: throw failure("unexpected \(describeCurrent()), expected ',' or '}' in an object")

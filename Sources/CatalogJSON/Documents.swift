@@ -2,6 +2,7 @@ import CatalogDiff
 import CatalogImport
 import CatalogLayout
 import CatalogStore
+import Foundation
 
 /// The JSON documents the command line prints with `--json` and the HTTP API sends.
 public enum Documents {
@@ -34,5 +35,27 @@ public enum Documents {
                 ])
             })),
         ])
+    }
+
+    /// A `LAYOUT.json` document, as the command line's `--config` and the API's `config=` give
+    /// it: strict JSON (a repeated key is refused, as in every document the product reads), then
+    /// every key and value checked (``LayoutConfiguration``).
+    public static func layoutConfiguration(_ data: Data) throws(LayoutConfigurationError) -> LayoutConfiguration {
+        let expected = "a JSON object such as {\"style\": \"flow\"}"
+        guard String(data: data, encoding: .utf8) != nil else {
+            throw LayoutConfigurationError(key: "", expected: expected, found: "bytes that are not UTF-8 text")
+        }
+        do {
+            _ = try data.withUnsafeBytes { bytes in try JSONParser.parse(bytes) }
+        } catch {
+            throw LayoutConfigurationError(key: "", expected: expected, found: (error as? JSONParser.Failure)?.message ?? "\(error)")
+        }
+        do {
+            return try JSONDecoder().decode(LayoutConfiguration.self, from: data)
+        } catch let error as LayoutConfigurationError {
+            throw error
+        } catch {
+            throw LayoutConfigurationError(key: "", expected: expected)
+        }
     }
 }

@@ -61,8 +61,9 @@ public struct Layout: Sendable {
     /// infinitely large, the layout is left empty (no items) in its previous viewport.
     public mutating func prepare(_ input: LayoutInput, viewportSize: Size? = nil) throws(LayoutConfigurationError) {
         let size = viewportSize ?? self.viewportSize
-        guard size.width.isFinite, size.height.isFinite, size.width > 0, size.height > 0 else {
-            throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height",
+        guard Size.isValidLength(size.width, minimum: .leastNonzeroMagnitude),
+              Size.isValidLength(size.height, minimum: .leastNonzeroMagnitude) else {
+            throw LayoutConfigurationError(key: "viewport", expected: "a positive width and height of at most \(Int(Size.maximumLength))",
                                            found: "\(format(size.width))×\(format(size.height))")
         }
         try Self.checkItemCount(input.itemCount)
@@ -70,7 +71,7 @@ public struct Layout: Sendable {
             let path = input.path(ofItemAt: index)
             let bad = input.naturalSizes[index]
             throw LayoutConfigurationError(key: "sections[\(path.section)].items[\(path.item)].size",
-                                           expected: "a finite width and height, each 0 or more",
+                                           expected: "a width and height from 0 to \(Int(Size.maximumLength))",
                                            found: "\(format(bad.width))×\(format(bad.height))")
         }
         let previousSize = self.viewportSize

@@ -89,18 +89,21 @@ public struct LayoutConfiguration: Sendable, Hashable {
         func check(_ ok: Bool, _ key: String, _ expected: String) throws(LayoutConfigurationError) {
             if !ok { throw LayoutConfigurationError(key: key, expected: expected) }
         }
+        let limit = "from 0 to \(Int(Size.maximumLength))"
         if let itemSize {
-            try check(itemSize.width.isFinite && itemSize.width > 0 && itemSize.height.isFinite && itemSize.height > 0,
-                      "itemSize", "a positive width and height")
+            try check(Size.isValidLength(itemSize.width, minimum: .leastNonzeroMagnitude)
+                        && Size.isValidLength(itemSize.height, minimum: .leastNonzeroMagnitude),
+                      "itemSize", "a positive width and height of at most \(Int(Size.maximumLength))")
         }
         for (key, value) in [("lineSpacing", lineSpacing), ("interitemSpacing", interitemSpacing),
                              ("columnSpacing", columnSpacing), ("headerHeight", headerHeight),
-                             ("footerHeight", footerHeight), ("flingThreshold", flingThreshold)] {
-            try check(value.isFinite && value >= 0, key, "a number ≥ 0")
+                             ("footerHeight", footerHeight)] {
+            try check(Size.isValidLength(value), key, "a number \(limit)")
         }
+        try check(flingThreshold.isFinite && flingThreshold >= 0, "flingThreshold", "a number ≥ 0")
         let inset = sectionInset
-        try check([inset.top, inset.left, inset.bottom, inset.right].allSatisfy { $0.isFinite && $0 >= 0 },
-                  "sectionInset", "four numbers ≥ 0 (top, left, bottom, right)")
+        try check([inset.top, inset.left, inset.bottom, inset.right].allSatisfy { Size.isValidLength($0) },
+                  "sectionInset", "four numbers \(limit) (top, left, bottom, right)")
         try check(columns >= 1 && columns <= 1_000, "columns", "an integer from 1 to 1000")
         try check(minScale.isFinite && minScale > 0 && minScale <= 1, "minScale", "a number in (0, 1]")
     }

@@ -91,8 +91,7 @@ public struct LayoutInput: Sendable, Hashable {
     }
 
     private mutating func appendSize(_ size: Size?) {
-        if let size, firstInvalidSize == nil,
-           !(size.width.isFinite && size.height.isFinite && size.width >= 0 && size.height >= 0) {
+        if let size, firstInvalidSize == nil, !size.isValidNaturalSize {
             firstInvalidSize = naturalSizes.count
         }
         naturalSizes.append(size ?? Self.noSize)

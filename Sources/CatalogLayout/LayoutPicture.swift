@@ -91,8 +91,10 @@ public struct LayoutPicture: Sendable {
         out += ##"<rect class="cell" \##(attributes(element, f)) data-scale="\##(n(element.scale))" rx="4" fill="\##(fill)" stroke="\##(stroke)"/>"## + "\n"
         let text = label(element.indexPath)
         let fontSize = max(6, min(12, f.height / 3)) * (element.scale < 1 ? max(0.6, element.scale) : 1)
-        // About 0.55 em per character: cut the label to the cell's width.
-        let fits = max(1, Int((f.width - 6) / (fontSize * 0.55)))
+        // About 0.55 em per character: cut the label to the cell's width (no label is longer
+        // than a few hundred characters, so the bound only keeps the conversion total).
+        let room = (f.width - 6) / (fontSize * 0.55)
+        let fits = room >= 1 ? Int(min(room, 10_000)) : 1
         let shown = text.count > fits ? String(text.prefix(max(1, fits - 1))) + "…" : text
         out += ##"<text x="\##(n(f.midX))" y="\##(n(f.midY + fontSize / 3))" font-size="\##(n(fontSize))" text-anchor="middle" fill="#222">\##(escape(shown))</text>"## + "\n"
     }

@@ -33,4 +33,23 @@ public struct Size: Sendable, Hashable {
         self.width = width
         self.height = height
     }
+
+    /// The longest length, in points, that any size, spacing, inset or viewport may have: far
+    /// beyond any screen or cover image, and small enough that a layout of the most items it
+    /// takes stays exact in a `Double` and every coordinate converts to an `Int`.
+    public static let maximumLength: Double = 1_000_000
+
+    /// Whether `value` is a usable length: finite, at least `minimum`, at most ``maximumLength``.
+    /// Every length that comes from input (files, batches, layout configurations, viewports) is
+    /// checked by this one rule.
+    @inlinable
+    public static func isValidLength(_ value: Double, minimum: Double = 0) -> Bool {
+        value >= minimum && value <= maximumLength // false for NaN
+    }
+
+    /// Whether this is a usable natural size of an item: both lengths valid, zero allowed.
+    @inlinable
+    public var isValidNaturalSize: Bool {
+        Self.isValidLength(width) && Self.isValidLength(height)
+    }
 }

@@ -41,11 +41,15 @@ struct JSONParserTests {
         #expect(try value("\u{FEFF}[]").exactly == "array([])", "a byte-order mark is skipped")
     }
 
-    @Test("objects nested in objects and arrays keep their own members; a repeated name keeps its last value")
+    @Test("objects nested in objects and arrays keep their own members; a repeated name is refused")
     func objects() throws {
-        let text = #"{"a": {"b": 1, "c": {"d": [{"e": 2}, {}, {"e": 3, "e": 4}]}, "f": 5}, "g": 6, "a2": {}, "g": 7}"#
+        let text = #"{"a": {"b": 1, "c": {"d": [{"e": 2}, {}, {"e": 3, "f": 4}]}, "f": 5}, "g": 6, "a2": {}, "h": 7}"#
         #expect(try value(text).exactly == "dictionary([a: dictionary([b: integer(1), c: dictionary([d: array([dictionary([e: integer(2)]), "
-            + "dictionary([]), dictionary([e: integer(4)])])]), f: integer(5)]), a2: dictionary([]), g: integer(7)])")
+            + "dictionary([]), dictionary([e: integer(3), f: integer(4)])])]), f: integer(5)]), a2: dictionary([]), g: integer(6), h: integer(7)])")
+        #expect(failure(#"{"a": {"e": 3, "e": 4}}"#)?.contains(#"the member name "e" appears twice in one object"#) == true)
+        #expect(failure(#"{"g": 6, "a": {}, "g": 7}"#)?.contains(#""g" appears twice"#) == true)
+        // Names are compared as Swift compares strings: canonically equivalent spellings are one name.
+        #expect(failure("{\"caf\u{E9}\": 1, \"cafe\u{301}\": 2}") != nil)
         // A failure inside a nested object leaves nothing behind for the next document.
         #expect(failure(#"{"a": {"b": 1, "c": }"#) != nil)
         #expect(try value(#"{"x": 1}"#).exactly == "dictionary([x: integer(1)])")

@@ -278,8 +278,8 @@ public struct CatalogEditor<Source: CatalogSource> {
                 throw BatchError(reason: .invalidField(field, detail: "expected an integer ≥ 0, found \(value)"))
             }
         }
-        if let size = item.size, !(size.width.isFinite && size.height.isFinite && size.width >= 0 && size.height >= 0) {
-            throw BatchError(reason: .invalidField("size", detail: "expected two finite numbers ≥ 0"))
+        if let size = item.size, !size.isValidNaturalSize {
+            throw BatchError(reason: .invalidField("size", detail: "expected two numbers from 0 to \(Int(Size.maximumLength))"))
         }
     }
 
