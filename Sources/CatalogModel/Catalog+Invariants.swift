@@ -1,6 +1,8 @@
 /// A rule of the model that a catalogue breaks, with where it breaks it.
 public enum ModelViolation: Sendable, Hashable, CustomStringConvertible {
     case emptyCatalogName
+    /// A name the model does not allow (see ``Catalog/nameProblem(_:)``).
+    case invalidCatalogName(String, expected: String)
     case emptySectionID(section: Int)
     case emptyItemID(section: Int, item: Int)
     case duplicateSectionID(String, sections: [Int])
@@ -15,6 +17,8 @@ public enum ModelViolation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .emptyCatalogName:
             "the catalogue name is empty"
+        case .invalidCatalogName(let name, let expected):
+            "the catalogue name \(name.debugDescription) is not allowed: expected \(expected)"
         case .emptySectionID(let s):
             "sections[\(s)].id is empty"
         case .emptyItemID(let s, let i):
@@ -32,7 +36,7 @@ public enum ModelViolation: Sendable, Hashable, CustomStringConvertible {
         case .negativeCount(let s, let i, let field, let value):
             "sections[\(s)].items[\(i)].\(field) is \(value), expected an integer ≥ 0"
         case .invalidSize(let s, let i, let size):
-            "sections[\(s)].items[\(i)].size is [\(size.width), \(size.height)], expected two finite numbers ≥ 0"
+            "sections[\(s)].items[\(i)].size is [\(size.width), \(size.height)], expected two numbers from 0 to \(Int(Size.maximumLength))"
         }
     }
 }
@@ -55,7 +59,11 @@ extension Catalog {
     /// and ≥ 0.
     public func violations() -> [ModelViolation] {
         var found: [ModelViolation] = []
-        if name.isEmpty { found.append(.emptyCatalogName) }
+        if name.isEmpty {
+            found.append(.emptyCatalogName)
+        } else if let expected = Self.nameProblem(name) {
+            found.append(.invalidCatalogName(name, expected: expected))
+        }
 
         // Ids are collected in sets; positions are gathered only for ids found twice, so a valid
         // 100k-item catalogue costs one set insert per item.
@@ -88,8 +96,7 @@ extension Catalog {
                         found.append(.negativeCount(section: s, item: i, field: "likeCount", value: video.likeCount))
                     }
                 }
-                if let size = item.size,
-                   !(size.width.isFinite && size.height.isFinite && size.width >= 0 && size.height >= 0) {
+                if let size = item.size, !size.isValidNaturalSize {
                     found.append(.invalidSize(section: s, item: i, size))
                 }
             }
@@ -112,6 +119,19 @@ extension Catalog {
             found.append(.duplicateItemID(id, paths: paths))
         }
         return found
+    }
+
+    /// The longest catalogue name, in UTF-8 bytes.
+    public static let maximumNameLength = 200
+
+    /// What a non-empty catalogue name lacks to be allowed, or nil when it is allowed: at most
+    /// ``maximumNameLength`` bytes of UTF-8, no control characters and no `/`. A name is a
+    /// file-name-like label that the command line prints and the HTTP API puts in a path.
+    public static func nameProblem(_ name: String) -> String? {
+        let rule = "at most \(maximumNameLength) bytes, without control characters or /"
+        if name.utf8.count > maximumNameLength { return rule }
+        if name.unicodeScalars.contains(where: { $0 == "/" || $0.properties.generalCategory == .control }) { return rule }
+        return nil
     }
 
     /// Throws ``CatalogValidationError`` listing every broken rule, or returns when the catalogue is valid.

@@ -13,23 +13,26 @@ extension CatalogStore {
     ///   why); ``StoreError/unknownCatalog(_:)``; ``StoreError/database(_:)``.
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
-        try combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
+        let batch = batch.canonicalized()
+        return try combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
     /// ``apply(_:to:)`` for async callers: the task waits for its transaction without holding a
     /// thread (a server's requests queue for the next group commit, however many there are).
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
-        try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
+        let batch = batch.canonicalized()
+        return try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
     /// What ``apply(_:to:)`` would do, computed in a read transaction that writes nothing: the
     /// same checks and errors, the revision it would make and its changeset. Works on a store
     /// opened for reading, so a command line can refuse a bad batch without touching the file.
     public func preview(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
-        try read { db in
+        let batch = batch.canonicalized()
+        return try read { db in
             let editor = try Self.edit(catalog, with: batch, in: db)
-            return WriteResult(catalog: catalog, previousRevision: editor.revision, revision: editor.revision + 1,
+            return WriteResult(catalog: catalog, previousRevision: editor.revision, revision: editor.revision + (editor.isEmpty ? 0 : 1),
                                changeset: try Self.changeset(of: editor, catalog: catalog))
         }
     }
@@ -82,9 +85,15 @@ extension CatalogStore {
     /// Writes the edit's rows, raises the revision, checks positions, journals how to undo it and
     /// computes its changeset — all in the caller's transaction.
     static func commit(_ editor: CatalogEditor<DatabaseCatalogSource>, catalog: String, in db: Database) throws -> WriteResult {
+        let source = editor.source
+        // A batch that changes nothing (a book moved to where it is) writes nothing and keeps
+        // the revision: otherwise a client could push every feed past the journal for free.
+        if editor.isEmpty {
+            return WriteResult(catalog: catalog, previousRevision: source.revision, revision: source.revision,
+                               changeset: Changeset(stages: [], fromRevision: source.revision, toRevision: source.revision))
+        }
         var writer = EditWriter(db: db, editor: editor)
         try writer.write()
-        let source = editor.source
         let revision = try Int.fetchOne(db.cachedStatement(sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision"),
                                         arguments: [source.catalogPK])!
         // Which sections changed: compared once, used by the position check and the journal.

@@ -1,11 +1,14 @@
+import CatalogModel
 import GRDB
 
 extension CatalogStore {
     /// Checks the whole database: SQLite's `integrity_check` and `foreign_key_check`, then the
     /// model's own rules — every catalogue's sections at positions exactly 0..<n, no two items
-    /// of a section at one order key, and no section over its capacity. Throws the first problem found:
-    /// ``StoreError/database(_:)``, ``StoreError/positionsNotContiguous(catalog:section:)`` or
-    /// ``StoreError/overCapacity(catalog:section:count:capacity:)``.
+    /// of a section at one order key, no section over its capacity, and every name and id in
+    /// canonical form (``Identifier``), so that no two of them are the same id. Throws the first
+    /// problem found: ``StoreError/database(_:)``, ``StoreError/positionsNotContiguous(catalog:section:)``,
+    /// ``StoreError/overCapacity(catalog:section:count:capacity:)`` or
+    /// ``StoreError/nonCanonicalID(catalog:id:equivalent:)``.
     ///
     /// For tests, tools and after a crash; ordinary writes check what they touch themselves.
     public func checkIntegrity() throws(StoreError) {
@@ -26,6 +29,29 @@ extension CatalogStore {
                 WHERE s.capacity IS NOT NULL GROUP BY s.pk HAVING count(*) > s.capacity LIMIT 1
                 """) {
                 throw StoreError.overCapacity(catalog: row[0], section: row[1], count: row[2], capacity: row[3])
+            }
+            try Self.verifyCanonicalIDs(in: db)
+        }
+    }
+
+    /// Checks that every catalogue name, section id and item id is stored in canonical form; names
+    /// the first that is not, with an id of the same catalogue it is equivalent to, if any.
+    static func verifyCanonicalIDs(in db: Database) throws {
+        let names = try String.fetchAll(db, sql: "SELECT name FROM catalog ORDER BY name")
+        if let name = names.first(where: { !Identifier.isCanonical($0) }) {
+            throw StoreError.nonCanonicalID(catalog: name, id: name, equivalent: names.first { $0 == name && $0.utf8.elementsEqual(name.utf8) == false })
+        }
+        for (table, column) in [("section", "id"), ("item", "id")] {
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT c.name, t.\(column), t.catalog_pk FROM \(table) t JOIN catalog c ON c.pk = t.catalog_pk
+                """)
+            while let row = try rows.next() {
+                let id: String = row[1]
+                guard !Identifier.isCanonical(id) else { continue }
+                // Swift's `==` is canonical equivalence; SQLite's is bytes: look for a twin here.
+                let twin = try String.fetchAll(db, sql: "SELECT \(column) FROM \(table) WHERE catalog_pk = ? AND \(column) <> ?",
+                                               arguments: [row[2], id]).first { $0 == id }
+                throw StoreError.nonCanonicalID(catalog: row[0], id: id, equivalent: twin)
             }
         }
     }

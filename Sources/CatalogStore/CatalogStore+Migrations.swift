@@ -7,8 +7,8 @@ extension CatalogStore {
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         for migration in EmbeddedMigrations.all {
-            migrator.registerMigration(migration.id) { db in
-                try db.execute(sql: migration.sql)
+            migrator.registerMigration(migration.name) { db in
+                try db.execute(sql: migration.text)
             }
         }
         return migrator
@@ -16,7 +16,7 @@ extension CatalogStore {
 
     /// The identifiers of every migration this build knows, oldest first (`0001_initial`, …).
     public static var migrationIDs: [String] {
-        EmbeddedMigrations.all.map(\.id)
+        EmbeddedMigrations.all.map(\.name)
     }
 
     /// The migrations applied to this database, oldest first.

@@ -31,7 +31,7 @@ extension CatalogStore {
                   JOIN section s ON s.pk = i.section_pk
                   JOIN section t ON t.catalog_pk = c.pk AND t.id = ?
                   WHERE c.name = ?
-                  """).first(.text(id), .text(targetID), .text(catalog), read: { row in
+                  """).first(.text(id), .text(targetID), .text(Identifier.canonical(catalog)), read: { row in
                       (catalogPK: row.int64(0), revision: row.int(1),
                        item: (pk: row.int64(2), kind: row.text(3) ?? "", sourcePK: row.int64(4), sourceID: row.text(5) ?? "",
                               sourcePosition: row.int(6), index: row.int(12)),

@@ -62,9 +62,11 @@ extension CatalogStore {
     }
 
     /// The row key and revision of the catalogue named `name`, or nil when there is none: where
-    /// every read and write that starts from a name begins (one cached statement).
+    /// every read and write that starts from a name begins (one cached statement). Names are
+    /// stored in canonical form (``Identifier``), and `name` is looked up in it.
     static func catalogRow(named name: String, in db: Database) throws -> (pk: Int64, revision: Int)? {
-        try RawStatement(db, "SELECT pk, revision FROM catalog WHERE name = ?").first(.text(name)) { ($0.int64(0), $0.int(1)) }
+        try RawStatement(db, "SELECT pk, revision FROM catalog WHERE name = ?")
+            .first(.text(Identifier.canonical(name))) { ($0.int64(0), $0.int(1)) }
     }
 
     /// The catalogue whose row the caller has read already.

@@ -33,6 +33,9 @@ extension CatalogStore {
         _ catalogs: [(Catalog, ImportRecord?)],
         progress: ((_ written: Int, _ total: Int) -> Void)? = nil
     ) throws(StoreError) -> [WriteResult] {
+        // Ids and names in one canonical form (``Identifier``), so SQLite's byte comparisons
+        // agree with Swift's string equality.
+        let catalogs = catalogs.map { ($0.0.canonicalized(), $0.1) }
         for (catalog, _) in catalogs {
             do throws(CatalogValidationError) {
                 try catalog.validate()

@@ -14,6 +14,8 @@ struct EditWriter {
     let editor: CatalogEditor<DatabaseCatalogSource>
     /// Distinct negative positions for section rows in transit (section positions are UNIQUE).
     private var parking: Int64 = -1
+    /// Row keys of the sections as the edit leaves them (a replaced section's id names its new row).
+    private var sectionPKs: [String: Int64] = [:]
 
     init(db: Database, editor: CatalogEditor<DatabaseCatalogSource>) {
         self.db = db
@@ -23,7 +25,20 @@ struct EditWriter {
 
     mutating func write() throws {
         let catalogPK = source.catalogPK
-        var sectionPKs = source.sectionPKs
+        sectionPKs = source.sectionPKs
+
+        // Sections deleted and inserted again under the same id are replaced: the old row steps
+        // aside under an id no section can have (ids are UNIQUE), so that the new row can take
+        // the id; it is deleted with the other deleted sections, once its items have left.
+        let replaced = editor.deleted.intersection(editor.inserted)
+        var retiredPKs: [String: Int64] = [:]
+        for id in replaced.sorted() {
+            let pk = try sectionPKs[id] ?? Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?",
+                                                         arguments: [catalogPK, id])!
+            try db.execute(sql: "UPDATE section SET id = ? WHERE pk = ?", arguments: ["\u{FFFF}replaced \(pk)", pk])
+            retiredPKs[id] = pk
+            sectionPKs[id] = nil
+        }
 
         // Sections: those that change place park; new ones are inserted parked.
         var sectionFinal: [(pk: Int64, position: Int)] = []
@@ -63,13 +78,17 @@ struct EditWriter {
         for (id, entry) in editor.originals {
             for (index, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, index) }
         }
+        // Whether an item that was in section `old` is now in a different row than before.
+        func changesRow(from old: String, to new: String) -> Bool { old != new || replaced.contains(new) }
         var placements: [(pk: Int64, section: Int64, key: Int64, entering: Bool)] = []
         var newItems: [(item: Item, section: Int64, key: Int64)] = []
         var updatedItems: [(pk: Int64, item: Item)] = []
         var present = Set<String>()
         for (sectionID, section) in editor.sections {
             let sectionPK = sectionPKs[sectionID]!
-            let current = section.items.map { item in oldPlace[item.id]?.section == sectionID ? source.itemRows[item.id]?.key : nil }
+            let current = section.items.map { item in
+                oldPlace[item.id].map { !changesRow(from: $0.section, to: sectionID) } == true ? source.itemRows[item.id]?.key : nil
+            }
             let keys = OrderKeys.plan(current)
             for (index, item) in section.items.enumerated() {
                 present.insert(item.id)
@@ -77,8 +96,9 @@ struct EditWriter {
                     newItems.append((item, sectionPK, keys[index]))
                     continue
                 }
-                if old.section != sectionID || current[index] != keys[index] {
-                    placements.append((pk, sectionPK, keys[index], old.section != sectionID))
+                let entering = changesRow(from: old.section, to: sectionID)
+                if entering || current[index] != keys[index] {
+                    placements.append((pk, sectionPK, keys[index], entering))
                 }
                 let previous = editor.originals[old.section]!.section.items[old.index]
                 if !previous.hasSameContent(as: item) { updatedItems.append((pk, item)) }
@@ -103,7 +123,7 @@ struct EditWriter {
         }
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM section WHERE pk = ?")
         for id in editor.deleted {
-            try deleteSection.execute(arguments: [sectionPKs[id]!])
+            try deleteSection.execute(arguments: [retiredPKs[id] ?? sectionPKs[id]!])
         }
 
         // New rows last, once the rows leaving their sections have left (SQLite refuses a new
@@ -155,7 +175,7 @@ struct EditWriter {
     }
 
     private func sectionPK(_ id: String) throws -> Int64? {
-        if let pk = source.sectionPKs[id] { return pk }
+        if let pk = sectionPKs[id] { return pk }
         return try Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?", arguments: [source.catalogPK, id])
     }
 }

@@ -24,6 +24,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case revisionTooOld(catalog: String, requested: Int, oldest: Int)
     /// The catalogue has not reached this revision (or it is negative).
     case revisionNotReached(catalog: String, requested: Int, current: Int)
+    /// An id or catalogue name is stored in a form other than the canonical one (``Identifier``),
+    /// found by `checkIntegrity`: written by a version that stored ids as given. `equivalent` is
+    /// another id of the catalogue that is the same id (canonically equivalent), if there is one.
+    case nonCanonicalID(catalog: String, id: String, equivalent: String?)
     /// A batch or a move broke a rule (a full shelf, an unknown id, a stale base revision, …);
     /// nothing of it was written.
     case rejected(catalog: String, BatchError)
@@ -50,6 +54,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "revision \(requested) of catalogue \"\(catalog)\" is too old: the journal keeps revisions from \(oldest) on; reload the snapshot"
         case .revisionNotReached(let catalog, let requested, let current):
             "catalogue \"\(catalog)\" has no revision \(requested): it is at revision \(current)"
+        case .nonCanonicalID(let catalog, let id, let equivalent?):
+            "catalogue \"\(catalog)\" holds the ids \"\(equivalent)\" and \"\(id)\", which are the same id (canonically equivalent Unicode)"
+        case .nonCanonicalID(let catalog, let id, nil):
+            "catalogue \"\(catalog)\" holds the id \"\(id)\" in a form other than Unicode Normalization Form C; lookups do not find it"
         case .rejected(let catalog, let error):
             "catalogue \"\(catalog)\": \(error)"
         }

@@ -1,5 +1,6 @@
 extension Catalog {
-    /// This catalogue with `batch` applied (SPEC §4), its revision raised by one.
+    /// This catalogue with `batch` applied (SPEC §4), its revision raised by one (itself, unchanged,
+    /// when the batch changes nothing).
     ///
     /// - Throws: ``BatchError`` naming the failed operation; the catalogue is unchanged.
     public func applying(_ batch: Batch) throws(BatchError) -> Catalog {
@@ -12,6 +13,7 @@ extension Catalog {
             // The in-memory source never throws.
             preconditionFailure("unexpected error from an in-memory catalogue: \(error)")
         }
-        return editor.result(from: self)
+        // A batch that changes nothing keeps the revision, as the store does.
+        return editor.isEmpty ? self : editor.result(from: self)
     }
 }
