@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // HTTP request and response parts as NIO channel handlers see them (Hummingbird uses it too).
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -52,8 +54,10 @@ let package = Package(
         ),
         // SQLite's process-wide settings, which only C can reach (`sqlite3_config` is variadic).
         .target(name: "CSQLiteSupport", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        .executableTarget(name: "EmbedMigrationsTool"),
-        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
+        // Text files compiled into the binary: the migrations, the OpenAPI document.
+        .executableTarget(name: "EmbedFilesTool"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
+        .plugin(name: "EmbedDocuments", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
 
         // Benchmarks behind `catalog bench` (run them from a release build).
         .target(
@@ -80,9 +84,12 @@ let package = Package(
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
-            // The OpenAPI 3.1 document of the API, served at /openapi.json.
-            resources: [.copy("Resources/openapi.json")]
+            // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json and
+            // compiled into the binary.
+            exclude: ["openapi.json"],
+            plugins: ["EmbedDocuments"]
         ),
 
         // Heap statistics for the benchmarks' bytes-per-item figures (C, header only).

@@ -2,7 +2,8 @@ import Foundation
 import PackagePlugin
 
 /// Embeds the numbered SQL files of the package's top-level `Migrations/` folder into the target
-/// as Swift source, so that a built `catalog` binary carries its schema wherever it is run from.
+/// as Swift source (`EmbeddedMigrations.all`), so that a built `catalog` binary carries its schema
+/// wherever it is run from.
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
@@ -11,15 +12,24 @@ struct EmbedMigrations: BuildToolPlugin {
             .contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        // Names start with a number (`0001_initial.sql`), so that their order is explicit.
+        if let unnumbered = files.first(where: { $0.lastPathComponent.first?.isNumber != true }) {
+            throw EmbedError(message: "migration \(unnumbered.path) must start with a number")
+        }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [
             .buildCommand(
                 displayName: "Embedding \(files.count) SQL migrations from Migrations/",
-                executable: try context.tool(named: "EmbedMigrationsTool").url,
-                arguments: [output.path] + files.map(\.path),
+                executable: try context.tool(named: "EmbedFilesTool").url,
+                arguments: [output.path, "EmbeddedMigrations"] + files.map(\.path),
                 inputFiles: files,
                 outputFiles: [output]
             )
         ]
     }
+}
+
+struct EmbedError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
 }

@@ -31,21 +31,43 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The largest request body accepted, in bytes.")
     var bodyLimit = 16 << 20
 
+    @Option(help: "Seconds a client has to send a request's head (from connecting, or from its last answer); slower connections are closed.")
+    var headTimeout = 10.0
+
+    @Option(help: "Seconds a client has to send a request's body once its head has arrived.")
+    var bodyTimeout = 60.0
+
+    @Option(help: "Connections served at once; more wait until one closes.")
+    var maxConnections = 4_096
+
     @Option(help: "The least severe log messages printed: trace, debug, info (one line per request), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
+        // An empty token, from either place, is refused rather than read as "no token": a
+        // deployment script whose secret came out empty must not start a server anyone can write to.
+        let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"]
+        if token?.isEmpty == true {
+            throw CLIError("\(self.token != nil ? "--token" : "CATALOG_TOKEN") is empty: pass a token, or leave it out for a server without one")
+        }
+        for (name, value) in [("--head-timeout", headTimeout), ("--body-timeout", bodyTimeout)] where !(value > 0 && value <= 86_400) {
+            throw CLIError("\(name): expected a number of seconds from 0 (exclusive) to 86400, found \(value)")
+        }
+        guard maxConnections >= 1 && maxConnections <= 1_000_000 else {
+            throw CLIError("--max-connections: expected a number from 1 to 1000000, found \(maxConnections)")
+        }
+        guard bodyLimit >= 1 else { throw CLIError("--body-limit: expected a positive number of bytes, found \(bodyLimit)") }
         let store = try global.openStore()
-        let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
         LoggingSystem.bootstrap(ServerLogHandler.standardError)
         var logger = Logger(label: "catalog.serve")
         logger.logLevel = logLevel
         let host = self.host
         let app = CatalogServer.application(
             store: store,
-            configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads),
+            configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads,
+                                               headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections),
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.

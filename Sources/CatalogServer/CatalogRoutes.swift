@@ -19,13 +19,24 @@ struct CatalogRoutes: Sendable {
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
-        router.get("/catalogs/:name") { request, context in try await snapshot(request, name: try context.parameters.require("name")) }
-        router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try context.parameters.require("name")) }
-        router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try context.parameters.require("name")) }
-        router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try context.parameters.require("name")) }
-        router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try context.parameters.require("name")) }
-        router.get("/catalogs/:name/layout") { request, context in try layout(request, name: try context.parameters.require("name")) }
-        router.get("/openapi.json") { _, _ in try openAPIDocument() }
+        router.get("/catalogs/:name") { request, context in try await snapshot(request, name: try catalogName(context)) }
+        router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try catalogName(context)) }
+        router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
+        router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
+        router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
+        router.get("/catalogs/:name/layout") { request, context in try layout(request, name: try catalogName(context)) }
+        router.get("/openapi.json") { _, _ in openAPIDocument() }
+    }
+
+    /// The catalogue name in the path, percent-decoded once (`my%20shelf` is `my shelf`), so that
+    /// a path names the catalogue the command line calls by the same name.
+    func catalogName<Context: RequestContext>(_ context: Context) throws -> String {
+        let raw = try context.parameters.require("name")
+        guard let name = raw.removingPercentEncoding else {
+            throw Problem(status: .badRequest, kind: "invalid-parameter",
+                          detail: "the catalogue name in the path is not valid percent-encoded UTF-8: \(raw)", path: "name")
+        }
+        return name
     }
 
     // MARK: Reads
@@ -75,14 +86,7 @@ struct CatalogRoutes: Sendable {
         guard let configText = query["config"] else {
             throw Problem(status: .badRequest, kind: "missing-parameter", detail: "add config=<LAYOUT.json>", path: "config")
         }
-        let configuration: LayoutConfiguration
-        do {
-            configuration = try JSONDecoder().decode(LayoutConfiguration.self, from: Data(String(configText).utf8))
-        } catch let error as LayoutConfigurationError {
-            throw error
-        } catch {
-            throw Problem(status: .badRequest, kind: "invalid-layout", detail: "config is not a JSON object such as {\"style\": \"flow\"}", path: "config")
-        }
+        let configuration = try Documents.layoutConfiguration(Data(String(configText).utf8))
         func number(_ key: String) throws -> Double {
             guard let text = query[Substring(key)], let value = Double(String(text)), value.isFinite, value > 0 else {
                 throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "\(key) must be a positive number of points", path: key)
@@ -108,13 +112,12 @@ struct CatalogRoutes: Sendable {
         return json(Documents.layout(layout, visible ? layout.elements(in: layout.visibleRect) : layout.allElements))
     }
 
-    /// The OpenAPI 3.1 document kept in the repository (`Sources/CatalogServer/Resources/openapi.json`).
-    func openAPIDocument() throws -> Response {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"),
-              let document = try? Data(contentsOf: url) else {
-            throw Problem(status: .internalServerError, kind: "internal", detail: "the OpenAPI document is missing from the build")
-        }
-        return data(document, type: "application/json")
+    /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
+    /// compiled into the binary.
+    static let openAPI = ByteBuffer(string: EmbeddedDocuments.all.first { $0.name == "openapi" }?.text ?? "")
+
+    func openAPIDocument() -> Response {
+        buffer(Self.openAPI, type: "application/json")
     }
 
     // MARK: Writes

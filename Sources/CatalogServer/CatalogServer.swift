@@ -1,6 +1,8 @@
 import CatalogStore
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 
 /// How `catalog serve` listens and whom it lets write.
 public struct ServerConfiguration: Sendable {
@@ -12,14 +14,25 @@ public struct ServerConfiguration: Sendable {
     public var token: String?
     /// With a token, reads need it too.
     public var protectReads: Bool
+    /// Seconds a client has to send a whole request head, from connecting or from its last
+    /// answer; a connection that takes longer (trickling headers, or idle) is closed.
+    public var headTimeout: Double
+    /// Seconds a client has to send the rest of a request once its head has arrived.
+    public var bodyTimeout: Double
+    /// Connections served at once; further ones wait in the listen queue until one closes.
+    public var maxConnections: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
-                token: String? = nil, protectReads: Bool = false) {
+                token: String? = nil, protectReads: Bool = false,
+                headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096) {
         self.host = host
         self.port = port
         self.bodyLimit = bodyLimit
         self.token = token
         self.protectReads = protectReads
+        self.headTimeout = headTimeout
+        self.bodyTimeout = bodyTimeout
+        self.maxConnections = maxConnections
     }
 }
 
@@ -37,7 +50,8 @@ public enum CatalogServer {
                                    logger: Logger = Logger(label: "catalog.serve"),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                                    extraRoutes: (Router<BasicRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router()
+        // HEAD answers as GET does, with its status and headers and no body.
+        let router = Router(options: .autoGenerateHeadEndpoints)
         // Middleware that would do nothing is left out: each one is an async call on every request.
         // Requests are logged at `info`; a logger above that level would drop every line.
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
@@ -47,10 +61,15 @@ public enum CatalogServer {
         }
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit).register(on: router)
         extraRoutes(router)
+        let (head, body) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
+                            TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)))
         return Application(
             router: router,
+            server: .http1(configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body)])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
-                                                    serverName: "catalog"),
+                                                    serverName: "catalog",
+                                                    availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )

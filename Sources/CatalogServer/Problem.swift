@@ -48,9 +48,16 @@ struct Problem: Error {
             self.init(status: error.status, kind: error.status == .contentTooLarge ? "body-too-large" : "http-\(error.status.code)",
                       detail: error.body ?? error.status.reasonPhrase)
         default:
-            self.init(status: .internalServerError, kind: "internal", detail: "\(error)")
+            self.init(status: .internalServerError, kind: "internal", detail: Self.internalDetail)
         }
     }
+
+    /// What a client reads of a failure inside the server: never the database's own words (which
+    /// describe its schema); the server's log has them.
+    static let internalDetail = "the server could not complete the request; its log says why"
+
+    /// Whether this answer is the server's fault, so that the error behind it is logged.
+    var isInternal: Bool { status.code >= 500 }
 
     init(status: HTTPResponse.Status, kind: String, detail: String, path: String? = nil) {
         self.status = status
@@ -79,8 +86,8 @@ struct Problem: Error {
             return Problem(status: .badRequest, kind: "revision-not-reached", detail: error.description, path: "since")
         case .invalidCatalog, .catalogNamedTwice:
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
-        case .cannotOpen, .database, .positionsNotContiguous, .overCapacity:
-            return Problem(status: .internalServerError, kind: "database", detail: error.description)
+        case .cannotOpen, .database, .positionsNotContiguous, .overCapacity, .nonCanonicalID:
+            return Problem(status: .internalServerError, kind: "database", detail: internalDetail)
         }
     }
 }
@@ -91,7 +98,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            return Problem(error).response
+            let problem = Problem(error)
+            if problem.isInternal {
+                context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
+            }
+            return problem.response
         }
     }
 }
@@ -104,12 +115,23 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let isRead = request.method == .get || request.method == .head
         if isRead && !protectReads { return try await next(request, context) }
-        guard request.headers[.authorization] == "Bearer \(token)" else {
+        guard let presented = request.headers[.authorization], Self.equalInConstantTime(presented, "Bearer \(token)") else {
             var response = Problem(status: .unauthorized, kind: "unauthorized",
                                    detail: "this request needs the header Authorization: Bearer <token>").response
             response.headers[.wwwAuthenticate] = "Bearer"
             return response
         }
         return try await next(request, context)
+    }
+
+    /// Compares every byte whatever the first difference, so the time an answer takes tells a
+    /// client nothing about how much of a guessed token was right.
+    static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        var difference = UInt8(truncatingIfNeeded: x.count ^ y.count) | (x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0
     }
 }

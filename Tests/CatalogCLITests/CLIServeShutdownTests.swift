@@ -20,27 +20,8 @@ struct CLIServeShutdownTests {
             (section["items"] as? [[String: Any]])?.contains { $0["id"] as? String == "b-karamazov" } == true
         }?["id"] as? String)
 
-        let server = Process()
-        server.executableURL = CLIRunner.executable
-        server.arguments = ["serve", "--port", "0", "--db", cli.db]
-        let output = Pipe()
-        server.standardOutput = output
-        let logPath = cli.folder.appendingPathComponent("serve.log").path
-        FileManager.default.createFile(atPath: logPath, contents: nil)
-        server.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try server.run()
-        defer { if server.isRunning { server.interrupt() } }
-        // "catalog serve: listening on http://127.0.0.1:PORT (database …)"
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        let address = text.split(separator: "http://").dropFirst().first?.prefix { $0 != " " }
-        let port = try #require(address?.split(separator: ":").last.flatMap { Int($0) }, "\(text)")
-
+        let running = try ServerProcess(arguments: ["--db", cli.db], folder: cli.folder)
+        let (server, port, logPath) = (running.process, running.port, running.logPath)
         // One client posting moves one after another until the server goes away.
         let answered = Counter()
         let session = URLSession(configuration: .ephemeral)

@@ -1,0 +1,65 @@
+import HummingbirdCore
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes a connection whose client is too slow to send a request: one that has not sent a whole
+/// request head within `headTimeout` of connecting or of its last answer (a client trickling its
+/// headers a byte at a time, or a keep-alive connection left idle), or the rest of its request
+/// within `bodyTimeout` of the head. While the server works on an answer nothing is timed, so a
+/// long answer — a stream of events — is never cut.
+///
+/// Without it, a few hundred such connections hold their memory and file descriptors for as long
+/// as their clients like.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let headTimeout: TimeAmount
+    private let bodyTimeout: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(headTimeout: TimeAmount, bodyTimeout: TimeAmount) {
+        self.headTimeout = headTimeout
+        self.bodyTimeout = bodyTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        arm(headTimeout, context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head: arm(bodyTimeout, context: context)
+        case .body: break
+        case .end: disarm()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { arm(headTimeout, context: context) }
+        context.write(data, promise: promise)
+    }
+
+    private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    private func disarm() {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
