@@ -118,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogServerTests",
-            dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff",
+            dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogImport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),

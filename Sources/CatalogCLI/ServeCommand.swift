@@ -1,4 +1,5 @@
 import ArgumentParser
+import CatalogImport
 import CatalogServer
 import CatalogStore
 import Foundation
@@ -40,6 +41,15 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Connections served at once; more wait until one closes.")
     var maxConnections = 4_096
 
+    @Option(help: "The most items an imported catalogue holds, or a batch inserts (with its operations).")
+    var maxItems = DocumentLimits.requests.maxItems
+
+    @Option(help: "The most sections an imported catalogue holds, or a batch inserts.")
+    var maxSections = DocumentLimits.requests.maxSections
+
+    @Option(help: "The most elements a layout answer holds; larger layouts are answered with visible=true only.")
+    var maxLayoutElements = 20_000
+
     @Option(help: "The least severe log messages printed: trace, debug, info (one line per request), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -58,6 +68,10 @@ struct ServeCommand: ParsableCommand {
         guard maxConnections >= 1 && maxConnections <= 1_000_000 else {
             throw CLIError("--max-connections: expected a number from 1 to 1000000, found \(maxConnections)")
         }
+        for (name, value) in [("--max-items", maxItems), ("--max-sections", maxSections), ("--max-layout-elements", maxLayoutElements)]
+        where !(1...100_000_000).contains(value) {
+            throw CLIError("\(name): expected a number from 1 to 100000000, found \(value)")
+        }
         guard bodyLimit >= 1 else { throw CLIError("--body-limit: expected a positive number of bytes, found \(bodyLimit)") }
         let store = try global.openStore()
         LoggingSystem.bootstrap(ServerLogHandler.standardError)
@@ -67,7 +81,9 @@ struct ServeCommand: ParsableCommand {
         let app = CatalogServer.application(
             store: store,
             configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads,
-                                               headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections),
+                                               headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections,
+                                               limits: DocumentLimits(maxItems: maxItems, maxSections: maxSections),
+                                               maxLayoutElements: maxLayoutElements),
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.

@@ -19,12 +19,26 @@ public enum BatchReader {
         return try decode(data, fileName: name)
     }
 
-    /// Decodes a batch from JSON (or a property list of the same shape) bytes.
-    public static func decode(_ data: Data, fileName: String) throws(ImportError) -> Batch {
+    /// Decodes a batch from JSON (or a property list of the same shape) bytes, within `limits`:
+    /// the operations and the items they insert are at most `maxItems`, the sections they insert
+    /// at most `maxSections`.
+    public static func decode(_ data: Data, fileName: String, limits: DocumentLimits = .files) throws(ImportError) -> Batch {
         if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
         let format: CatalogFileFormat = CatalogFileFormat(fileName: fileName) ?? (data.starts(with: Data("bplist".utf8)) ? .plist : .json)
-        let root = try CatalogImporter.parse(data, format: format, fileName: fileName)
-        return try BatchDecoding(fileName: fileName).batch(root)
+        let root = try CatalogImporter.parse(data, format: format, fileName: fileName, limits: limits)
+        let batch = try BatchDecoding(fileName: fileName).batch(root)
+        var (items, sections) = (batch.operations.count, 0)
+        for operation in batch.operations {
+            switch operation {
+            case .insertItem: items += 1
+            case .insertSection(_, let section): (items, sections) = (items + section.items.count, sections + 1)
+            default: break
+            }
+        }
+        if let (what, limit) = limits.excess(items: items, sections: sections) {
+            throw ImportError(file: fileName, path: "operations", reason: .tooLarge("more than \(limit) \(what) in one batch"))
+        }
+        return batch
     }
 
     /// Decodes the JSON body of a single move — `{"item": ID, "toSection": ID, "index": N,
@@ -32,7 +46,7 @@ public enum BatchReader {
     /// optional — into a batch of one `moveItem`, with the same errors as a batch file.
     public static func decodeMove(_ data: Data, fileName: String) throws(ImportError) -> Batch {
         if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
-        return try BatchDecoding(fileName: fileName).move(try CatalogImporter.parse(data, format: .json, fileName: fileName))
+        return try BatchDecoding(fileName: fileName).move(try CatalogImporter.parse(data, format: .json, fileName: fileName, limits: .files))
     }
 }
 

@@ -11,13 +11,17 @@ import Foundation
 struct BinaryPropertyListParser {
     struct Failure: Error {
         var message: String
+        /// The file is over the limits (``DocumentLimits``), not broken.
+        var tooLarge = false
     }
 
     static let maximumDepth = 512
 
-    static func parse(_ data: Data) throws(Failure) -> PropertyValue {
+    static func parse(_ data: Data, limits: DocumentLimits = .files) throws(Failure) -> PropertyValue {
         let bytes = [UInt8](data)
         var parser = try BinaryPropertyListParser(bytes: bytes)
+        parser.depthLimit = min(max(limits.maxDepth, 1), maximumDepth)
+        parser.valueBudget = limits.valueBudget
         return try parser.value(at: parser.topObject, depth: 0)
     }
 
@@ -30,6 +34,10 @@ struct BinaryPropertyListParser {
     /// How many values may still be produced: a file cannot expand beyond its own size in
     /// references, so anything more is a crafted expansion.
     private var budget: Int
+    private var depthLimit = maximumDepth
+    /// Values still allowed by the limits (``DocumentLimits/valueBudget``): each scalar takes one,
+    /// each array or dictionary four.
+    private var valueBudget = Int.max
 
     private init(bytes: [UInt8]) throws(Failure) {
         self.bytes = bytes
@@ -81,13 +89,17 @@ struct BinaryPropertyListParser {
     }
 
     private mutating func value(at object: Int, depth: Int) throws(Failure) -> PropertyValue {
-        guard depth <= Self.maximumDepth else {
-            throw Failure(message: "objects nested more than \(Self.maximumDepth) levels deep (or referencing themselves)")
+        guard depth <= depthLimit else {
+            throw Failure(message: "objects nested more than \(depthLimit) levels deep (or referencing themselves)")
         }
         budget -= 1
         guard budget >= 0 else { throw Failure(message: "objects expand far beyond the file's size (shared or cyclic references)") }
         let offset = try objectOffset(object)
         let marker = bytes[offset]
+        valueBudget -= marker >> 4 == 0xA || marker >> 4 == 0xD ? 4 : 1
+        guard valueBudget >= 0 else {
+            throw Failure(message: "more values than a document within the limits holds", tooLarge: true)
+        }
         let info = Int(marker & 0x0F)
         switch marker >> 4 {
         case 0x0:

@@ -112,6 +112,9 @@ struct CatalogDecoder {
             }
         }
 
+        if let (what, limit) = options.limits.excess(items: sections.reduce(0) { $0 + $1.items.count }, sections: sections.count) {
+            throw error("", .tooLarge("more than \(limit) \(what) in one catalogue"))
+        }
         let (derived, duplicates) = try deriveIDs(in: &sections)
         let catalog = Catalog(name: name ?? Self.baseName(of: fileName), sections: sections)
         if catalog.name.isEmpty {

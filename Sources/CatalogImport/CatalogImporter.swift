@@ -38,7 +38,7 @@ public enum CatalogImporter {
         } else {
             format = try sniffFormat(data, fileName: fileName)
         }
-        let root = try parse(data, format: format, fileName: fileName)
+        let root = try parse(data, format: format, fileName: fileName, limits: options.limits)
         var decoder = CatalogDecoder(fileName: fileName, options: options)
         return try decoder.decode(root, format: format)
     }
@@ -60,7 +60,7 @@ public enum CatalogImporter {
         }
     }
 
-    static func parse(_ data: Data, format: CatalogFileFormat, fileName: String) throws(ImportError) -> PropertyValue {
+    static func parse(_ data: Data, format: CatalogFileFormat, fileName: String, limits: DocumentLimits) throws(ImportError) -> PropertyValue {
         let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
         // Text must be UTF-8; say where it is not rather than letting a parser guess.
         if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
@@ -68,18 +68,29 @@ public enum CatalogImporter {
         }
         switch format {
         case .json:
-            let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) } }
+            let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes, limits: limits) } }
             switch result {
             case .success(let value): return value
+            case .failure(let failure) where failure.tooLarge: throw ImportError(file: fileName, reason: .tooLarge(failure.message))
             case .failure(let failure): throw ImportError(file: fileName, reason: .malformed(format: .json, detail: failure.message))
             }
         case .plist where isBinaryPlist:
             do throws(BinaryPropertyListParser.Failure) {
-                return try BinaryPropertyListParser.parse(data)
+                return try BinaryPropertyListParser.parse(data, limits: limits)
             } catch {
-                throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: error.message))
+                throw ImportError(file: fileName, reason: error.tooLarge ? .tooLarge(error.message) : .malformed(format: .plist, detail: error.message))
             }
         case .plist:
+            // Foundation's reader cannot stop part way: count the elements it would build first
+            // (every value is an element; a dictionary's keys are elements too).
+            let elements = data.withUnsafeBytes { bytes in
+                zip(bytes, bytes.dropFirst()).reduce(0) { count, pair in
+                    pair.0 == UInt8(ascii: "<") && pair.1 != UInt8(ascii: "/") && pair.1 != UInt8(ascii: "?") && pair.1 != UInt8(ascii: "!") ? count + 1 : count
+                }
+            }
+            if elements > limits.valueBudget {
+                throw ImportError(file: fileName, reason: .tooLarge("\(elements) property-list elements, more than a document within the limits holds"))
+            }
             do {
                 return PropertyValue(foundation: try PropertyListSerialization.propertyList(from: data, options: [], format: nil))
             } catch {

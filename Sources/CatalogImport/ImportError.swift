@@ -25,6 +25,9 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateID(String, firstPath: String)
         /// A section holds more items than its capacity.
         case overCapacity(section: String, count: Int, capacity: Int)
+        /// The document holds more than the limits allow (``DocumentLimits``): what, and where it
+        /// stopped reading.
+        case tooLarge(String)
         /// The root is not one of the shapes the importer knows.
         case unrecognisedShape(String)
     }
@@ -69,6 +72,8 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "duplicate id \"\(id)\", already used at \(firstPath); expected ids unique in the catalogue"
         case .overCapacity(let section, let count, let capacity):
             return "section \"\(section)\" holds \(count) items; expected at most its capacity of \(capacity)"
+        case .tooLarge(let detail):
+            return "too large: \(detail)"
         case .unrecognisedShape(let found):
             return "unrecognised catalogue shape: found \(found); expected a dictionary with \"sections\", "
                 + "an array of {name, icon} dictionaries, an array of arrays of book covers, "

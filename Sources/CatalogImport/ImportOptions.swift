@@ -11,13 +11,16 @@ public struct ImportOptions: Sendable, Hashable {
     /// Capacity for the shelves of a loose nested-array file (native files say it per section);
     /// default: ``SectionKind/defaultCapacity`` (4).
     public var shelfCapacity: Int?
+    /// How large the file may be (items, sections, nesting), checked while it is parsed.
+    public var limits: DocumentLimits
 
     public init(catalogName: String? = nil, format: CatalogFileFormat? = nil,
-                shape: CatalogShape? = nil, shelfCapacity: Int? = nil) {
+                shape: CatalogShape? = nil, shelfCapacity: Int? = nil, limits: DocumentLimits = .files) {
         self.catalogName = catalogName
         self.format = format
         self.shape = shape
         self.shelfCapacity = shelfCapacity
+        self.limits = limits
     }
 }
 

@@ -7,14 +7,19 @@
 package struct JSONParser {
     package struct Failure: Error {
         package var message: String
+        /// The document is over the limits (``DocumentLimits``), not broken.
+        package var tooLarge = false
     }
 
-    /// Nesting deeper than this is refused instead of exhausting the stack.
+    /// Nesting deeper than this is refused instead of exhausting the stack, whatever the limits say.
     static let maximumDepth = 512
 
-    /// Parses a complete JSON text. The bytes must be valid UTF-8 (the caller checks).
-    package static func parse(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> PropertyValue {
+    /// Parses a complete JSON text within `limits` (nesting, and the budget of values). The bytes
+    /// must be valid UTF-8 (the caller checks).
+    package static func parse(_ bytes: UnsafeRawBufferPointer, limits: DocumentLimits = .files) throws(Failure) -> PropertyValue {
         var parser = JSONParser(bytes: bytes)
+        parser.depthLimit = min(max(limits.maxDepth, 1), maximumDepth)
+        parser.budget = limits.valueBudget
         parser.pending.reserveCapacity(16)  // one allocation, not one per doubling up to a move's members
         // A UTF-8 byte-order mark is tolerated, as editors on some systems write one.
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
@@ -29,6 +34,10 @@ package struct JSONParser {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    private var depthLimit = maximumDepth
+    /// Values still allowed (``DocumentLimits/valueBudget``): each scalar takes one, each array
+    /// or object four.
+    private var budget = Int.max
     /// Members of the objects being read, innermost last (see `parseObject`).
     private var pending: [(String, PropertyValue)] = []
 
@@ -40,6 +49,12 @@ package struct JSONParser {
 
     private mutating func parseValue(depth: Int) throws(Failure) -> PropertyValue {
         guard index < bytes.count else { throw failure("unexpected end of file, expected a value") }
+        budget -= bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") ? 4 : 1
+        if budget < 0 {
+            var failure = failure("more values than a document within the limits holds")
+            failure.tooLarge = true
+            throw failure
+        }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
         case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
@@ -53,7 +68,7 @@ package struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(Failure) -> PropertyValue {
-        if depth > Self.maximumDepth { throw failure("nested more than \(Self.maximumDepth) levels deep") }
+        if depth > depthLimit { throw tooDeep() }
         index += 1  // {
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
@@ -94,7 +109,7 @@ package struct JSONParser {
     }
 
     private mutating func parseArray(depth: Int) throws(Failure) -> PropertyValue {
-        if depth > Self.maximumDepth { throw failure("nested more than \(Self.maximumDepth) levels deep") }
+        if depth > depthLimit { throw tooDeep() }
         index += 1  // [
         var elements: [PropertyValue] = []
         skipWhitespace()
@@ -112,6 +127,12 @@ package struct JSONParser {
             default: throw failure("unexpected \(describeCurrent()), expected ',' or ']' in an array")
             }
         }
+    }
+
+    private func tooDeep() -> Failure {
+        var failure = failure("nested more than \(depthLimit) levels deep")
+        failure.tooLarge = true
+        return failure
     }
 
     // MARK: - Strings

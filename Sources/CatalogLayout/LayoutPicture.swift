@@ -10,12 +10,15 @@ import CatalogModel
 public struct LayoutPicture: Sendable {
     public var layout: Layout
     public var input: LayoutInput
+    /// The elements drawn: all of the layout's, or those of a rect query (what a viewport shows).
+    public var elements: [LayoutAttributes]
     /// Empty space around the content, in points.
     public var margin: Double = 20
 
-    public init(layout: Layout, input: LayoutInput) {
+    public init(layout: Layout, input: LayoutInput, elements: [LayoutAttributes]? = nil) {
         self.layout = layout
         self.input = input
+        self.elements = elements ?? layout.allElements
     }
 
     /// The picture as an SVG document.
@@ -27,7 +30,7 @@ public struct LayoutPicture: Sendable {
         let box = Rect(x: bounds.x - margin, y: bounds.y - margin - 24,
                        width: bounds.width + 2 * margin, height: bounds.height + 2 * margin + 24)
         var out = ""
-        out.reserveCapacity(256 + layout.numberOfItems * 260)
+        out.reserveCapacity(256 + elements.count * 260)
         out += ##"<?xml version="1.0" encoding="UTF-8"?>"## + "\n"
         out += ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(n(box.width))" height="\##(n(box.height))" "##
         out += ##"viewBox="\##(n(box.x)) \##(n(box.y)) \##(n(box.width)) \##(n(box.height))" font-family="Helvetica, Arial, sans-serif">"## + "\n"
@@ -39,7 +42,7 @@ public struct LayoutPicture: Sendable {
         out += ##"<text x="\##(n(box.x + margin))" y="\##(n(box.y + 18))" font-size="13" fill="#333">\##(escape(caption))</text>"## + "\n"
 
         // Back to front, as UIKit stacks them: decorations, cells, then headers and footers.
-        let elements = layout.allElements.enumerated().sorted { a, b in
+        let elements = self.elements.enumerated().sorted { a, b in
             a.element.zIndex != b.element.zIndex ? a.element.zIndex < b.element.zIndex : a.offset < b.offset
         }.map(\.element)
         for element in elements {

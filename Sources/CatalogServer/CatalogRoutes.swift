@@ -13,9 +13,28 @@ import NIOCore
 struct CatalogRoutes: Sendable {
     let store: CatalogStore
     let bodyLimit: Int
+    /// What a body may hold (items, sections, nesting).
+    let limits: DocumentLimits
+    /// Layouts larger than this many elements are answered for the visible rect only.
+    let maxLayoutElements: Int
     /// Serialized snapshots and change feeds by revision: a revision never changes, so a GET
     /// of an unchanged catalogue costs one revision lookup.
     let cache = ResponseCache()
+    /// Layout answers by revision and request: a client scrolling back, or many clients asking
+    /// for one picture, cost one layout.
+    let layouts = ResponseCache(limit: 64, byteBudget: 64 << 20)
+    /// Imports and batches: reading, parsing and writing a body of up to the body limit one at a
+    /// time (their writes take turns anyway), so that memory stays within one body's worth
+    /// however many arrive at once.
+    /// Shared by the servers of a process.
+    static let bodyWork = WorkLimiter(permits: 1)
+    var bodyWork: WorkLimiter { Self.bodyWork }
+    /// Layouts and pictures: on all but one core, leaving one for everything else (shared by the
+    /// servers of a process).
+    static let layoutWork = WorkLimiter(permits: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    var layoutWork: WorkLimiter { Self.layoutWork }
+    /// A move's body is a handful of keys: a larger one is refused before it is read.
+    static let moveBodyLimit = 64 << 10
 
     func register<Context: RequestContext>(on router: Router<Context>) {
         router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
@@ -24,7 +43,7 @@ struct CatalogRoutes: Sendable {
         router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
-        router.get("/catalogs/:name/layout") { request, context in try layout(request, name: try catalogName(context)) }
+        router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
         router.get("/openapi.json") { _, _ in openAPIDocument() }
     }
 
@@ -80,8 +99,10 @@ struct CatalogRoutes: Sendable {
     }
 
     /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true`); an
-    /// SVG picture when the client accepts `image/svg+xml`.
-    func layout(_ request: Request, name: String) throws -> Response {
+    /// SVG picture when the client accepts `image/svg+xml`. Computed on the layout threads and
+    /// kept per revision and request; a layout of more than ``maxLayoutElements`` elements is
+    /// answered only for what the viewport shows (`visible=true`), and refused otherwise.
+    func layout(_ request: Request, name: String) async throws -> Response {
         let query = request.uri.queryParameters
         guard let configText = query["config"] else {
             throw Problem(status: .badRequest, kind: "missing-parameter", detail: "add config=<LAYOUT.json>", path: "config")
@@ -101,15 +122,29 @@ struct CatalogRoutes: Sendable {
             }
             offset = Point(x: parts[0], y: parts[1])
         }
-        let catalog = try store.catalog(named: name)
-        let input = LayoutInput(catalog)
-        let layout = try Layout(input, configuration: configuration, viewportSize: Size(width: try number("width"), height: try number("height")),
-                                contentOffset: offset)
-        if request.headers[.accept]?.contains("image/svg+xml") == true {
-            return data(Data(LayoutPicture(layout: layout, input: input).svg.utf8), type: "image/svg+xml")
-        }
+        let viewport = Size(width: try number("width"), height: try number("height"))
         let visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
-        return json(Documents.layout(layout, visible ? layout.elements(in: layout.visibleRect) : layout.allElements))
+        let picture = request.headers[.accept]?.contains("image/svg+xml") == true
+        let revision = try store.revision(of: name)
+        let (store, limit, layoutWork, offsetAsked) = (self.store, maxLayoutElements, self.layoutWork, offset)
+        let key = "\(name)\u{0}\(configuration)\u{0}\(viewport)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)"
+        let (_, body) = try await layouts.body(for: key, revision: revision) {
+            try await layoutWork.run {
+                let catalog = try store.catalog(named: name)
+                let input = LayoutInput(catalog)
+                let layout = try Layout(input, configuration: configuration, viewportSize: viewport, contentOffset: offsetAsked)
+                let elements = visible ? layout.elements(in: layout.visibleRect) : layout.allElements
+                guard elements.count <= limit else {
+                    throw Problem(status: .unprocessableContent, kind: "layout-too-large",
+                                  detail: "the layout has \(elements.count) elements, more than the \(limit) this server answers at once; "
+                                      + "add visible=true (and offset=x,y) for what a viewport shows")
+                }
+                let text = picture ? LayoutPicture(layout: layout, input: input, elements: elements).svg
+                    : Documents.layout(layout, elements).serialized(pretty: false)
+                return (catalog.revision, ByteBuffer(string: text))
+            }
+        }
+        return buffer(body, type: picture ? "image/svg+xml" : "application/json")
     }
 
     /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
@@ -123,6 +158,8 @@ struct CatalogRoutes: Sendable {
     // MARK: Writes
 
     /// Imports a catalogue file sent as the body: JSON or a property list, by Content-Type.
+    /// Read, parsed and written under a body permit (``bodyWork``), on its threads: SQLite
+    /// blocks while it writes a whole catalogue.
     func importCatalog(_ request: Request, name: String) async throws -> Response {
         let format: CatalogFileFormat
         switch mediaType(request) {
@@ -132,58 +169,67 @@ struct CatalogRoutes: Sendable {
             throw Problem(status: .unsupportedMediaType, kind: "unsupported-media-type",
                           detail: "send the catalogue as application/json or application/x-plist, not \(other.isEmpty ? "no Content-Type" : other)")
         }
-        let body = try await self.body(request)
-        let imported = try CatalogImporter.decode(body, fileName: "request body", options: ImportOptions(catalogName: name, format: format))
-        var catalog = imported.catalog
-        catalog.name = name
-        let (store, record, finished) = (self.store, ImportRecord(imported.report), catalog)
-        let result = try await Self.offload { try store.replace(finished, record: record) }
+        let (store, options, bodyWork) = (self.store, ImportOptions(catalogName: name, format: format, limits: limits), self.bodyWork)
+        let result = try await bodyWork.withPermit {
+            let body = try await self.body(request, limit: bodyLimit)
+            return try await bodyWork.offload {
+                let imported = try Self.reading(body) { data in try CatalogImporter.decode(data, fileName: "request body", options: options) }
+                var catalog = imported.catalog
+                catalog.name = name
+                return try store.replace(catalog, record: ImportRecord(imported.report))
+            }
+        }
         return written(result, status: result.previousRevision == 0 ? .created : .ok)
     }
 
     /// Applies a batch; `If-Match: "REV"` (or the body's `baseRevision`) makes it conditional.
+    /// Read and parsed under a body permit; the write waits for the store's next group commit
+    /// without holding a thread.
     func batch(_ request: Request, name: String) async throws -> Response {
-        let body = try await self.body(request)
-        var batch = try BatchReader.decode(body, fileName: "request body")
-        if let expected = try ifMatch(request, name: name) {
-            batch.baseRevision = batch.baseRevision ?? expected
+        let (store, limits, bodyWork) = (self.store, self.limits, self.bodyWork)
+        let expected = try ifMatch(request, name: name)
+        let result = try await bodyWork.withPermit {
+            let body = try await self.body(request, limit: bodyLimit)
+            var batch = try await bodyWork.offload {
+                try Self.reading(body) { data in try BatchReader.decode(data, fileName: "request body", limits: limits) }
+            }
+            if let expected { batch.baseRevision = batch.baseRevision ?? expected }
+            return try await store.apply(batch, to: name)
         }
-        return written(try await store.apply(batch, to: name))
+        return written(result)
     }
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
     func move(_ request: Request, name: String) async throws -> Response {
-        var move = try BatchReader.decodeMove(try await body(request), fileName: "request body")
+        let body = try await self.body(request, limit: min(bodyLimit, Self.moveBodyLimit))
+        var move = try Self.reading(body) { data in try BatchReader.decodeMove(data, fileName: "request body") }
         if let expected = try ifMatch(request, name: name) {
             move.baseRevision = move.baseRevision ?? expected
         }
         return written(try await store.apply(move, to: name))
     }
 
-    /// Threads for imports, which block while SQLite writes a whole catalogue: off the server's
-    /// own threads, so those keep answering requests meanwhile. (Moves and batches do not need
-    /// this: they wait for the store's next group commit without holding a thread.)
-    private static let writeQueue = DispatchQueue(label: "CatalogKit.imports", attributes: .concurrent)
-
-    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            writeQueue.async { continuation.resume(with: Result { try work() }) }
+    /// `read` given the body's bytes as `Data`, without copying them.
+    static func reading<T>(_ body: ByteBuffer, _ read: (Data) throws -> T) throws -> T {
+        try body.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return try read(Data()) }
+            return try read(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none))
         }
     }
 
     // MARK: Helpers
 
-    func body(_ request: Request) async throws -> Data {
+    /// The request's body, refused with 413 past `limit` bytes (before it is read, when the
+    /// request says its length).
+    func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
         var request = request
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.collectBody(upTo: bodyLimit)
+            return try await request.collectBody(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Problem(status: .contentTooLarge, kind: "body-too-large", detail: "the body is over the limit of \(bodyLimit) bytes")
+            throw Problem(status: .contentTooLarge, kind: "body-too-large", detail: "the body is over the limit of \(limit) bytes")
         } catch is NIOTooManyBytesError {
-            throw Problem(status: .contentTooLarge, kind: "body-too-large", detail: "the body is over the limit of \(bodyLimit) bytes")
+            throw Problem(status: .contentTooLarge, kind: "body-too-large", detail: "the body is over the limit of \(limit) bytes")
         }
-        return Data(buffer.readableBytesView)
     }
 
     /// The revision an `If-Match` header names (`"12"`, `W/"12"` or `12`), if any — after checking
@@ -236,25 +282,38 @@ struct CatalogRoutes: Sendable {
 ///
 /// Requests that miss the same entry at the same time share one computation: after a write, or
 /// when a server starts, 64 clients asking for the same change feed make one body, not 64.
+/// Bounded by a number of entries and by the bytes of the bodies it keeps; past either, it
+/// starts afresh.
 final class ResponseCache: @unchecked Sendable {
     typealias Body = (revision: Int, body: ByteBuffer)
     private let lock = NSLock()
     private var entries: [String: (revision: Int, body: Task<Body, any Error>)] = [:]
-    /// Bounded: a server answering many catalogues and `since` values keeps the latest ones.
-    private let limit = 256
+    private var bytes = 0
+    private let limit: Int
+    private let byteBudget: Int
+
+    init(limit: Int = 256, byteBudget: Int = 64 << 20) {
+        self.limit = limit
+        self.byteBudget = byteBudget
+    }
 
     /// The cached body for `key` at `revision`, or `make()`'s (which says its own revision).
     /// A failed `make()` is not kept: the next request tries again.
-    func body(for key: String, revision: Int, make: @escaping @Sendable () throws -> Body) async throws -> Body {
-        let task: Task<Body, any Error> = lock.withLock {
-            if let entry = entries[key], entry.revision == revision { return entry.body }
-            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
-            let task = Task { try make() }
+    func body(for key: String, revision: Int, make: @escaping @Sendable () async throws -> Body) async throws -> Body {
+        let (task, made): (Task<Body, any Error>, Bool) = lock.withLock {
+            if let entry = entries[key], entry.revision == revision { return (entry.body, false) }
+            if entries.count >= limit || bytes > byteBudget {
+                entries.removeAll(keepingCapacity: true)
+                bytes = 0
+            }
+            let task = Task { try await make() }
             entries[key] = (revision, task)
-            return task
+            return (task, true)
         }
         do {
-            return try await task.value
+            let body = try await task.value
+            if made { lock.withLock { bytes += body.body.readableBytes } }
+            return body
         } catch {
             lock.withLock {
                 if let entry = entries[key], entry.revision == revision { entries[key] = nil }

@@ -1,3 +1,4 @@
+import CatalogImport
 import CatalogStore
 import Hummingbird
 import HummingbirdCore
@@ -21,10 +22,17 @@ public struct ServerConfiguration: Sendable {
     public var bodyTimeout: Double
     /// Connections served at once; further ones wait in the listen queue until one closes.
     public var maxConnections: Int
+    /// What an imported catalogue or a batch may hold (items, sections, nesting), checked while
+    /// its body is parsed.
+    public var limits: DocumentLimits
+    /// The most elements a layout answer (attributes or picture) holds; a larger layout is
+    /// answered only with `visible=true`.
+    public var maxLayoutElements: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
                 token: String? = nil, protectReads: Bool = false,
-                headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096) {
+                headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096,
+                limits: DocumentLimits = .requests, maxLayoutElements: Int = 20_000) {
         self.host = host
         self.port = port
         self.bodyLimit = bodyLimit
@@ -33,6 +41,8 @@ public struct ServerConfiguration: Sendable {
         self.headTimeout = headTimeout
         self.bodyTimeout = bodyTimeout
         self.maxConnections = maxConnections
+        self.limits = limits
+        self.maxLayoutElements = maxLayoutElements
     }
 }
 
@@ -59,7 +69,8 @@ public enum CatalogServer {
         if let token = configuration.token {
             router.add(middleware: BearerTokenMiddleware(token: token, protectReads: configuration.protectReads))
         }
-        CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit).register(on: router)
+        CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
+                      maxLayoutElements: configuration.maxLayoutElements).register(on: router)
         extraRoutes(router)
         let (head, body) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
                             TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)))

@@ -36,6 +36,10 @@ struct Problem: Error {
         case let error as StoreError:
             self = Self.from(error)
         case let error as ImportError:
+            if case .tooLarge = error.reason {
+                self.init(status: .contentTooLarge, kind: "too-large", detail: error.message, path: error.path.isEmpty ? nil : error.path)
+                return
+            }
             let syntax: Bool = switch error.reason {
             case .empty, .invalidUTF8, .malformed, .unknownFormat, .unreadable: true
             default: false

@@ -1,3 +1,4 @@
+import CatalogImport
 import CatalogModel
 @testable import CatalogServer
 import CatalogStore
@@ -185,6 +186,54 @@ import Testing
             for header in ["Bearer abd", "Bearer ab", "Bearer abcd", "Bearer  abc"] {
                 try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.authorization: header], body: move) {
                     try Server.problem($0, status: 401, kind: "unauthorized")
+                }
+            }
+        }
+    }
+
+    @Test func bodiesOverTheLimitsAreRefusedWhileParsed() async throws {
+        let configuration = ServerConfiguration(port: 0, limits: DocumentLimits(maxItems: 50, maxSections: 5))
+        try await Server.withServer(configuration) { client, store in
+            let json: HTTPFields = [.contentType: "application/json"]
+            func icons(_ count: Int) -> ByteBuffer {
+                Server.body("[" + (0..<count).map { #"{"name": "n\#($0)", "icon": "i\#($0)"}"# }.joined(separator: ",") + "]")
+            }
+            try await client.execute(uri: "/catalogs/icons", method: .put, headers: json, body: icons(50)) { #expect($0.status == .created) }
+            try await client.execute(uri: "/catalogs/icons", method: .put, headers: json, body: icons(51)) { try Server.problem($0, status: 413, kind: "too-large") }
+            let brackets = Server.body("[" + Array(repeating: "[0]", count: 200_000).joined(separator: ",") + "]")
+            try await client.execute(uri: "/catalogs/brackets", method: .put, headers: json, body: brackets) { try Server.problem($0, status: 413, kind: "too-large") }
+            let batch = Server.body(#"{"operations": ["# + Array(repeating: #"{"op": "deleteItem", "id": "a0"}"#, count: 51).joined(separator: ",") + "]}")
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: batch) { try Server.problem($0, status: 413, kind: "too-large") }
+            // A move is a handful of keys: a large body is refused before it is read.
+            let move = Server.body(#"{"item": "\#(String(repeating: "a", count: 70_000))", "toSection": "c"}"#)
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: move) { try Server.problem($0, status: 413, kind: "body-too-large") }
+            #expect(try store.summaries().map(\.name) == ["icons", "shelf"])
+            #expect(try store.revision(of: "shelf") == 1)
+            try await Self.stillServes(client)
+        }
+    }
+
+    @Test func largeLayoutsAreAnsweredForTheViewportOnly() async throws {
+        let configuration = ServerConfiguration(port: 0, maxLayoutElements: 2)
+        try await Server.withServer(configuration) { client, _ in
+            let config = Self.query(#"{"style":"flow","itemSize":[100,400]}"#)
+            for accept in ["application/json", "image/svg+xml"] {
+                try await client.execute(uri: "/catalogs/shelf/layout?config=\(config)&width=100&height=400", method: .get, headers: [.accept: accept]) {
+                    try Server.problem($0, status: 422, kind: "layout-too-large")
+                }
+                // The viewport shows one item at a time.
+                for offset in [0, 410, 820] {
+                    try await client.execute(uri: "/catalogs/shelf/layout?config=\(config)&width=100&height=400&visible=true&offset=0,\(offset)",
+                                             method: .get, headers: [.accept: accept]) { response in
+                        #expect(response.status == .ok)
+                        let text = String(buffer: response.body)
+                        if accept == "image/svg+xml" {
+                            #expect(text.components(separatedBy: #"data-kind="cell""#).count == 2, "\(text)")
+                        } else {
+                            let elements = try #require((try Server.json(response.body) as? [String: Any])?["elements"] as? [[String: Any]])
+                            #expect(elements.count == 1)
+                        }
+                    }
                 }
             }
         }
