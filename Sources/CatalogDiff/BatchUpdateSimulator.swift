@@ -66,7 +66,7 @@ struct ReplayState<S: Hashable & Sendable, I: Hashable & Sendable> {
     }
 }
 
-private struct Replay<S: Hashable & Sendable, I: Hashable & Sendable> {
+struct Replay<S: Hashable & Sendable, I: Hashable & Sendable> {
     typealias State = ReplayState<S, I>
     typealias Violation = BatchUpdateSimulator.Violation
 

@@ -1,0 +1,90 @@
+import CatalogModel
+
+extension Changeset {
+    /// The catalogue as it stands after each stage of this changeset from `a` to `b`: what a data
+    /// source must answer inside that stage's `performBatchUpdates` (SPEC §9). The last element is
+    /// `b` itself; items carry `b`'s content (and `a`'s while a later stage has yet to delete them).
+    ///
+    /// A section that no later stage touches is `b`'s section value itself, sharing its storage,
+    /// so a changeset of one stage costs nothing and one of several costs what its later stages
+    /// change. The changeset must be valid from `a` to `b` (one the diff or the store made, or one
+    /// ``violations(from:to:)`` accepts); the stages' indices then fit, and every slot is known.
+    public func stagedCatalogs(from a: Catalog, to b: Catalog) -> [Catalog] {
+        guard stages.count > 1 else { return stages.isEmpty ? [] : [b] }
+        typealias State = ReplayState<String, String>
+        let (shapeA, shapeB) = (a.shape, b.shape)
+        // Backwards from B: the state after each stage, with the ids of every item that is not
+        // deleted by a later stage; forwards from A: the ids of those.
+        var backward = [State?](repeating: nil, count: stages.count + 1)
+        backward[stages.count] = State(shapeB)
+        for k in stages.indices.reversed() {
+            guard let after = backward[k + 1] else { break }
+            backward[k] = Replay<String, String>.undo(stages[k], from: after)
+        }
+        var replay = Replay(changeset: self, a: shapeA, b: shapeB)
+        var forward = State(shapeA)
+        var content = ContentIndex(a: a, b: b)
+        var catalogs: [Catalog] = []
+        catalogs.reserveCapacity(stages.count)
+        for k in stages.indices.dropLast() {
+            let known = backward[k + 1]
+            forward = replay.apply(stages[k], k, to: forward, expected: known) ?? known ?? forward
+            catalogs.append(content.catalog(forward, known, revisionOf: b))
+        }
+        catalogs.append(b)
+        return catalogs
+    }
+}
+
+/// Sections and items of two catalogues by id, for building the catalogues between them: `b`'s
+/// sections whole where a state holds them unchanged, `b`'s (else `a`'s) items otherwise. The
+/// item lookups are built only when a state needs them.
+private struct ContentIndex {
+    let a: Catalog
+    let b: Catalog
+    private let sectionsOfB: [String: Int]
+    private let sectionsOfA: [String: Int]
+    private var items: [String: Item]?
+
+    init(a: Catalog, b: Catalog) {
+        self.a = a
+        self.b = b
+        sectionsOfB = Dictionary(b.sections.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        sectionsOfA = Dictionary(a.sections.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The catalogue at one stage boundary, from the ids both replays know there.
+    mutating func catalog(_ forward: ReplayState<String, String>, _ backward: ReplayState<String, String>?,
+                          revisionOf b: Catalog) -> Catalog {
+        var sections: [Section] = []
+        sections.reserveCapacity(forward.sections.count)
+        for (s, slot) in forward.sections.enumerated() {
+            let other = backward.map { $0.sections[s] }
+            let id = slot.id ?? other?.id ?? ""
+            let ids = slot.items.indices.map { i in
+                slot.items[i] ?? (other.map { $0.isKnown && i < $0.items.count ? $0.items[i] : nil } ?? nil) ?? ""
+            }
+            if let j = sectionsOfB[id], b.sections[j].items.count == ids.count,
+               zip(b.sections[j].items, ids).allSatisfy({ $0.id == $1 }) {
+                sections.append(b.sections[j])
+                continue
+            }
+            var section = sectionsOfB[id].map { b.sections[$0] } ?? sectionsOfA[id].map { a.sections[$0] }
+                ?? Section(id: id, kind: .bookshelf)
+            section.items = ids.map { itemNamed($0) }
+            sections.append(section)
+        }
+        return Catalog(name: b.name, revision: b.revision, sections: sections)
+    }
+
+    private mutating func itemNamed(_ id: String) -> Item {
+        if items == nil {
+            var index: [String: Item] = [:]
+            index.reserveCapacity(b.itemCount)
+            for section in a.sections { for item in section.items { index[item.id] = item } }
+            for section in b.sections { for item in section.items { index[item.id] = item } }
+            items = index
+        }
+        return items![id] ?? Item(id: id, content: .book(Book(title: "", cover: "")))
+    }
+}
