@@ -23,8 +23,14 @@ extension CatalogStore {
     ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
         let (old, current, restoredContent) = try revisions(of: name, since: revision)
+        return try Self.changeset(from: old, to: current, restoredContent: restoredContent)
+    }
+
+    /// The changeset between a revision the journal rebuilt and the current one, with their
+    /// revisions. Writes that only moved things (`restoredContent` false) change no content:
+    /// there is nothing to compare for reloads.
+    static func changeset(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
         do {
-            // Writes that only moved things change no content: nothing to compare for reloads.
             guard restoredContent else {
                 var changeset = try StagedDiff.changeset(from: old.shape, to: current.shape)
                 (changeset.fromRevision, changeset.toRevision) = (old.revision, current.revision)

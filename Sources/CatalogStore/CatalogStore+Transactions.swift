@@ -32,7 +32,7 @@ extension CatalogStore {
     }
 
     /// A write's outcome as a ``StoreError``; a committed write counts towards the next
-    /// background checkpoint.
+    /// background checkpoint and wakes the observers.
     private func committed<T>(_ write: () throws -> T) throws(StoreError) -> T {
         let result: T
         do {
@@ -41,6 +41,7 @@ extension CatalogStore {
             throw Self.storeError(from: error)
         }
         checkpointer?.didWrite()
+        notifier.didCommit()
         return result
     }
 

@@ -19,6 +19,10 @@ public final class CatalogStore: Sendable {
     let snapshots = SnapshotCache()
     /// The connection behind ``revision(of:)`` for a file store.
     let revisions: RevisionReader
+    /// Wakes observers after commits (this store's at once, other processes' within a poll).
+    let notifier: ChangeNotifier
+    /// Updates observers share (``updates(of:from:resetThreshold:)``).
+    let updateCache = UpdateCache()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///
@@ -52,6 +56,7 @@ public final class CatalogStore: Sendable {
         self.writer = writer
         self.path = path
         revisions = RevisionReader(path: path, fallback: writer)
+        notifier = ChangeNotifier(path: path)
         checkpointer = nil
     }
 
@@ -72,6 +77,7 @@ public final class CatalogStore: Sendable {
         self.writer = writer
         self.path = path
         revisions = RevisionReader(path: path, fallback: writer)
+        notifier = ChangeNotifier(path: path)
         self.checkpointer = checkpointer
         do {
             if let migration {

@@ -1,0 +1,165 @@
+import CatalogDiff
+import CatalogModel
+import Foundation
+
+extension CatalogStore {
+    /// Every change to the catalogue named `name`, as it happens (SPEC §9).
+    ///
+    /// The first update is a reset with the current snapshot — or, when `revision` names one the
+    /// caller already has, the changeset from there (a reset if the journal no longer reaches it;
+    /// nothing until the next write if it is current). Each later update starts where the one
+    /// before ended: no revision is skipped or repeated, and a consumer slower than the writers
+    /// gets one update covering every write it missed, never a queue of them. A changeset of more
+    /// than `resetThreshold` operations comes as a reset.
+    ///
+    /// Writes through any ``CatalogStore`` in this process are seen at once; writes by another
+    /// process on the same file within a poll interval (10 ms). Observers of one catalogue at the
+    /// same revision share one computation per update. The sequence ends when the consuming task
+    /// is cancelled, and throws ``StoreError/unknownCatalog(_:)`` when the catalogue is not (or no
+    /// longer) there, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a
+    /// `revision` the catalogue has not reached.
+    public func updates(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogUpdates {
+        CatalogUpdates(observer: CatalogObserver(store: self, name: name, from: revision, resetThreshold: resetThreshold))
+    }
+
+    /// The update from `revision` (nil: a reset) to the current one, in one read transaction.
+    func update(of name: String, since revision: Int?, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
+        guard let revision else { return .reset(try catalog(named: name)) }
+        let key = UpdateCache.Key(name: name, from: revision, to: try self.revision(of: name))
+        if let kept = updateCache.update(for: key) { return kept }
+        let update: CatalogUpdate
+        do {
+            let (old, current, restoredContent) = try revisions(of: name, since: revision)
+            let changeset = try Self.changeset(from: old, to: current, restoredContent: restoredContent)
+            if changeset.operationCount > resetThreshold {
+                update = .reset(current)
+            } else {
+                update = CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
+                                       stages: changeset.stagedCatalogs(from: old, to: current))
+            }
+        } catch .revisionTooOld {
+            update = .reset(try catalog(named: name))
+        }
+        updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: update.revision))
+        return update
+    }
+}
+
+extension Changeset {
+    /// Every index and move the changeset lists, over all its stages.
+    public var operationCount: Int {
+        stages.reduce(0) { $0 + $1.sections.count + $1.items.count }
+    }
+}
+
+/// Updates computed lately, by catalogue and revisions: observers in step share each one.
+final class UpdateCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var name: String
+        var from: Int
+        var to: Int
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: CatalogUpdate] = [:]
+    private let limit = 32
+
+    func update(for key: Key) -> CatalogUpdate? {
+        lock.withLock { entries[key] }
+    }
+
+    func keep(_ update: CatalogUpdate, for key: Key) {
+        lock.withLock {
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            entries[key] = update
+        }
+    }
+}
+
+/// One observer of one catalogue: where it is, and how to get it to the present.
+public final class CatalogObserver: @unchecked Sendable {
+    let store: CatalogStore
+    public let name: String
+    private let resetThreshold: Int
+    private let lock = NSLock()
+    /// The revision the observer has; nil before its first update.
+    private var revision: Int?
+    /// The revision the caller said it has, until the first update.
+    private var requested: Int?
+    private var retained = true
+
+    init(store: CatalogStore, name: String, from revision: Int?, resetThreshold: Int) {
+        self.store = store
+        self.name = name
+        self.resetThreshold = max(0, resetThreshold)
+        requested = revision
+        store.notifier.retain()
+    }
+
+    deinit { finish() }
+
+    /// The revision this observer has reached (nil before its first update).
+    public var currentRevision: Int? { lock.withLock { revision } }
+
+    /// The next update: at once if the catalogue is past this observer's revision, otherwise
+    /// after the next write to it. Nil when `timeout` passes first (a server sends a keep-alive
+    /// then) or the task is cancelled.
+    public func next(waitingAtMost timeout: Duration? = nil) async throws(StoreError) -> CatalogUpdate? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while !Task.isCancelled {
+            let seen = store.notifier.current
+            let current = try store.revision(of: name)
+            let (have, asked) = lock.withLock { (revision, requested) }
+            if have == nil, let asked {
+                guard asked <= current else {
+                    throw .revisionNotReached(catalog: name, requested: asked, current: current)
+                }
+                lock.withLock {
+                    revision = asked
+                    requested = nil
+                }
+                continue
+            }
+            if have != current {
+                let update = try store.update(of: name, since: have, resetThreshold: resetThreshold)
+                lock.withLock { revision = update.revision }
+                return update
+            }
+            let remaining = deadline.map { $0 - ContinuousClock.now }
+            if let remaining, remaining <= .zero { return nil }
+            await store.notifier.wait(after: seen, timeout: remaining)
+        }
+        return nil
+    }
+
+    /// Stops observing (also when the observer is released).
+    public func finish() {
+        let wasRetained = lock.withLock {
+            defer { retained = false }
+            return retained
+        }
+        if wasRetained { store.notifier.release() }
+    }
+}
+
+/// The updates of one catalogue as an `AsyncSequence` (``CatalogStore/updates(of:from:resetThreshold:)``).
+public struct CatalogUpdates: AsyncSequence, Sendable {
+    public typealias Element = CatalogUpdate
+    let observer: CatalogObserver
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(observer: observer)
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let observer: CatalogObserver
+
+        public mutating func next() async throws -> CatalogUpdate? {
+            guard let update = try await observer.next() else {
+                observer.finish()
+                return nil
+            }
+            return update
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import CatalogDiff
+import CatalogModel
+import Foundation
+import GRDB
+import Testing
+@testable import CatalogStore
+
+/// Observing a catalogue (SPEC §9): every write reaches every observer as one update that starts
+/// where the last ended, slow observers get one coalesced update, other connections' writes are
+/// seen, and cancelling ends the observation.
+@Suite struct ObservationTests {
+    static let shelves = Catalog(name: "shelf", sections: [
+        Section(id: "a", kind: .bookshelf, capacity: 4, items: books("a", 3)),
+        Section(id: "b", kind: .bookshelf, capacity: 4, items: books("b", 1)),
+    ])
+
+    static func books(_ prefix: String, _ count: Int) -> [Item] {
+        (0..<count).map { Item(id: "\(prefix)\($0)", content: .book(Book(title: "\(prefix) \($0)", cover: "\(prefix)\($0)"))) }
+    }
+
+    static func move(_ store: CatalogStore, _ item: String, to section: String, index: Int) throws {
+        try store.move(item: item, toSection: section, index: index, policy: .reject, in: "shelf")
+    }
+
+    /// Checks that `update` leads from `previous` to its own catalogue, stage by stage.
+    static func check(_ update: CatalogUpdate, after previous: Catalog, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let changeset = try #require(update.changeset, sourceLocation: sourceLocation)
+        #expect(changeset.fromRevision == previous.revision && changeset.toRevision == update.revision, sourceLocation: sourceLocation)
+        #expect(changeset.violations(from: previous, to: update.catalog) == [], sourceLocation: sourceLocation)
+        #expect(update.stages.count == changeset.stages.count && (update.stages.last ?? update.catalog) == update.catalog, sourceLocation: sourceLocation)
+    }
+
+    @Test func everyWriteReachesEveryObserverInOrder() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        let observers = (0..<3).map { _ in store.updates(of: "shelf") }
+        var iterators = observers.map { $0.makeAsyncIterator() }
+        var seen: [Catalog] = []
+        for i in iterators.indices {
+            let first = try #require(try await iterators[i].next())
+            #expect(first.isReset && first.revision == 1)
+            seen.append(first.catalog)
+        }
+        for (n, (item, section)) in [("a0", "b"), ("b0", "a"), ("a1", "b")].enumerated() {
+            try Self.move(store, item, to: section, index: 0)
+            for i in iterators.indices {
+                let update = try #require(try await iterators[i].next())
+                #expect(update.revision == n + 2)
+                try Self.check(update, after: seen[i])
+                seen[i] = update.catalog
+            }
+        }
+        #expect(seen.allSatisfy { $0 == (try? store.catalog(named: "shelf")) })
+    }
+
+    @Test func aSlowObserverGetsOneUpdateForEverythingItMissed() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        var iterator = store.updates(of: "shelf", from: 1).makeAsyncIterator()
+        let start = try store.catalog(named: "shelf")
+        for _ in 0..<10 {
+            try Self.move(store, "a0", to: "b", index: 0)
+            try Self.move(store, "a0", to: "a", index: 0)
+        }
+        // A write that is refused (a full shelf) makes no revision and no update.
+        #expect(throws: StoreError.self) {
+            try store.apply(Batch(operations: [.insertItem(section: "a", index: 0, item: Self.books("x", 1)[0]),
+                                               .insertItem(section: "a", index: 0, item: Self.books("y", 1)[0])]), to: "shelf")
+        }
+        let update = try #require(try await iterator.next())
+        #expect(update.revision == 21)
+        try Self.check(update, after: start)
+        #expect(update.changeset?.isEmpty == true)  // back where it started
+    }
+
+    @Test func observersInStepShareOneComputation() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        var first = store.updates(of: "shelf", from: 1).makeAsyncIterator()
+        var second = store.updates(of: "shelf", from: 1).makeAsyncIterator()
+        try Self.move(store, "a0", to: "b", index: 1)
+        let one = try #require(try await first.next())
+        let two = try #require(try await second.next())
+        #expect(one == two)
+        #expect(store.updateCache.update(for: UpdateCache.Key(name: "shelf", from: 1, to: 2)) == one)
+    }
+
+    @Test func resetsForLargeChangesAndAJournalThatNoLongerReaches() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        var small = store.updates(of: "shelf", from: 1, resetThreshold: 1).makeAsyncIterator()
+        var shelves = Self.shelves
+        shelves.sections[0].items.reverse()
+        try store.replace(shelves)
+        let update = try #require(try await small.next())
+        #expect(update.isReset && update.revision == 2 && update.stages.isEmpty)
+        // A revision past the journal's reach.
+        try await store.writer.write { db in try db.execute(sql: "DELETE FROM journal") }
+        var late = store.updates(of: "shelf", from: 1).makeAsyncIterator()
+        let reset = try #require(try await late.next())
+        let now = try store.catalog(named: "shelf")
+        #expect(reset.isReset && reset.catalog == now)
+    }
+
+    @Test func badStartsAreTypedErrors() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        var ahead = store.updates(of: "shelf", from: 5).makeAsyncIterator()
+        await #expect(throws: StoreError.revisionNotReached(catalog: "shelf", requested: 5, current: 1)) { try await ahead.next() }
+        var unknown = store.updates(of: "nope").makeAsyncIterator()
+        await #expect(throws: StoreError.unknownCatalog("nope")) { try await unknown.next() }
+    }
+
+    @Test func cancellingTheConsumerEndsTheObservation() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        let task = Task {
+            var count = 0
+            for try await _ in store.updates(of: "shelf") { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        let count = try await task.value
+        #expect(count == 1)
+        #expect(store.notifier.current >= 1)
+    }
+
+    @Test func writesByAnotherConnectionAreSeen() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("catalog.sqlite").path
+        let watching = try CatalogStore(path: path)
+        try watching.replace(Self.shelves)
+        var iterator = watching.updates(of: "shelf", from: 1).makeAsyncIterator()
+        // Another store on the same file: its commits reach `watching` only through the poll.
+        let other = try CatalogStore(path: path)
+        let started = ContinuousClock.now
+        try Self.move(other, "a0", to: "b", index: 0)
+        let update = try #require(try await iterator.next())
+        #expect(update.revision == 2)
+        try Self.check(update, after: Self.shelves.with(revision: 1))
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+}
+
+extension Catalog {
+    func with(revision: Int) -> Catalog {
+        var copy = self
+        copy.revision = revision
+        return copy
+    }
+}
