@@ -20,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // HTTP request and response parts as NIO channel handlers see them (Hummingbird uses it too).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        // HTTP field names, and graceful shutdown for the server's event streams (Hummingbird
+        // builds on both).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -85,6 +89,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json and
             // compiled into the binary.
@@ -118,11 +124,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogServerTests",
-            dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogImport",
+            dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
-        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff"]),
+        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]),
         .testTarget(
             name: "CatalogBenchmarksTests",
             dependencies: ["CatalogBenchmarks", .product(name: "Hummingbird", package: "hummingbird"),

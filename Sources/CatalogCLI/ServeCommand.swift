@@ -38,6 +38,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Seconds a client has to send a request's body once its head has arrived.")
     var bodyTimeout = 60.0
 
+    @Option(help: "Seconds a client may leave the server's writes unread (an event stream it stopped reading) before it is disconnected.")
+    var stallTimeout = 30.0
+
+    @Option(help: "Seconds an event stream may stay silent before a keep-alive comment.")
+    var keepAlive = 15.0
+
     @Option(help: "Connections served at once; more wait until one closes.")
     var maxConnections = 4_096
 
@@ -62,7 +68,8 @@ struct ServeCommand: ParsableCommand {
         if token?.isEmpty == true {
             throw CLIError("\(self.token != nil ? "--token" : "CATALOG_TOKEN") is empty: pass a token, or leave it out for a server without one")
         }
-        for (name, value) in [("--head-timeout", headTimeout), ("--body-timeout", bodyTimeout)] where !(value > 0 && value <= 86_400) {
+        for (name, value) in [("--head-timeout", headTimeout), ("--body-timeout", bodyTimeout),
+                              ("--stall-timeout", stallTimeout), ("--keep-alive", keepAlive)] where !(value > 0 && value <= 86_400) {
             throw CLIError("\(name): expected a number of seconds from 0 (exclusive) to 86400, found \(value)")
         }
         guard maxConnections >= 1 && maxConnections <= 1_000_000 else {
@@ -83,7 +90,7 @@ struct ServeCommand: ParsableCommand {
             configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads,
                                                headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections,
                                                limits: DocumentLimits(maxItems: maxItems, maxSections: maxSections),
-                                               maxLayoutElements: maxLayoutElements),
+                                               maxLayoutElements: maxLayoutElements, keepAlive: keepAlive, stallTimeout: stallTimeout),
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.

@@ -17,6 +17,8 @@ struct CatalogRoutes: Sendable {
     let limits: DocumentLimits
     /// Layouts larger than this many elements are answered for the visible rect only.
     let maxLayoutElements: Int
+    /// `GET /catalogs/{name}/events`.
+    let events: EventStream
     /// Serialized snapshots and change feeds by revision: a revision never changes, so a GET
     /// of an unchanged catalogue costs one revision lookup.
     let cache = ResponseCache()
@@ -42,6 +44,7 @@ struct CatalogRoutes: Sendable {
         router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
+        router.get("/catalogs/:name/events") { request, context in try events.response(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
         router.get("/openapi.json") { _, _ in openAPIDocument() }

@@ -28,11 +28,17 @@ public struct ServerConfiguration: Sendable {
     /// The most elements a layout answer (attributes or picture) holds; a larger layout is
     /// answered only with `visible=true`.
     public var maxLayoutElements: Int
+    /// Seconds an event stream may stay silent before a keep-alive comment.
+    public var keepAlive: Double
+    /// Seconds a client may leave the server's writes to it unread (an event stream it no longer
+    /// reads) before it is disconnected; it catches up with `Last-Event-ID` when it returns.
+    public var stallTimeout: Double
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
                 token: String? = nil, protectReads: Bool = false,
                 headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096,
-                limits: DocumentLimits = .requests, maxLayoutElements: Int = 20_000) {
+                limits: DocumentLimits = .requests, maxLayoutElements: Int = 20_000,
+                keepAlive: Double = 15, stallTimeout: Double = 30) {
         self.host = host
         self.port = port
         self.bodyLimit = bodyLimit
@@ -43,6 +49,8 @@ public struct ServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.limits = limits
         self.maxLayoutElements = maxLayoutElements
+        self.keepAlive = keepAlive
+        self.stallTimeout = stallTimeout
     }
 }
 
@@ -69,15 +77,17 @@ public enum CatalogServer {
         if let token = configuration.token {
             router.add(middleware: BearerTokenMiddleware(token: token, protectReads: configuration.protectReads))
         }
+        let events = EventStream(store: store, keepAlive: .milliseconds(Int64(configuration.keepAlive * 1000)), resetThreshold: 10_000)
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
-                      maxLayoutElements: configuration.maxLayoutElements).register(on: router)
+                      maxLayoutElements: configuration.maxLayoutElements, events: events).register(on: router)
         extraRoutes(router)
-        let (head, body) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
-                            TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)))
+        let (head, body, stall) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
+                                   TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)),
+                                   TimeAmount.milliseconds(Int64(configuration.stallTimeout * 1000)))
         return Application(
             router: router,
             server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body)])),
+                additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body, stallTimeout: stall)])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: "catalog",
                                                     availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),

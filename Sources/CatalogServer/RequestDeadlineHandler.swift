@@ -5,8 +5,10 @@ import NIOHTTPTypes
 /// Closes a connection whose client is too slow to send a request: one that has not sent a whole
 /// request head within `headTimeout` of connecting or of its last answer (a client trickling its
 /// headers a byte at a time, or a keep-alive connection left idle), or the rest of its request
-/// within `bodyTimeout` of the head. While the server works on an answer nothing is timed, so a
-/// long answer — a stream of events — is never cut.
+/// within `bodyTimeout` of the head; or one that leaves the server's writes unread for
+/// `stallTimeout` (its socket buffers full: an event stream it no longer reads). Otherwise,
+/// while the server works on an answer nothing is timed, so a long answer — a stream of events
+/// to a client that reads it — is never cut.
 ///
 /// Without it, a few hundred such connections hold their memory and file descriptors for as long
 /// as their clients like.
@@ -18,11 +20,24 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private let headTimeout: TimeAmount
     private let bodyTimeout: TimeAmount
+    private let stallTimeout: TimeAmount
     private var deadline: Scheduled<Void>?
+    private var stall: Scheduled<Void>?
 
-    init(headTimeout: TimeAmount, bodyTimeout: TimeAmount) {
+    init(headTimeout: TimeAmount, bodyTimeout: TimeAmount, stallTimeout: TimeAmount) {
         self.headTimeout = headTimeout
         self.bodyTimeout = bodyTimeout
+        self.stallTimeout = stallTimeout
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        stall?.cancel()
+        stall = nil
+        if !context.channel.isWritable {
+            let channel = context.channel
+            stall = context.eventLoop.scheduleTask(in: stallTimeout) { channel.close(promise: nil) }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -31,10 +46,12 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func handlerRemoved(context: ChannelHandlerContext) {
         disarm()
+        disarmStall()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         disarm()
+        disarmStall()
         context.fireChannelInactive()
     }
 
@@ -61,5 +78,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func disarm() {
         deadline?.cancel()
         deadline = nil
+    }
+
+    private func disarmStall() {
+        stall?.cancel()
+        stall = nil
     }
 }

@@ -19,7 +19,13 @@ extension CatalogStore {
     /// longer) there, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a
     /// `revision` the catalogue has not reached.
     public func updates(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogUpdates {
-        CatalogUpdates(observer: CatalogObserver(store: self, name: name, from: revision, resetThreshold: resetThreshold))
+        CatalogUpdates(observer: observer(of: name, from: revision, resetThreshold: resetThreshold))
+    }
+
+    /// The observer behind ``updates(of:from:resetThreshold:)``, for callers that also need to
+    /// wait with a time limit (a server sending keep-alives): ``CatalogObserver/next(waitingAtMost:)``.
+    public func observer(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogObserver {
+        CatalogObserver(store: self, name: name, from: revision, resetThreshold: resetThreshold)
     }
 
     /// The update from `revision` (nil: a reset) to the current one, in one read transaction.
@@ -87,6 +93,7 @@ public final class CatalogObserver: @unchecked Sendable {
     /// The revision the caller said it has, until the first update.
     private var requested: Int?
     private var retained = true
+    private var cancelled = false
 
     init(store: CatalogStore, name: String, from revision: Int?, resetThreshold: Int) {
         self.store = store
@@ -98,6 +105,9 @@ public final class CatalogObserver: @unchecked Sendable {
 
     deinit { finish() }
 
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { lock.withLock { cancelled } }
+
     /// The revision this observer has reached (nil before its first update).
     public var currentRevision: Int? { lock.withLock { revision } }
 
@@ -106,7 +116,7 @@ public final class CatalogObserver: @unchecked Sendable {
     /// then) or the task is cancelled.
     public func next(waitingAtMost timeout: Duration? = nil) async throws(StoreError) -> CatalogUpdate? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
-        while !Task.isCancelled {
+        while !Task.isCancelled && !lock.withLock({ cancelled }) {
             let seen = store.notifier.current
             let current = try store.revision(of: name)
             let (have, asked) = lock.withLock { (revision, requested) }
@@ -130,6 +140,14 @@ public final class CatalogObserver: @unchecked Sendable {
             await store.notifier.wait(after: seen, timeout: remaining)
         }
         return nil
+    }
+
+    /// Ends the observation from anywhere: a ``next(waitingAtMost:)`` under way returns nil at
+    /// once, and so does every later one.
+    public func cancel() {
+        lock.withLock { cancelled = true }
+        store.notifier.wakeAll()
+        finish()
     }
 
     /// Stops observing (also when the observer is released).

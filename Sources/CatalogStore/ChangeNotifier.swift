@@ -38,6 +38,16 @@ final class ChangeNotifier: @unchecked Sendable {
         for waiter in woken { waiter.resume() }
     }
 
+    /// Wakes every waiter without a commit: they look again and, finding nothing new, wait again
+    /// (an observer that was cancelled stops).
+    func wakeAll() {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
     /// Returns once ``current`` is past `seen`, the task is cancelled, or `timeout` has passed
     /// (then returning false).
     @discardableResult

@@ -1,51 +1,12 @@
 import CatalogServer
+import CatalogTestSupport
 import Foundation
 import HummingbirdTesting
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Clients that send their requests too slowly are disconnected, and meanwhile everyone else is
 /// answered as usual.
 @Suite struct SlowClientTests {
-    /// A plain TCP connection to the server on loopback.
-    final class RawConnection {
-        let descriptor: Int32
-
-        init(port: Int) throws {
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-            // Reads give up after a second, so a test never hangs on a server that keeps quiet.
-            var timeout = timeval(tv_sec: 1, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        }
-
-        deinit { close(descriptor) }
-
-        /// Sends `text`; false once the server has closed the connection.
-        @discardableResult
-        func send(_ text: String) -> Bool {
-            Array(text.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } > 0
-        }
-
-        /// Whether the server has closed the connection (a read returns end of file or a reset).
-        var isClosedByServer: Bool {
-            var byte: UInt8 = 0
-            let count = recv(descriptor, &byte, 1, 0)
-            return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-        }
-    }
-
     @Test func aClientTricklingItsHeadersIsClosed() async throws {
         let configuration = ServerConfiguration(port: 0, headTimeout: 0.5, bodyTimeout: 0.5)
         try await ServerTests.withServer(configuration) { client, _ in

@@ -1,0 +1,89 @@
+import CatalogDiff
+import CatalogImport
+import CatalogJSON
+import CatalogStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ServiceLifecycle
+
+/// `GET /catalogs/{name}/events` (SPEC §9): a catalogue's updates as Server-Sent Events.
+///
+/// `event: snapshot` first (unless the client names a revision it has, by `?since=` or
+/// `Last-Event-ID`), then `event: changes` with the changeset from the previous event's revision,
+/// or `event: reset` with the snapshot when the client is too far behind; each event's `id:` is
+/// its revision, so a client that reconnects with `Last-Event-ID` misses nothing and sees nothing
+/// twice. A comment keeps the connection alive when nothing happens. A slow client gets one
+/// event covering every write it missed (its stream holds at most one event), and one that
+/// stops reading is disconnected (``RequestDeadlineHandler``). On shutdown every stream ends.
+struct EventStream: Sendable {
+    let store: CatalogStore
+    /// How long a stream may stay silent before a keep-alive comment.
+    let keepAlive: Duration
+    /// Changesets of more operations than this are sent as resets.
+    let resetThreshold: Int
+
+    func response(_ request: Request, name: String) throws -> Response {
+        let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
+            ?? revision(request.headers[.lastEventID], name: "Last-Event-ID")
+        // Refusals before the stream starts, while a status can still say so.
+        let current = try store.revision(of: name)
+        if let since, since > current {
+            throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
+        }
+        let observer = store.observer(of: name, from: since, resetThreshold: resetThreshold)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        let keepAlive = self.keepAlive
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer { observer.finish() }
+            var first = since == nil
+            try await withGracefulShutdownHandler {
+                // A comment first, so that the client sees the stream open before any write.
+                try await writer.write(ByteBuffer(string: ": catalog \(name)\n\n"))
+                while !Task.isCancelled && !observer.isCancelled {
+                    guard let update = try await observer.next(waitingAtMost: keepAlive) else {
+                        if observer.isCancelled { break }
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        continue
+                    }
+                    try await writer.write(Self.event(update, first: first))
+                    first = false
+                }
+            } onGracefulShutdown: {
+                observer.cancel()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// One event's bytes: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
+    static func event(_ update: CatalogUpdate, first: Bool) -> ByteBuffer {
+        let (kind, data): (String, [UInt8]) = if let changeset = update.changeset {
+            ("changes", Documents.compactChangeset(changeset))
+        } else {
+            (first ? "snapshot" : "reset", Array(CatalogExporter.json(update.catalog, includeRevision: true, pretty: false)))
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(data.count + 48)
+        buffer.writeString("event: \(kind)\nid: \(update.revision)\ndata: ")
+        buffer.writeBytes(data)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+
+    /// A revision given as text: nil when absent, 400 when it is not an integer ≥ 0.
+    func revision(_ text: String?, name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+            throw Problem(status: .badRequest, kind: "invalid-parameter",
+                          detail: "\(name) must be a revision (an integer ≥ 0), found \"\(text)\"", path: name)
+        }
+        return value
+    }
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
+}

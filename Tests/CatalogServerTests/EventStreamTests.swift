@@ -1,0 +1,107 @@
+import CatalogDiff
+import CatalogModel
+import CatalogServer
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `GET /catalogs/{name}/events` (SPEC §9): a snapshot, then one `changes` event per update with
+/// the revision as its id, resumable with `Last-Event-ID`, kept alive, and refused up front for
+/// bad input.
+@Suite struct EventStreamTests {
+    static func move(_ store: CatalogStore, _ item: String, to section: String, index: Int = 0) throws {
+        try store.move(item: item, toSection: section, index: index, in: "shelf")
+    }
+
+    @Test func aSnapshotThenEveryChangeInOrder() async throws {
+        try await ServerTests.withServer { client, store in
+            let port = try #require(client.port)
+            let stream = try RawConnection(port: port)
+            stream.openEventStream("/catalogs/shelf/events")
+            let first = stream.awaitEvents(1)
+            #expect(first.map(\.event) == ["snapshot"] && first.first?.id == "1", "\(stream.text.prefix(300))")
+            #expect(first.first?.data.hasPrefix(#"{"catalog":"shelf","revision":1,"#) == true)
+            try Self.move(store, "a0", to: "b")
+            try Self.move(store, "a0", to: "c")
+            let events = stream.awaitEvents { $0.last?.id == "3" }
+            #expect((2...3).contains(events.count) && events.last?.id == "3", "\(stream.text)")
+            // The two moves arrive as one or two events, each from the revision the last ended at.
+            var revision = 1
+            for event in events.dropFirst() {
+                #expect(event.event == "changes")
+                let changeset = try JSONDecoder().decode(Changeset.self, from: Data(event.data.utf8))
+                #expect(changeset.fromRevision == revision && event.id == changeset.toRevision.map(String.init))
+                revision = changeset.toRevision ?? revision
+            }
+            // A client that stopped after revision 2 resumes with Last-Event-ID and gets the rest.
+            let resumed = try RawConnection(port: port)
+            resumed.openEventStream("/catalogs/shelf/events", headers: ["Last-Event-ID": "2"])
+            try Self.move(store, "b0", to: "c", index: 1)
+            let rest = resumed.awaitEvents { $0.last?.id == "4" }
+            revision = 2
+            for event in rest {
+                let changeset = try JSONDecoder().decode(Changeset.self, from: Data(event.data.utf8))
+                #expect(event.event == "changes" && changeset.fromRevision == revision)
+                revision = changeset.toRevision ?? revision
+            }
+            #expect(revision == 4)
+        }
+    }
+
+    @Test func keepAlivesWhileNothingHappens() async throws {
+        try await ServerTests.withServer(ServerConfiguration(port: 0, keepAlive: 0.1)) { client, _ in
+            let stream = try RawConnection(port: try #require(client.port))
+            stream.openEventStream("/catalogs/shelf/events?since=1")
+            try await Task.sleep(for: .milliseconds(1_000))
+            _ = stream.receive()
+            #expect(stream.events.keepAlives >= 2 && stream.events.events.isEmpty, "\(stream.text)")
+        }
+    }
+
+    @Test func badRequestsAreRefusedBeforeTheStream() async throws {
+        try await ServerTests.withServer { client, _ in
+            for (uri, headers, status) in [("/catalogs/shelf/events?since=x", HTTPFields(), 400),
+                                           ("/catalogs/shelf/events?since=-1", HTTPFields(), 400),
+                                           ("/catalogs/shelf/events?since=2", HTTPFields(), 400),
+                                           ("/catalogs/shelf/events", [.init("Last-Event-ID")!: "abc"], 400),
+                                           ("/catalogs/nope/events", HTTPFields(), 404)] {
+                try await client.execute(uri: uri, method: .get, headers: headers) { response in
+                    #expect(response.status.code == status, "\(uri)")
+                    #expect(response.headers[.contentType] == "application/problem+json")
+                }
+            }
+        }
+    }
+
+    @Test func aSubscriberThatStopsReadingIsDisconnected() async throws {
+        // Keep-alives every 0.2 s: once the writes stop, the next one cannot be flushed either.
+        let configuration = ServerConfiguration(port: 0, keepAlive: 0.2, stallTimeout: 0.3)
+        try await ServerTests.withServer(configuration) { client, store in
+            let port = try #require(client.port)
+            let stalled = try RawConnection(port: port, receiveBuffer: 4_096)
+            stalled.openEventStream("/catalogs/shelf/events?since=1")
+            // Each write replaces every item: too large a changeset, so each event is a reset
+            // with the whole snapshot (about 1 MB). Never read, they fill the socket's buffers,
+            // the server can no longer write, and after the stall timeout it hangs up.
+            for round in 0..<24 {
+                var big = ServerTests.shelves
+                big.sections.append(Section(id: "big", kind: .icons, items: (0..<6_000).map {
+                    Item(id: "r\(round)-\($0)", content: .icon(Icon(name: String(repeating: "n", count: 150), icon: "\($0)")))
+                }))
+                try store.replace(big, record: nil)
+                // Time for the stream to send each as an event of its own.
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .seconds(1))
+            #expect(stalled.drainUntilClosed(), "the stalled stream is still open")
+            // Everyone else is still served (on a new connection: the test client's has idled).
+            let other = try RawConnection(port: port)
+            other.send("GET /catalogs/shelf HTTP/1.1\r\nHost: x\r\n\r\n")
+            _ = other.receive()
+            #expect(other.text.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+}

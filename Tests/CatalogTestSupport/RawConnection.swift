@@ -1,0 +1,126 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain TCP connection to a server on loopback, for tests that need what an HTTP client
+/// hides: a request sent a line at a time, a response read as it streams.
+public final class RawConnection {
+    let descriptor: Int32
+    private var received: [UInt8] = []
+
+    /// Connects to 127.0.0.1:`port`; reads give up after `readTimeout` seconds. A small
+    /// `receiveBuffer` makes a client that does not read fill up quickly.
+    public init(port: Int, readTimeout: Int = 1, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends `text`; false once the server has closed the connection.
+    @discardableResult
+    public func send(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } > 0
+    }
+
+    /// Whether the server has closed the connection (a read returns end of file or a reset).
+    public var isClosedByServer: Bool {
+        var byte: UInt8 = 0
+        let count = recv(descriptor, &byte, 1, 0)
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// Reads what has arrived, waiting at most the read timeout; false at end of stream.
+    @discardableResult
+    public func receive() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        if count > 0 { received += buffer[0..<count] }
+        return count != 0 && !(count < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    /// Reads everything the server sent and reports whether it then closed the connection
+    /// (true), or keeps it open with nothing more to say for a read timeout (false). Unlike
+    /// ``isClosedByServer``, this sees a close behind unread data.
+    public func drainUntilClosed() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count == 0 { return true }
+            if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+        }
+    }
+
+    /// Everything received so far, as text.
+    public var text: String { String(decoding: received, as: UTF8.self) }
+}
+
+/// One Server-Sent Event as a test reads it off the wire.
+public struct ServerSentEvent: Hashable, Sendable {
+    public var event: String
+    public var id: String?
+    public var data: String
+}
+
+extension RawConnection {
+    /// Opens `GET path` as an event stream (with `headers`).
+    public func openEventStream(_ path: String, headers: [String: String] = [:]) {
+        send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n"
+             + headers.map { "\($0): \($1)\r\n" }.joined() + "\r\n")
+    }
+
+    /// The events received so far (chunk-size lines of the chunked encoding skipped), and the
+    /// number of keep-alive comments.
+    public var events: (events: [ServerSentEvent], keepAlives: Int) {
+        guard let start = text.range(of: "\r\n\r\n") else { return ([], 0) }
+        var events: [ServerSentEvent] = []
+        var current: (event: String?, id: String?, data: String?) = (nil, nil, nil)
+        var keepAlives = 0
+        // ("\r\n" is one Character in Swift: split the scalars.)
+        let body = String(String.UnicodeScalarView(text[start.upperBound...].unicodeScalars.filter { $0 != "\r" }))
+        for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("event: ") { current.event = String(line.dropFirst(7)) }
+            else if line.hasPrefix("id: ") { current.id = String(line.dropFirst(4)) }
+            else if line.hasPrefix("data: ") {
+                current.data = String(line.dropFirst(6))
+                if let event = current.event, let data = current.data {
+                    events.append(ServerSentEvent(event: event, id: current.id, data: data))
+                }
+                current = (nil, nil, nil)
+            } else if line == ": keep-alive" { keepAlives += 1 }
+        }
+        return (events, keepAlives)
+    }
+
+    /// Reads until `count` events have arrived or `seconds` pass; returns the events.
+    public func awaitEvents(_ count: Int, seconds: Double = 5) -> [ServerSentEvent] {
+        awaitEvents(seconds: seconds) { $0.count >= count }
+    }
+
+    /// Reads until the events received satisfy `done` or `seconds` pass; returns the events.
+    public func awaitEvents(seconds: Double = 5, until done: ([ServerSentEvent]) -> Bool) -> [ServerSentEvent] {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !done(events.events), Date() < deadline {
+            if !receive() { break }
+        }
+        return events.events
+    }
+}
