@@ -232,7 +232,8 @@ import Testing
                 })
                 #expect(routes == [
                     "GET /catalogs", "GET /catalogs/{name}", "PUT /catalogs/{name}", "POST /catalogs/{name}/batches",
-                    "POST /catalogs/{name}/moves", "GET /catalogs/{name}/changes", "GET /catalogs/{name}/layout", "GET /openapi.json",
+                    "POST /catalogs/{name}/moves", "GET /catalogs/{name}/changes", "GET /catalogs/{name}/events", "GET /catalogs/{name}/layout",
+                    "GET /openapi.json",
                 ])
                 let moves = try #require((paths["/catalogs/{name}/moves"]?["post"] as? [String: Any])?["responses"] as? [String: Any])
                 #expect(Set(moves.keys).isSuperset(of: ["200", "400", "404", "409", "412", "422"]))
