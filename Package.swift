@@ -23,6 +23,8 @@ let package = Package(
         // HTTP field names, and graceful shutdown for the server's event streams (Hummingbird
         // builds on both).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The client side of `catalog watch --server`: a streamed response body on every platform.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -107,6 +109,7 @@ let package = Package(
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON", "CatalogBenchmarks", "CatalogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

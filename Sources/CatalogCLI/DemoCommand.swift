@@ -72,14 +72,21 @@ struct DemoCommand: ParsableCommand {
         var item: String
         var target: String
         var result: Result<WriteResult, StoreError>
+        /// What an observer of the catalogue (as `catalog watch` is) received after the move.
+        var watched: CatalogUpdate?
 
         var line: String {
-            switch result {
+            let move = switch result {
             case .success(let write):
                 "move \(item) → \(target): moved, revision \(write.previousRevision) → \(write.revision) (\(write.changeset.summary))"
             case .failure(let error):
                 "move \(item) → \(target): rejected, \(error)"
             }
+            let watcher = watched.map { update in
+                "revision \(update.revision) (from \(update.changeset?.fromRevision ?? 0)): "
+                    + (update.changeset?.summary.split(separator: "\n").joined(separator: "; ") ?? "reset")
+            } ?? "nothing (no revision was made)"
+            return move + "\n    watcher received: " + watcher
         }
 
         var jsonValue: OrderedJSON {
@@ -90,24 +97,52 @@ struct DemoCommand: ParsableCommand {
             case .failure(let error):
                 members += [("outcome", "rejected"), ("error", .string(error.description))]
             }
+            members.append(("watcher", watched.map { update in
+                .object([("revision", .integer(update.revision)), ("changeset", update.changeset?.jsonValue ?? .null)])
+            } ?? .null))
             return .object(members)
         }
     }
 
     /// Moves a book from the full "classics" shelf to "science", which has room for one more,
-    /// then tries a second, which the now full shelf refuses. Nothing happens without the sample
-    /// bookshelf (a custom --samples folder).
+    /// then tries a second, which the now full shelf refuses; an observer of the catalogue, as
+    /// `catalog watch` is, receives the first and nothing for the second. Nothing happens without
+    /// the sample bookshelf (a custom --samples folder).
     private func demonstrateMoves(_ store: CatalogStore) throws -> [MoveOutcome] {
         guard let shelf = try? store.catalog(named: "bookshelf"),
               let from = shelf.sections.first(where: { $0.id == "classics" }), from.items.count >= 2,
               let to = shelf.sections.first(where: { $0.id == "science" }),
               let capacity = to.capacity, to.items.count == capacity - 1 else { return [] }
-        return [from.items[0].id, from.items[1].id].map { item in
+        let watcher = store.observer(of: shelf.name, from: shelf.revision)
+        defer { watcher.finish() }
+        return try [from.items[0].id, from.items[1].id].map { item in
             let result = Result { () throws(StoreError) in
                 try store.move(item: item, toSection: to.id, index: 0, in: shelf.name)
             }
-            return MoveOutcome(item: item, target: to.id, result: result)
+            // This store's commits wake its observers at once: a short wait is plenty.
+            let watched = try Self.waitForUpdate(watcher, atMost: .milliseconds(result.isSuccess ? 2_000 : 50))
+            return MoveOutcome(item: item, target: to.id, result: result, watched: watched)
         }
+    }
+
+    /// The observer's next update, waited for from synchronous code.
+    private static func waitForUpdate(_ observer: CatalogObserver, atMost timeout: Duration) throws -> CatalogUpdate? {
+        let box = UpdateBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do throws(StoreError) {
+                box.result = .success(try await observer.next(waitingAtMost: timeout))
+            } catch {
+                box.result = .failure(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        return try box.result?.get()
+    }
+
+    private final class UpdateBox: @unchecked Sendable {
+        var result: Result<CatalogUpdate?, StoreError>?
     }
 
     /// Lays out the sample bookshelf as shelves on a phone-sized screen and writes the picture
@@ -145,5 +180,12 @@ struct DemoCommand: ParsableCommand {
         let bundled = packageRoot.appendingPathComponent("SampleData").path
         if FileManager.default.fileExists(atPath: bundled) { return bundled }
         throw CLIError("cannot find SampleData/; run from the package folder or pass --samples DIR")
+    }
+}
+
+private extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }

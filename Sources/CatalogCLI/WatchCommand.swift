@@ -1,0 +1,236 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CatalogDiff
+import CatalogImport
+import CatalogJSON
+import CatalogModel
+import CatalogStore
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Print each update of a catalogue as it happens, until interrupted.",
+        discussion: """
+            One line per update (SPEC §9): a reset with the catalogue's size, or the changeset from \
+            the previous update's revision, stage by stage. With --json, one object per line: \
+            {"revision", "changeset"} or {"revision", "reset": true}. Writes by any process on the \
+            database are seen; with --server, a server's event stream is followed instead (and \
+            resumed where it left off if the connection drops). Ctrl-C ends it with exit status 0.
+            """
+    )
+
+    @Argument(help: "The catalogue's name.")
+    var catalog: String
+
+    @Option(help: "A revision you have: start with the changes after it instead of a reset.")
+    var since: Int?
+
+    @Option(help: "Follow this server's event stream (http://host:port) instead of the local database.")
+    var server: String?
+
+    @Option(help: "With --server: the token, when the server protects reads (default: $CATALOG_TOKEN).")
+    var token: String?
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        if let since, since < 0 { throw CLIError("--since: expected a revision (an integer ≥ 0), found \(since)") }
+        let printer = UpdatePrinter(json: json)
+        let follow: @Sendable () async throws -> Void
+        if let server {
+            guard let base = URL(string: server), base.scheme == "http" || base.scheme == "https", base.host != nil else {
+                throw CLIError("--server: expected a URL such as http://127.0.0.1:8080, found \"\(server)\"")
+            }
+            let (catalog, since) = (self.catalog, self.since)
+            let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"]
+            follow = { try await EventStreamFollower(base: base, catalog: catalog, token: token, printer: printer).run(since: since) }
+        } else {
+            let store = try global.openStoreForReading()
+            _ = try store.revision(of: catalog)  // an unknown catalogue is an error before anything prints
+            let updates = store.updates(of: catalog, from: since)
+            follow = {
+                for try await update in updates {
+                    printer.print(revision: update.revision, changeset: update.changeset, catalog: update.catalog)
+                }
+            }
+        }
+        try Interruptible.run(follow)
+    }
+}
+
+/// Runs async work from a synchronous command until it ends or the process is interrupted
+/// (SIGINT or SIGTERM: exit status 0, output flushed).
+enum Interruptible {
+    static func run(_ work: @escaping @Sendable () async throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = ErrorBox()
+        let sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                fflush(nil)
+                Foundation.exit(0)
+            }
+            source.resume()
+            return source
+        }
+        Task {
+            do {
+                try await work()
+            } catch {
+                failure.error = error
+            }
+            done.signal()
+        }
+        done.wait()
+        sources.forEach { $0.cancel() }
+        if let error = failure.error { throw error }
+    }
+
+    private final class ErrorBox: @unchecked Sendable {
+        var error: (any Error)?
+    }
+}
+
+/// How `catalog watch` prints an update, from the local database or a server's stream alike.
+struct UpdatePrinter: Sendable {
+    let json: Bool
+
+    func print(revision: Int, changeset: Changeset?, catalog: Catalog?) {
+        let line: String
+        if json {
+            var members: [(String, OrderedJSON)] = [("revision", .integer(revision))]
+            if let changeset {
+                members.append(("changeset", changeset.jsonValue))
+            } else {
+                members.append(("reset", .bool(true)))
+            }
+            line = OrderedJSON.object(members).serialized(pretty: false)
+        } else if let changeset {
+            let from = changeset.fromRevision.map { " (from \($0))" } ?? ""
+            line = "revision \(revision)\(from): " + changeset.summary.split(separator: "\n").joined(separator: "; ")
+        } else {
+            let size = catalog.map { " — \(plural($0.sections.count, "section")), \(plural($0.itemCount, "item"))" } ?? ""
+            line = "revision \(revision): reset\(size)"
+        }
+        // Straight to the file descriptor: a pipe reading the watcher sees each line as it comes.
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+/// Follows `GET /catalogs/{name}/events` with async-http-client, reconnecting with
+/// `Last-Event-ID` when the connection drops, and prints each event.
+struct EventStreamFollower: Sendable {
+    let base: URL
+    let catalog: String
+    let token: String?
+    let printer: UpdatePrinter
+
+    func run(since: Int?) async throws {
+        var lastID = since
+        var failures = 0
+        while true {
+            do {
+                try await follow(from: &lastID)
+                failures = 0
+            } catch let error as CLIError {
+                throw error
+            } catch {
+                // The server went away: try again, as an EventSource does, from the last event.
+                failures += 1
+                if failures > 30 { throw CLIError("--server: lost the event stream: \(error)") }
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func follow(from lastID: inout Int?) async throws {
+        let name = catalog.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? catalog
+        var request = HTTPClientRequest(url: base.absoluteString.trimmingSuffix("/") + "/catalogs/\(name)/events")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        if let lastID { request.headers.add(name: "Last-Event-ID", value: String(lastID)) }
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        let response = try await HTTPClient.shared.execute(request, timeout: .hours(24 * 365))
+        guard response.status == .ok else {
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let detail = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["detail"] as? String
+            throw CLIError("--server: \(response.status.code) \(detail ?? response.status.reasonPhrase)")
+        }
+        var parser = ServerSentEventParser()
+        for try await chunk in response.body {
+            for event in parser.feed(chunk.readableBytesView) {
+                guard let id = event.id.flatMap({ Int($0) }) else { continue }
+                switch event.event {
+                case "changes":
+                    let changeset = try JSONDecoder().decode(Changeset.self, from: Data(event.data.utf8))
+                    printer.print(revision: id, changeset: changeset, catalog: nil)
+                default:
+                    let catalog = try? CatalogImporter.decode(Data(event.data.utf8), fileName: "event.json").catalog
+                    printer.print(revision: id, changeset: nil, catalog: catalog)
+                }
+                lastID = id
+            }
+        }
+    }
+}
+
+/// The event stream format (the WHATWG's `text/event-stream`): lines of `field: value`, an empty
+/// line ending an event, `:` starting a comment; `data` lines joined with line breaks.
+struct ServerSentEventParser {
+    struct Event: Equatable {
+        var event = "message"
+        var id: String?
+        var data = ""
+    }
+
+    private var line: [UInt8] = []
+    private var current = Event()
+    private var hasData = false
+
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
+        var events: [Event] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                if let event = take(String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line[...], as: UTF8.self)) {
+                    events.append(event)
+                }
+                line.removeAll(keepingCapacity: true)
+            } else {
+                line.append(byte)
+            }
+        }
+        return events
+    }
+
+    private mutating func take(_ line: String) -> Event? {
+        if line.isEmpty {
+            defer { (current, hasData) = (Event(), false) }
+            return hasData ? current : nil
+        }
+        if line.hasPrefix(":") { return nil }
+        let (field, value) = line.firstIndex(of: ":").map { colon in
+            (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+        } ?? (line, "")
+        switch field {
+        case "event": current.event = value
+        case "id": current.id = value
+        case "data":
+            current.data += hasData ? "\n" + value : value
+            hasData = true
+        default: break
+        }
+        return nil
+    }
+}
+
+private extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}
