@@ -7,14 +7,14 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import, diff, layout, writes, http. Example: swift run -c release catalog bench writes"
+        discussion: "Suites: import, diff, layout, writes, http, live. Example: swift run -c release catalog bench writes"
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff, layout, writes, http
+        case all, `import`, diff, layout, writes, http, live
     }
 
-    @Argument(help: "Which suite: all, import, diff, layout, writes or http.")
+    @Argument(help: "Which suite: all, import, diff, layout, writes, http or live.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
@@ -98,6 +98,9 @@ struct BenchCommand: ParsableCommand {
                 generator = wrk
             }
             results += try HTTPBenchmark(connections: connections, loadGenerator: generator, rounds: self.runs ?? 3).run(log: log)
+        }
+        if suite == .all || suite == .live {
+            results += try LiveBenchmark(moves: moves, largeBooks: items, runs: runs).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

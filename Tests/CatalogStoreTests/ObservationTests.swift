@@ -152,3 +152,31 @@ extension Catalog {
         return copy
     }
 }
+
+extension ObservationTests {
+    @Test func manyObserversKeepUpWithAsyncWrites() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-many-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: folder.appendingPathComponent("catalog.sqlite").path)
+        try store.replace(Self.shelves)
+        let last = 1 + 100
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<10 {
+                let updates = store.updates(of: "shelf", from: 1)
+                group.addTask {
+                    var count = 0
+                    for try await update in updates {
+                        count += 1
+                        if update.revision >= last { break }
+                    }
+                    return count
+                }
+            }
+            for i in 0..<100 {
+                try await store.move(item: "a0", toSection: "a", index: i % 2 == 0 ? 2 : 0, in: "shelf")
+            }
+            for try await count in group { #expect(count >= 1) }
+        }
+    }
+}
