@@ -13,6 +13,11 @@ public struct Changeset: Sendable, Hashable, Codable {
 
     /// Whether the changeset changes nothing.
     @inlinable public var isEmpty: Bool { stages.allSatisfy(\.isEmpty) }
+
+    /// Every index and move the changeset lists, over all its stages.
+    public var operationCount: Int {
+        stages.reduce(0) { $0 + $1.sections.count + $1.items.count }
+    }
 }
 
 /// One `performBatchUpdates` call. Deletes, reloads and move sources use indices of the state

@@ -51,13 +51,6 @@ extension CatalogStore {
     }
 }
 
-extension Changeset {
-    /// Every index and move the changeset lists, over all its stages.
-    public var operationCount: Int {
-        stages.reduce(0) { $0 + $1.sections.count + $1.items.count }
-    }
-}
-
 /// Updates computed lately, by catalogue and revisions: observers in step share each one.
 final class UpdateCache: @unchecked Sendable {
     struct Key: Hashable {

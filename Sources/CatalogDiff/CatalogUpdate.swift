@@ -1,4 +1,3 @@
-import CatalogDiff
 import CatalogModel
 
 /// How a catalogue changed since an observer last heard (SPEC §9): the catalogue now, and either
@@ -23,5 +22,12 @@ public struct CatalogUpdate: Sendable, Hashable {
     /// A reset to `catalog`.
     public static func reset(_ catalog: Catalog) -> CatalogUpdate {
         CatalogUpdate(revision: catalog.revision, catalog: catalog, changeset: nil, stages: [])
+    }
+
+    public init(revision: Int, catalog: Catalog, changeset: Changeset?, stages: [Catalog]) {
+        self.revision = revision
+        self.catalog = catalog
+        self.changeset = changeset
+        self.stages = stages
     }
 }
