@@ -9,8 +9,8 @@ import GRDB
 /// and diffs them with the previous fetch — measured in the same run, on files of their own.
 ///
 /// - Write → observer: `observers` observers of a `books`-book catalogue, `moves` moves as fast
-///   as the store takes them; the time from each write call's return to each observer's update
-///   (0 when the update arrives first), p50 and p99 over every update of every observer.
+///   as the store takes them; the time from each write call to each observer's update of it
+///   (the write's own commit included), p50 and p99 over every update of every observer.
 /// - CPU a write: process CPU time per move at `largeBooks` books with one observer in step
 ///   (the writer waits for each update before the next move).
 /// - Per-stage data: `Changeset.stagedCatalogs` of a two-stage changeset at `largeBooks` items,
@@ -79,7 +79,7 @@ public struct LiveBenchmark: Sendable {
         return catalog
     }
 
-    /// Milliseconds from each write's return to each observer's update of that revision.
+    /// Milliseconds from each write call to each observer's update of that revision.
     static func ourLatencies(books: Int, observers: Int, moves: Int, folder: URL, name: String,
                              otherConnection: Bool = false) async throws -> [Double] {
         let path = folder.appendingPathComponent("\(name).sqlite").path
@@ -107,11 +107,12 @@ public struct LiveBenchmark: Sendable {
             await ready.wait()
             try await Task.sleep(for: .milliseconds(50))
             for i in 0..<moves {
+                let called = Clock.nowMS()
                 try await writer.move(item: book, toSection: shelf, index: i % 2 == 0 ? 5 : 0, in: "books")
-                returned.set(start + i + 1, Clock.nowMS())
+                returned.set(start + i + 1, called)
             }
             var all: [Double] = []
-            for try await part in group { all += part.map { max(0, $0.at - returned.wait($0.revision)) } }
+            for try await part in group { all += part.map { $0.at - returned.wait($0.revision) } }
             return all
         }
     }
@@ -209,11 +210,12 @@ public struct LiveBenchmark: Sendable {
             await ready.wait()
             try await Task.sleep(for: .milliseconds(50))
             for i in 0..<moves {
+                let called = Clock.nowMS()
                 try await pool.write { db in try baselineMove(i, in: db) }
-                returned.set(i + 1, Clock.nowMS())
+                returned.set(i + 1, called)
             }
             var all: [Double] = []
-            for try await part in group { all += part.map { max(0, $0.at - returned.wait($0.revision)) } }
+            for try await part in group { all += part.map { $0.at - returned.wait($0.revision) } }
             return all
         }
     }
@@ -250,7 +252,7 @@ public struct LiveBenchmark: Sendable {
         var result: Result<T, any Error>?
     }
 
-    /// When each revision's write call returned (read once the writes are done).
+    /// When each revision's write was called (read once the writes are done).
     final class Timestamps: @unchecked Sendable {
         private let condition = NSCondition()
         private var times: [Double?]

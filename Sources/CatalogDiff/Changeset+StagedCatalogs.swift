@@ -21,15 +21,23 @@ extension Changeset {
             guard let after = backward[k + 1] else { break }
             backward[k] = Replay<String, String>.undo(stages[k], from: after)
         }
+        // The forward replay (which checks every rule as it goes) is needed only where the
+        // backward one does not know every id: where a later stage deletes something.
+        let backwardKnowsAll = backward[1..<stages.count].allSatisfy { state in
+            state.map { $0.sections.allSatisfy { $0.isKnown && $0.id != nil && !$0.items.contains(nil) } } ?? false
+        }
         var replay = Replay(changeset: self, a: shapeA, b: shapeB)
-        var forward = State(shapeA)
+        var forward = backwardKnowsAll ? nil : State(shapeA)
         var content = ContentIndex(a: a, b: b)
         var catalogs: [Catalog] = []
         catalogs.reserveCapacity(stages.count)
         for k in stages.indices.dropLast() {
             let known = backward[k + 1]
-            forward = replay.apply(stages[k], k, to: forward, expected: known) ?? known ?? forward
-            catalogs.append(content.catalog(forward, known, revisionOf: b))
+            if let before = forward {
+                forward = replay.apply(stages[k], k, to: before, expected: known) ?? known ?? before
+            }
+            guard let state = forward ?? known else { continue }
+            catalogs.append(content.catalog(state, forward == nil ? nil : known, revisionOf: b))
         }
         catalogs.append(b)
         return catalogs
@@ -37,14 +45,17 @@ extension Changeset {
 }
 
 /// Sections and items of two catalogues by id, for building the catalogues between them: `b`'s
-/// sections whole where a state holds them unchanged, `b`'s (else `a`'s) items otherwise. The
-/// item lookups are built only when a state needs them.
+/// sections whole where a state holds them unchanged, `b`'s (else `a`'s) items otherwise. Items
+/// are looked for first in `b`'s section of the same id (indexed one section at a time, as a
+/// state needs them), and in the whole of both catalogues only for an item that `b` holds
+/// elsewhere or not at all.
 private struct ContentIndex {
     let a: Catalog
     let b: Catalog
     private let sectionsOfB: [String: Int]
     private let sectionsOfA: [String: Int]
     private var items: [String: Item]?
+    private var sectionItems: [String: [String: Item]] = [:]
 
     init(a: Catalog, b: Catalog) {
         self.a = a
@@ -71,13 +82,19 @@ private struct ContentIndex {
             }
             var section = sectionsOfB[id].map { b.sections[$0] } ?? sectionsOfA[id].map { a.sections[$0] }
                 ?? Section(id: id, kind: .bookshelf)
-            section.items = ids.map { itemNamed($0) }
+            section.items = ids.map { itemNamed($0, inSection: id) }
             sections.append(section)
         }
         return Catalog(name: b.name, revision: b.revision, sections: sections)
     }
 
-    private mutating func itemNamed(_ id: String) -> Item {
+    private mutating func itemNamed(_ id: String, inSection section: String) -> Item {
+        if sectionItems[section] == nil {
+            var index: [String: Item] = [:]
+            for item in sectionsOfB[section].map({ b.sections[$0].items }) ?? [] { index[item.id] = item }
+            sectionItems[section] = index
+        }
+        if let item = sectionItems[section]?[id] { return item }
         if items == nil {
             var index: [String: Item] = [:]
             index.reserveCapacity(b.itemCount)

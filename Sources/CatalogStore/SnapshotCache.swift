@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 import Foundation
 
@@ -30,6 +31,29 @@ final class SnapshotCache: @unchecked Sendable {
             if let kept = entries[pk], kept.revision > catalog.revision { return }
             if entries[pk] == nil, entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
             entries[pk] = catalog
+        }
+    }
+
+    /// Brings the kept catalogue named `name` from `revision` to `revision + 1` by a write whose
+    /// changeset moved one item and did nothing else (the commonest write: a book dragged to
+    /// another place), and returns it; nil, keeping nothing new, for any other write or when that
+    /// revision is not kept. Called after the write committed.
+    func advance(named name: String, from revision: Int, by changeset: Changeset) -> Catalog? {
+        lock.withLock {
+            guard let (pk, kept) = entries.first(where: { $0.value.name == name && $0.value.revision == revision }),
+                  changeset.stages.count == 1, let stage = changeset.stages.first, stage.sections.isEmpty,
+                  stage.items.deleted.isEmpty, stage.items.inserted.isEmpty, stage.items.reloaded.isEmpty,
+                  stage.items.moved.count == 1, let move = stage.items.moved.first,
+                  kept.sections.indices.contains(move.from.section), kept.sections.indices.contains(move.to.section),
+                  kept.sections[move.from.section].items.indices.contains(move.from.item)
+            else { return nil }
+            var catalog = kept
+            let item = catalog.sections[move.from.section].items.remove(at: move.from.item)
+            guard move.to.item <= catalog.sections[move.to.section].items.count else { return nil }
+            catalog.sections[move.to.section].items.insert(item, at: move.to.item)
+            catalog.revision = revision + 1
+            entries[pk] = catalog
+            return catalog
         }
     }
 }
