@@ -47,14 +47,13 @@ extension Changeset {
 /// Sections and items of two catalogues by id, for building the catalogues between them: `b`'s
 /// sections whole where a state holds them unchanged, `b`'s (else `a`'s) items otherwise. Items
 /// are looked for first in `b`'s section of the same id (indexed one section at a time, as a
-/// state needs them), and in the whole of both catalogues only for an item that `b` holds
-/// elsewhere or not at all.
+/// state needs them); the few that `b` holds elsewhere, or not at all, in one pass over both
+/// catalogues.
 private struct ContentIndex {
     let a: Catalog
     let b: Catalog
     private let sectionsOfB: [String: Int]
     private let sectionsOfA: [String: Int]
-    private var items: [String: Item]?
     private var sectionItems: [String: [String: Item]] = [:]
 
     init(a: Catalog, b: Catalog) {
@@ -69,6 +68,10 @@ private struct ContentIndex {
                           revisionOf b: Catalog) -> Catalog {
         var sections: [Section] = []
         sections.reserveCapacity(forward.sections.count)
+        // Sections that differ from b's, with their ids; filled once the items that b's section
+        // of the same id lacks have been found elsewhere.
+        var differing: [(index: Int, ids: [String])] = []
+        var missing = Set<String>()
         for (s, slot) in forward.sections.enumerated() {
             let other = backward.map { $0.sections[s] }
             let id = slot.id ?? other?.id ?? ""
@@ -82,26 +85,35 @@ private struct ContentIndex {
             }
             var section = sectionsOfB[id].map { b.sections[$0] } ?? sectionsOfA[id].map { a.sections[$0] }
                 ?? Section(id: id, kind: .bookshelf)
-            section.items = ids.map { itemNamed($0, inSection: id) }
+            let own = itemsOfB(inSection: id)
+            for itemID in ids where own[itemID] == nil { missing.insert(itemID) }
+            section.items = []
+            differing.append((sections.count, ids))
             sections.append(section)
+        }
+        // Items that came from another section (or that b no longer has): one pass over b, then
+        // a, for just those ids.
+        var found: [String: Item] = [:]
+        if !missing.isEmpty {
+            for catalog in [b, a] {
+                for section in catalog.sections {
+                    for item in section.items where found[item.id] == nil && missing.contains(item.id) { found[item.id] = item }
+                }
+            }
+        }
+        for (index, ids) in differing {
+            let own = itemsOfB(inSection: sections[index].id)
+            sections[index].items = ids.map { own[$0] ?? found[$0] ?? Item(id: $0, content: .book(Book(title: "", cover: ""))) }
         }
         return Catalog(name: b.name, revision: b.revision, sections: sections)
     }
 
-    private mutating func itemNamed(_ id: String, inSection section: String) -> Item {
-        if sectionItems[section] == nil {
-            var index: [String: Item] = [:]
-            for item in sectionsOfB[section].map({ b.sections[$0].items }) ?? [] { index[item.id] = item }
-            sectionItems[section] = index
-        }
-        if let item = sectionItems[section]?[id] { return item }
-        if items == nil {
-            var index: [String: Item] = [:]
-            index.reserveCapacity(b.itemCount)
-            for section in a.sections { for item in section.items { index[item.id] = item } }
-            for section in b.sections { for item in section.items { index[item.id] = item } }
-            items = index
-        }
-        return items![id] ?? Item(id: id, content: .book(Book(title: "", cover: "")))
+    /// The items of b's section `id` (if b has one) by id, indexed on first use.
+    private mutating func itemsOfB(inSection id: String) -> [String: Item] {
+        if let index = sectionItems[id] { return index }
+        var index: [String: Item] = [:]
+        for item in sectionsOfB[id].map({ b.sections[$0].items }) ?? [] { index[item.id] = item }
+        sectionItems[id] = index
+        return index
     }
 }
