@@ -22,6 +22,8 @@ struct EventStream: Sendable {
     let keepAlive: Duration
     /// Changesets of more operations than this are sent as resets.
     let resetThreshold: Int
+    /// Events encoded lately: subscribers in step send the same bytes, encoded once.
+    let encoded = EncodedEvents()
 
     func response(_ request: Request, name: String) throws -> Response {
         let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
@@ -48,7 +50,7 @@ struct EventStream: Sendable {
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                         continue
                     }
-                    try await writer.write(Self.event(update, first: first))
+                    try await writer.write(encoded.event(update, first: first))
                     first = false
                 }
             } onGracefulShutdown: {
@@ -86,4 +88,31 @@ struct EventStream: Sendable {
 
 extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
+}
+
+/// The bytes of recent events by catalogue, revisions and kind, so that a thousand subscribers
+/// of one catalogue cost one encoding per update (and share one buffer), not a thousand.
+final class EncodedEvents: @unchecked Sendable {
+    private struct Key: Hashable {
+        var name: String
+        var from: Int?
+        var to: Int
+        var first: Bool
+    }
+
+    private let lock = NSLock()
+    private var entries: [Key: ByteBuffer] = [:]
+    private let limit = 64
+
+    func event(_ update: CatalogUpdate, first: Bool) -> ByteBuffer {
+        let key = Key(name: update.catalog.name, from: update.changeset?.fromRevision, to: update.revision,
+                      first: update.changeset == nil && first)
+        if let kept = lock.withLock({ entries[key] }) { return kept }
+        let bytes = EventStream.event(update, first: first)
+        lock.withLock {
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            entries[key] = bytes
+        }
+        return bytes
+    }
 }

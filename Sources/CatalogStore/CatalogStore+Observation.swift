@@ -125,8 +125,11 @@ public final class CatalogObserver: @unchecked Sendable {
             }
             if have != current {
                 let update = try store.update(of: name, since: have, resetThreshold: resetThreshold)
-                lock.withLock { revision = update.revision }
-                return update
+                // Never an update that brings nothing: each one moves the observer on.
+                if update.revision != have {
+                    lock.withLock { revision = update.revision }
+                    return update
+                }
             }
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return nil }
