@@ -8,7 +8,7 @@ resident memory (VmHWM), the answers the hostile requests got, and the latency o
 
 Usage: Scripts/hostile-bodies.py PATH/TO/catalog [--concurrent 8] [--body-mib 16]
 """
-import argparse, http.client, os, re, subprocess, sys, tempfile, threading, time
+import argparse, catalog_server, http.client, os, re, subprocess, sys, tempfile, threading, time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("binary")
@@ -17,17 +17,10 @@ parser.add_argument("--body-mib", type=int, default=16)
 parser.add_argument("--json", action="store_true")
 args = parser.parse_args()
 
-folder = tempfile.mkdtemp()
-db = os.path.join(folder, "catalog.sqlite")
-samples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "SampleData")
-subprocess.run([args.binary, "demo", "--db", db, "--samples", samples], check=True, stdout=subprocess.DEVNULL)
-server = subprocess.Popen([args.binary, "serve", "--port", "0", "--db", db, "--log-level", "warning"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-port = int(re.search(r":(\d+) ", server.stdout.readline()).group(1))
+server, port = catalog_server.serve(args.binary, catalog_server.fresh_database(args.binary))
 
 def rss(field):
-    with open(f"/proc/{server.pid}/status") as status:
-        return int(next(l for l in status if l.startswith(field)).split()[1]) // 1024
+    return catalog_server.memory(server.pid, field) >> 20
 
 size = (args.body_mib << 20) - 1024  # just under the default body limit
 bodies = [

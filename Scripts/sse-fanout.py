@@ -9,7 +9,7 @@ server's resident memory per subscriber (after all connected, less before).
 
 Usage: Scripts/sse-fanout.py PATH/TO/catalog [--subscribers 1000] [--moves-per-second 100] [--seconds 30]
 """
-import argparse, http.client, json, multiprocessing, os, re, resource, selectors, socket, subprocess, tempfile, time
+import argparse, catalog_server, http.client, json, multiprocessing, os, re, resource, selectors, socket, subprocess, tempfile, time
 
 parser = argparse.ArgumentParser()
 parser.add_argument("binary")
@@ -20,18 +20,12 @@ args = parser.parse_args()
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, args.subscribers + 256)), hard))
 
-folder = tempfile.mkdtemp()
-db = os.path.join(folder, "catalog.sqlite")
-samples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "SampleData")
-subprocess.run([args.binary, "demo", "--db", db, "--samples", samples], check=True, stdout=subprocess.DEVNULL)
-server = subprocess.Popen([args.binary, "serve", "--port", "0", "--db", db, "--log-level", "warning"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-port = int(re.search(r":(\d+) ", server.stdout.readline()).group(1))
+db = catalog_server.fresh_database(args.binary)
+server, port = catalog_server.serve(args.binary, db)
 start = json.loads(subprocess.run([args.binary, "show", "bookshelf", "--json", "--db", db], capture_output=True, check=True).stdout)["revision"]
 
 def rss():
-    with open(f"/proc/{server.pid}/status") as status:
-        return int(next(l for l in status if l.startswith("VmRSS")).split()[1]) * 1024
+    return catalog_server.memory(server.pid)
 
 before = rss()
 selector = selectors.DefaultSelector()

@@ -11,7 +11,7 @@ and moves with no picture load, measured in the same run.
 
 Usage: Scripts/starvation.py PATH/TO/catalog [--clients 8] [--seconds 10] [--json]
 """
-import argparse, http.client, json, os, random, re, subprocess, tempfile, threading, time, urllib.parse
+import argparse, catalog_server, http.client, json, os, random, re, subprocess, tempfile, threading, time, urllib.parse
 
 parser = argparse.ArgumentParser()
 parser.add_argument("binary")
@@ -20,16 +20,14 @@ parser.add_argument("--seconds", type=float, default=10)
 parser.add_argument("--json", action="store_true")
 args = parser.parse_args()
 
-folder = tempfile.mkdtemp()
-db, file = os.path.join(folder, "catalog.sqlite"), os.path.join(folder, "books.json")
+db = catalog_server.fresh_database(args.binary, demo=False)
+file = os.path.join(os.path.dirname(db), "books.json")
 subprocess.run([args.binary, "generate", "--items", "100000", "--sections", "1000", "--kind", "bookshelf",
                 "--name", "books", "--out", file], check=True, stdout=subprocess.DEVNULL)
 subprocess.run([args.binary, "import", file, "--db", db], check=True, stdout=subprocess.DEVNULL)
-samples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "SampleData")
-subprocess.run([args.binary, "import", os.path.join(samples, "bookshelf.json"), "--db", db], check=True, stdout=subprocess.DEVNULL)
-server = subprocess.Popen([args.binary, "serve", "--port", "0", "--db", db, "--log-level", "warning"],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-port = int(re.search(r":(\d+) ", server.stdout.readline()).group(1))
+subprocess.run([args.binary, "import", os.path.join(catalog_server.SAMPLES, "bookshelf.json"), "--db", db],
+               check=True, stdout=subprocess.DEVNULL)
+server, port = catalog_server.serve(args.binary, db)
 snapshot = json.loads(subprocess.run([args.binary, "show", "bookshelf", "--json", "--db", db], capture_output=True, check=True).stdout)
 first_shelf = snapshot["sections"][0]
 book, shelf = first_shelf["items"][0]["id"], first_shelf["id"]
