@@ -127,23 +127,9 @@ struct DemoCommand: ParsableCommand {
 
     /// The observer's next update, waited for from synchronous code.
     private static func waitForUpdate(_ observer: CatalogObserver, atMost timeout: Duration) throws -> CatalogUpdate? {
-        let box = UpdateBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do throws(StoreError) {
-                box.result = .success(try await observer.next(waitingAtMost: timeout))
-            } catch {
-                box.result = .failure(error)
-            }
-            done.signal()
-        }
-        done.wait()
-        return try box.result?.get()
+        try waitFor { try await observer.next(waitingAtMost: timeout) }
     }
 
-    private final class UpdateBox: @unchecked Sendable {
-        var result: Result<CatalogUpdate?, StoreError>?
-    }
 
     /// Lays out the sample bookshelf as shelves on a phone-sized screen and writes the picture
     /// beside the database; returns its path. Without a bookshelf it draws the first catalogue.

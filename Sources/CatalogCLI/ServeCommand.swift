@@ -97,24 +97,12 @@ struct ServeCommand: ParsableCommand {
                 FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.path))\n".utf8))
             })
         // The server runs on its own event loops; this thread waits until it has shut down.
-        let finished = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
-        Task {
-            do {
-                try await app.runService()
-            } catch {
-                failure.error = error
-            }
-            finished.signal()
+        do {
+            try waitFor { try await app.runService() }
+        } catch {
+            throw CLIError("the server stopped: \(error)")
         }
-        finished.wait()
-        if let error = failure.error { throw CLIError("the server stopped: \(error)") }
     }
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-/// Carries the server's error from its task to the waiting thread.
-private final class FailureBox: @unchecked Sendable {
-    var error: (any Error)?
-}

@@ -81,3 +81,24 @@ final class ProgressBar {
         if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 }
+
+/// The result of async `work`, waited for on the calling thread (a synchronous command's).
+func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            box.result = .success(try await work())
+        } catch {
+            box.result = .failure(error)
+        }
+        done.signal()
+    }
+    done.wait()
+    return try box.result!.get()
+}
+
+/// Carries a result from a task to the thread that waits for it.
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}

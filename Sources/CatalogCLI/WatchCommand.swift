@@ -68,8 +68,6 @@ struct WatchCommand: ParsableCommand {
 /// (SIGINT or SIGTERM: exit status 0, output flushed).
 enum Interruptible {
     static func run(_ work: @escaping @Sendable () async throws -> Void) throws {
-        let done = DispatchSemaphore(value: 0)
-        let failure = ErrorBox()
         let sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -80,21 +78,8 @@ enum Interruptible {
             source.resume()
             return source
         }
-        Task {
-            do {
-                try await work()
-            } catch {
-                failure.error = error
-            }
-            done.signal()
-        }
-        done.wait()
-        sources.forEach { $0.cancel() }
-        if let error = failure.error { throw error }
-    }
-
-    private final class ErrorBox: @unchecked Sendable {
-        var error: (any Error)?
+        defer { sources.forEach { $0.cancel() } }
+        try waitFor(work)
     }
 }
 
