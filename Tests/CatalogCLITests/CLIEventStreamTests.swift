@@ -12,7 +12,7 @@ struct CLIEventStreamTests {
     }
 
     @Test("kill -9 between two events, restart, resume with Last-Event-ID")
-    func resumeAfterKill() throws {
+    func resumeAfterKill() async throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
         _ = try cli.succeed(["demo", "--db", cli.db])
@@ -22,11 +22,11 @@ struct CLIEventStreamTests {
         var server = try ServerProcess(arguments: ["--db", cli.db], folder: cli.folder)
         var stream = try RawConnection(port: server.port)
         stream.openEventStream("/catalogs/bookshelf/events")
-        let snapshot = try #require(stream.awaitEvents(1).first)
+        let snapshot = try #require(await stream.awaitEvents(1).first)
         #expect(snapshot.event == "snapshot")
         let start = try #require(snapshot.id.flatMap { Int($0) })
         try move(0)  // another process writes: the server sees it through its poll
-        let first = stream.awaitEvents { $0.last?.id == "\(start + 1)" }
+        let first = await stream.awaitEvents { $0.last?.id == "\(start + 1)" }
         #expect(first.last?.event == "changes", "\(stream.text)")
         let lastSeen = try #require(first.last?.id)
 
@@ -36,9 +36,9 @@ struct CLIEventStreamTests {
         server = try ServerProcess(arguments: ["--db", cli.db], folder: cli.folder)
         stream = try RawConnection(port: server.port)
         stream.openEventStream("/catalogs/bookshelf/events", headers: ["Last-Event-ID": lastSeen])
-        let resumed = stream.awaitEvents { $0.last?.id == "\(start + 2)" }
+        let resumed = await stream.awaitEvents { $0.last?.id == "\(start + 2)" }
         try move(2)
-        let all = stream.awaitEvents { $0.last?.id == "\(start + 3)" }
+        let all = await stream.awaitEvents { $0.last?.id == "\(start + 3)" }
         #expect(resumed.first?.event == "changes" && all.allSatisfy { $0.event == "changes" }, "\(stream.text)")
         // From the last revision seen before the crash to now, each event where the one before ended.
         var revision = start + 1
@@ -56,6 +56,6 @@ struct CLIEventStreamTests {
         if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) }
         server.process.waitUntilExit()
         #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
-        #expect(stream.drainUntilClosed())
+        #expect(await stream.drainUntilClosed())
     }
 }

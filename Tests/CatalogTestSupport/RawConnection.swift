@@ -58,15 +58,31 @@ public final class RawConnection {
     }
 
     /// Reads everything the server sent and reports whether it then closed the connection
-    /// (true), or keeps it open with nothing more to say for a read timeout (false). Unlike
+    /// (true), or keeps it open with nothing more to say for `seconds` (false). Unlike
     /// ``isClosedByServer``, this sees a close behind unread data.
-    public func drainUntilClosed() -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count == 0 { return true }
-            if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }
+    public func drainUntilClosed(quietFor seconds: Double = 1) async -> Bool {
+        var quietSince = Date()
+        while Date().timeIntervalSince(quietSince) < seconds {
+            switch poll() {
+            case .closed: return true
+            case .received: quietSince = Date()
+            case .nothing: try? await Task.sleep(for: .milliseconds(5))
+            }
         }
+        return false
+    }
+
+    private enum PollResult { case received, nothing, closed }
+
+    /// One read that does not wait: what arrived is appended to what was received.
+    private func poll() -> PollResult {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if count > 0 {
+            received += buffer[0..<count]
+            return .received
+        }
+        return count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) ? .closed : .nothing
     }
 
     /// Everything received so far, as text.
@@ -111,16 +127,30 @@ extension RawConnection {
     }
 
     /// Reads until `count` events have arrived or `seconds` pass; returns the events.
-    public func awaitEvents(_ count: Int, seconds: Double = 5) -> [ServerSentEvent] {
-        awaitEvents(seconds: seconds) { $0.count >= count }
+    public func awaitEvents(_ count: Int, seconds: Double = 5) async -> [ServerSentEvent] {
+        await awaitEvents(seconds: seconds) { $0.count >= count }
     }
 
     /// Reads until the events received satisfy `done` or `seconds` pass; returns the events.
-    public func awaitEvents(seconds: Double = 5, until done: ([ServerSentEvent]) -> Bool) -> [ServerSentEvent] {
+    public func awaitEvents(seconds: Double = 5, until done: ([ServerSentEvent]) -> Bool) async -> [ServerSentEvent] {
+        await awaitStream(seconds: seconds) { done($0.events) }.events
+    }
+
+    /// Reads until the events and keep-alives received satisfy `done`, the server closes the
+    /// stream or `seconds` pass; returns them. Waiting suspends rather than blocks, so a test
+    /// never holds a thread the server under test may need.
+    @discardableResult
+    public func awaitStream(seconds: Double = 5,
+                            until done: ((events: [ServerSentEvent], keepAlives: Int)) -> Bool) async
+        -> (events: [ServerSentEvent], keepAlives: Int) {
         let deadline = Date().addingTimeInterval(seconds)
-        while !done(events.events), Date() < deadline {
-            if !receive() { break }
+        while !done(events), Date() < deadline {
+            switch poll() {
+            case .closed: return events
+            case .received: continue
+            case .nothing: try? await Task.sleep(for: .milliseconds(5))
+            }
         }
-        return events.events
+        return events
     }
 }
