@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
         .library(name: "CatalogImport", targets: ["CatalogImport"]),
         .library(name: "CatalogStore", targets: ["CatalogStore"]),
+        .library(name: "CatalogUIKit", targets: ["CatalogUIKit"]),
         .executable(name: "catalog", targets: ["catalog"]),
     ],
     dependencies: [
@@ -39,6 +40,10 @@ let package = Package(
         // Geometry of collection-view layouts (flow, waterfall, circular, shelf, carousel), rect
         // queries, hit tests, update animations and SVG pictures. Pure: no UIKit, no GRDB, no I/O.
         .target(name: "CatalogLayout", dependencies: ["CatalogModel", "CatalogDiff", "CCatalogSupport"]),
+
+        // A UICollectionView target for CollectionUpdater and a UICollectionViewLayout answering
+        // from CatalogLayout; only forwarding, compiled where UIKit exists (empty elsewhere).
+        .target(name: "CatalogUIKit", dependencies: ["CatalogModel", "CatalogDiff", "CatalogLayout"]),
 
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),

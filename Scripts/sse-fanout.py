@@ -84,6 +84,7 @@ while time.monotonic() < deadline + 2:
         state["buffer"] = buffer[cut + 2:]
     peak = max(peak, rss())
 process.join()
+after = rss()
 answered = dict(answered)
 latencies = [now - answered[revision] for revision, now in received if revision in answered]
 final = max(answered) if answered else start
@@ -97,4 +98,4 @@ print(f"{args.subscribers} subscribers, {len(answered)} moves in {args.seconds:.
       f"{sum(s['events'] for s in subscribers)} events, {bad} out of order or with a gap, {behind} subscribers not at the last revision")
 print(f"move answered → subscriber's event: p50 {p(0.5):.1f} ms, p99 {p(0.99):.1f} ms")
 print(f"server memory: {before / 2**20:.0f} MB before, {connected / 2**20:.0f} MB with every subscriber, peak {peak / 2**20:.0f} MB "
-      f"→ {(peak - before) / args.subscribers / 1024:.1f} KiB per subscriber at the peak")
+      f"→ {(peak - before) / args.subscribers / 1024:.1f} KiB per subscriber at the peak; {after / 2**20:.0f} MB after the writes")

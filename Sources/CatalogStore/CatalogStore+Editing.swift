@@ -14,7 +14,7 @@ extension CatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
         let batch = batch.canonicalized()
-        return didWrite(try combinedWrite { db in try Self.write(batch, to: catalog, in: db) })
+        return try combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
     /// ``apply(_:to:)`` for async callers: the task waits for its transaction without holding a
@@ -22,18 +22,18 @@ extension CatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
         let batch = batch.canonicalized()
-        return didWrite(try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) })
+        return try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
-    /// After a committed batch: a move brings the kept snapshot to the new revision, and the
-    /// update its observers need is made from the write's own changeset (no diff, no reload).
-    private func didWrite(_ result: WriteResult) -> WriteResult {
+    /// After a committed write, before its observers wake: a move brings the kept snapshot to
+    /// the new revision, and the update they need is made from the write's own changeset (no
+    /// diff, no reload), once for all of them.
+    func didWrite(_ result: WriteResult) {
         guard result.revision == result.previousRevision + 1,
               let catalog = snapshots.advance(named: result.catalog, from: result.previousRevision, by: result.changeset)
-        else { return result }
+        else { return }
         updateCache.keep(CatalogUpdate(revision: result.revision, catalog: catalog, changeset: result.changeset, stages: [catalog]),
                          for: UpdateCache.Key(name: result.catalog, from: result.previousRevision, to: result.revision))
-        return result
     }
 
     /// What ``apply(_:to:)`` would do, computed in a read transaction that writes nothing: the

@@ -28,30 +28,37 @@ extension CatalogStore {
         CatalogObserver(store: self, name: name, from: revision, resetThreshold: resetThreshold)
     }
 
-    /// The update from `revision` (nil: a reset) to the current one, in one read transaction.
-    func update(of name: String, since revision: Int?, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
+    /// The update from `revision` (nil: a reset) to `current` or later, in one read
+    /// transaction; observers asking for the same one at once share one computation.
+    func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try catalog(named: name)) }
-        let key = UpdateCache.Key(name: name, from: revision, to: try self.revision(of: name))
-        if let kept = updateCache.update(for: key) { return kept }
-        let update: CatalogUpdate
-        do {
-            let (old, current, restoredContent) = try revisions(of: name, since: revision)
-            let changeset = try Self.changeset(from: old, to: current, restoredContent: restoredContent)
-            if changeset.operationCount > resetThreshold {
-                update = .reset(current)
-            } else {
-                update = CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
-                                       stages: changeset.stagedCatalogs(from: old, to: current))
+        return try updateCache.update(for: UpdateCache.Key(name: name, from: revision, to: current)) { () throws(StoreError) in
+            do throws(StoreError) {
+                let (old, current, restoredContent) = try revisions(of: name, since: revision)
+                let changeset = try Self.changeset(from: old, to: current, restoredContent: restoredContent)
+                if changeset.operationCount > resetThreshold { return .reset(current) }
+                return CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
+                                     stages: changeset.stagedCatalogs(from: old, to: current))
+            } catch .revisionTooOld {
+                return .reset(try catalog(named: name))
             }
-        } catch .revisionTooOld {
-            update = .reset(try catalog(named: name))
         }
-        updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: update.revision))
-        return update
+    }
+
+    /// The revision of catalogue `name` as the observers know it: from the notifier when a
+    /// commit or poll has told it, else from SQLite (and then remembered). Also the version of
+    /// commits seen it stands for: waiting after that version misses nothing.
+    func observedRevision(of name: String) throws(StoreError) -> (revision: Int, version: UInt64) {
+        let (known, version) = notifier.revision(of: name)
+        if let known { return (known, version) }
+        let revision = try revision(of: name)
+        notifier.remember(revision, of: name, asOf: version)
+        return (revision, version)
     }
 }
 
-/// Updates computed lately, by catalogue and revisions: observers in step share each one.
+/// Updates computed lately, by catalogue and revisions: observers in step share each one, and
+/// of those asking for one at the same moment, one computes it while the others wait for it.
 final class UpdateCache: @unchecked Sendable {
     struct Key: Hashable {
         var name: String
@@ -59,19 +66,49 @@ final class UpdateCache: @unchecked Sendable {
         var to: Int
     }
 
+    private final class Entry: @unchecked Sendable {
+        let lock = NSLock()
+        var update: CatalogUpdate?
+    }
+
     private let lock = NSLock()
-    private var entries: [Key: CatalogUpdate] = [:]
+    private var entries: [Key: Entry] = [:]
     private let limit = 32
 
-    func update(for key: Key) -> CatalogUpdate? {
-        lock.withLock { entries[key] }
+    private func entry(for key: Key) -> Entry {
+        lock.withLock {
+            if let entry = entries[key] { return entry }
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            let entry = Entry()
+            entries[key] = entry
+            return entry
+        }
+    }
+
+    /// The update kept for `key`, else `compute`'s, then kept (also under the revision it
+    /// actually reached, which a later write may have taken past `key.to`).
+    func update(for key: Key, compute: () throws(StoreError) -> CatalogUpdate) throws(StoreError) -> CatalogUpdate {
+        let entry = entry(for: key)
+        entry.lock.lock()
+        defer { entry.lock.unlock() }
+        if let update = entry.update { return update }
+        let update = try compute()
+        entry.update = update
+        if update.revision != key.to, update.changeset != nil {
+            keep(update, for: Key(name: key.name, from: key.from, to: update.revision))
+        }
+        return update
+    }
+
+    /// The update kept for `key`, if any.
+    func kept(_ key: Key) -> CatalogUpdate? {
+        let entry = lock.withLock { entries[key] }
+        return entry.flatMap { entry in entry.lock.withLock { entry.update } }
     }
 
     func keep(_ update: CatalogUpdate, for key: Key) {
-        lock.withLock {
-            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
-            entries[key] = update
-        }
+        let entry = entry(for: key)
+        entry.lock.withLock { entry.update = update }
     }
 }
 
@@ -110,8 +147,7 @@ public final class CatalogObserver: @unchecked Sendable {
     public func next(waitingAtMost timeout: Duration? = nil) async throws(StoreError) -> CatalogUpdate? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while !Task.isCancelled && !lock.withLock({ cancelled }) {
-            let seen = store.notifier.current
-            let current = try store.revision(of: name)
+            let (current, seen) = try store.observedRevision(of: name)
             let (have, asked) = lock.withLock { (revision, requested) }
             if have == nil, let asked {
                 guard asked <= current else {
@@ -124,7 +160,7 @@ public final class CatalogObserver: @unchecked Sendable {
                 continue
             }
             if have != current {
-                let update = try store.update(of: name, since: have, resetThreshold: resetThreshold)
+                let update = try store.update(of: name, since: have, current: current, resetThreshold: resetThreshold)
                 // Never an update that brings nothing: each one moves the observer on.
                 if update.revision != have {
                     lock.withLock { revision = update.revision }

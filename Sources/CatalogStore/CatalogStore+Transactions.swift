@@ -11,38 +11,42 @@ extension CatalogStore {
     }
 
     /// Runs `body` in one write transaction: it commits whole, or a throw rolls everything back.
-    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        try committed { try writer.write(body) }
+    func write(_ body: (Database) throws -> [WriteResult]) throws(StoreError) -> [WriteResult] {
+        committed(try outcome { try writer.write(body) })
     }
 
     /// Like ``write(_:)``, but the transaction may be shared with edits other threads make at the
     /// same moment; an edit that fails leaves the others (see ``WriteCombiner``). `body` may run
     /// more than once, so it must act only on the database.
-    func combinedWrite<T>(_ body: @escaping (Database) throws -> T) throws(StoreError) -> T {
-        try committed { try combiner.write(writer, body) }
+    func combinedWrite(_ body: @escaping (Database) throws -> WriteResult) throws(StoreError) -> WriteResult {
+        committed([try outcome { try combiner.write(writer, body) }])[0]
     }
 
     /// Like ``combinedWrite(_:)``, but the caller's task waits without holding a thread, so that
     /// however many requests a server has waiting, all of them can join the next group.
-    func combinedWrite<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
-        let outcome: Result<T, any Error> = await withCheckedContinuation { continuation in
+    func combinedWrite(_ body: @escaping @Sendable (Database) throws -> WriteResult) async throws(StoreError) -> WriteResult {
+        let outcome: Result<WriteResult, any Error> = await withCheckedContinuation { continuation in
             combiner.submit(writer, body) { result in continuation.resume(returning: result) }
         }
-        return try committed { try outcome.get() }
+        return committed([try self.outcome { try outcome.get() }])[0]
     }
 
-    /// A write's outcome as a ``StoreError``; a committed write counts towards the next
-    /// background checkpoint and wakes the observers.
-    private func committed<T>(_ write: () throws -> T) throws(StoreError) -> T {
-        let result: T
+    /// A write's outcome, its errors as ``StoreError``.
+    private func outcome<T>(_ write: () throws -> T) throws(StoreError) -> T {
         do {
-            result = try write()
+            return try write()
         } catch {
             throw Self.storeError(from: error)
         }
+    }
+
+    /// After a commit: the write counts towards the next background checkpoint, what observers
+    /// will need is prepared (``didWrite(_:)``), and then they are woken.
+    private func committed(_ results: [WriteResult]) -> [WriteResult] {
         checkpointer?.didWrite()
-        notifier.didCommit()
-        return result
+        for result in results { didWrite(result) }
+        notifier.didCommit(results.map { ($0.catalog, $0.revision) })
+        return results
     }
 
     static func storeError(from error: any Error) -> StoreError {

@@ -9,11 +9,27 @@ import GRDB
 /// on a connection of the notifier's own, every `pollInterval`, and only while someone observes.
 /// (GRDB's own observation sees only the writes of its own pool.) A commit raises ``version``;
 /// waiters compare versions, so no commit between two looks is missed.
+///
+/// While anyone observes, the notifier also knows the catalogues' revisions: a commit through
+/// this store says which it wrote, and the poll reads them all when another connection has
+/// committed. A thousand observers woken by one commit then learn where their catalogue stands
+/// without a thousand SQLite lookups.
 final class ChangeNotifier: @unchecked Sendable {
     private let lock = NSLock()
     private var version: UInt64 = 0
-    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// Catalogue revisions as of `version`; a name missing is not known (ask SQLite).
+    private var known: [String: Int] = [:]
+    private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
+    /// Wakes waiters whose time is up; runs while any waiter has a deadline.
+    private var ticker: Task<Void, Never>?
+    /// How often the ticker looks (the precision of a waiter's timeout).
+    private let tick: Duration = .milliseconds(10)
+
+    private struct Waiter {
+        var continuation: CheckedContinuation<Void, Never>
+        var deadline: ContinuousClock.Instant?
+    }
     private var observers = 0
     private var poller: Task<Void, Never>?
     /// The database file, or nil for a store in memory (no other connection can write it).
@@ -28,12 +44,52 @@ final class ChangeNotifier: @unchecked Sendable {
     /// Raised by every commit seen.
     var current: UInt64 { lock.withLock { version } }
 
-    /// A commit through this store: wakes every waiter.
-    func didCommit() {
+    /// A commit through this store that brought each catalogue named to its revision: wakes
+    /// every waiter. (Revisions only grow, so of two commits reported out of order the later
+    /// revision stands.)
+    func didCommit(_ revisions: [(name: String, revision: Int)]) {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             version &+= 1
+            for (name, revision) in revisions {
+                known[name] = max(known[name] ?? revision, revision)
+            }
             defer { waiters.removeAll() }
-            return Array(waiters.values)
+            return waiters.values.map(\.continuation)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// The revision of catalogue `name` if known, and the version it is known as of.
+    func revision(of name: String) -> (revision: Int?, version: UInt64) {
+        lock.withLock { (known[name], version) }
+    }
+
+    /// What SQLite said of catalogue `name` after the caller saw `version`; kept unless a commit
+    /// has come since (it may have made the answer old).
+    func remember(_ revision: Int, of name: String, asOf seen: UInt64) {
+        lock.withLock {
+            if version == seen { known[name] = revision }
+        }
+    }
+
+    /// The poll's reading of every catalogue's revision after another connection committed:
+    /// wakes the waiters when it differs from what was known (this store's own commits, already
+    /// reported, do not wake them twice).
+    private func didPoll(_ revisions: [String: Int]) {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            var changed = false
+            for (name, revision) in revisions where (known[name] ?? -1) < revision {
+                known[name] = revision
+                changed = true
+            }
+            for name in known.keys where revisions[name] == nil {
+                known[name] = nil  // gone, or made since the poll read: ask SQLite
+                changed = true
+            }
+            guard changed else { return [] }
+            version &+= 1
+            defer { waiters.removeAll() }
+            return waiters.values.map(\.continuation)
         }
         for waiter in woken { waiter.resume() }
     }
@@ -43,31 +99,30 @@ final class ChangeNotifier: @unchecked Sendable {
     func wakeAll() {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             defer { waiters.removeAll() }
-            return Array(waiters.values)
+            return waiters.values.map(\.continuation)
         }
         for waiter in woken { waiter.resume() }
     }
 
     /// Returns once ``current`` is past `seen`, the task is cancelled, or `timeout` has passed
     /// (then returning false).
+    ///
+    /// Timeouts are kept by one ticker for all waiters, not a sleeping task per wait: a server
+    /// waits once per event per subscriber, and a cancelled sleep holds its memory until its
+    /// deadline.
     @discardableResult
     func wait(after seen: UInt64, timeout: Duration? = nil) async -> Bool {
         let id = lock.withLock {
             nextWaiter += 1
             return nextWaiter
         }
-        let timer = timeout.map { timeout in
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                self?.wake(id)
-            }
-        }
-        defer { timer?.cancel() }
+        let deadline = timeout.map { ContinuousClock.now + $0 }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = lock.withLock { () -> Bool in
                     if version > seen || Task.isCancelled { return true }
-                    waiters[id] = continuation
+                    waiters[id] = Waiter(continuation: continuation, deadline: deadline)
+                    if deadline != nil, ticker == nil { startTicker() }
                     return false
                 }
                 if now { continuation.resume() }
@@ -79,13 +134,50 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     private func wake(_ id: Int) {
-        lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+        lock.withLock { waiters.removeValue(forKey: id) }?.continuation.resume()
+    }
+
+    /// Called with the lock held.
+    private func startTicker() {
+        ticker = Task.detached { [weak self, tick] in
+            while let self {
+                try? await Task.sleep(for: tick)
+                guard let expired = self.expire() else { return }
+                for continuation in expired { continuation.resume() }
+            }
+        }
+    }
+
+    /// Removes the waiters whose deadline has passed and returns them; nil (and the ticker
+    /// stops) when no waiter has a deadline left.
+    private func expire() -> [CheckedContinuation<Void, Never>]? {
+        lock.withLock {
+            let now = ContinuousClock.now
+            var expired: [CheckedContinuation<Void, Never>] = []
+            var waiting = false
+            for (id, waiter) in waiters {
+                guard let deadline = waiter.deadline else { continue }
+                if deadline <= now {
+                    expired.append(waiter.continuation)
+                    waiters[id] = nil
+                } else {
+                    waiting = true
+                }
+            }
+            if !waiting && expired.isEmpty {
+                ticker = nil
+                return nil
+            }
+            return expired
+        }
     }
 
     /// Someone starts observing: the poll for other processes' commits runs while anyone does.
+    /// (Revisions known from before were not kept up with other processes' commits.)
     func retain() {
         lock.withLock {
             observers += 1
+            if observers == 1, path != nil { known.removeAll() }
             guard poller == nil, let path else { return }
             poller = Task.detached { [weak self, pollInterval] in
                 await Self.poll(path: path, every: pollInterval) { self }
@@ -108,14 +200,20 @@ final class ChangeNotifier: @unchecked Sendable {
         configuration.readonly = true
         configuration.label = "CatalogKit.ChangeNotifier"
         guard let connection = try? DatabaseQueue(path: path, configuration: configuration) else { return }
-        var last = try? connection.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+        // The first look reads the revisions too: a commit made after an observer's own first
+        // look but before the poll began is caught here.
+        var last: Int?? = .none
         while !Task.isCancelled {
-            try? await Task.sleep(for: interval)
             let now = try? connection.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
             if now != last {
                 last = now
-                notifier()?.didCommit()
+                let revisions = try? connection.inDatabase { db in
+                    try Dictionary(Row.fetchAll(db, sql: "SELECT name, revision FROM catalog").map { ($0[0] as String, $0[1] as Int) },
+                                   uniquingKeysWith: max)
+                }
+                notifier()?.didPoll(revisions ?? [:])
             }
+            try? await Task.sleep(for: interval)
         }
     }
 }

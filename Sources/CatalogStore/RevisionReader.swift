@@ -18,6 +18,7 @@ final class RevisionReader: @unchecked Sendable {
     private let lock = NSLock()
     private var connection: DatabaseQueue?
     private var unavailable: Bool
+    private var count = 0
 
     init(path: String, fallback: any DatabaseWriter) {
         self.path = path
@@ -27,11 +28,15 @@ final class RevisionReader: @unchecked Sendable {
 
     /// The row key and revision of the catalogue named `name`, or nil when there is none.
     func catalogRow(named name: String) throws -> (pk: Int64, revision: Int)? {
+        lock.withLock { count += 1 }
         guard let connection = openConnection() else {
             return try fallback.unsafeReentrantRead { db in try CatalogStore.catalogRow(named: name, in: db) }
         }
         return try connection.inDatabase { db in try CatalogStore.catalogRow(named: name, in: db) }
     }
+
+    /// How many lookups were made (for tests).
+    var lookUps: Int { lock.withLock { count } }
 
     /// Whether lookups run on a connection of this reader's own (for tests).
     var hasOwnConnection: Bool { lock.withLock { connection != nil } }

@@ -19,7 +19,7 @@ struct MigrationTests {
             let hasImportTable = try pool.read { db in try db.tableExists("import") }
             #expect(!hasImportTable)
             // Rows as an old build wrote them: plain SQL against the version-1 tables.
-            try v1.write { db in
+            try v1.writer.write { db in
                 try db.execute(sql: "INSERT INTO catalog (name, revision) VALUES ('old', 1)")
                 for (s, section) in catalog.sections.enumerated() {
                     try db.execute(sql: "INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (1, ?, ?, 'bookshelf', ?, ?)",

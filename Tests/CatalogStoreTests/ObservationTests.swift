@@ -82,7 +82,7 @@ import Testing
         let one = try #require(try await first.next())
         let two = try #require(try await second.next())
         #expect(one == two)
-        #expect(store.updateCache.update(for: UpdateCache.Key(name: "shelf", from: 1, to: 2)) == one)
+        #expect(store.updateCache.kept(UpdateCache.Key(name: "shelf", from: 1, to: 2)) == one)
     }
 
     @Test func resetsForLargeChangesAndAJournalThatNoLongerReaches() async throws {
@@ -142,6 +142,38 @@ import Testing
         #expect(update.revision == 2)
         try Self.check(update, after: Self.shelves.with(revision: 1))
         #expect(ContinuousClock.now - started < .seconds(1))
+        // The poll read every revision once; observers learn theirs from it, not from SQLite.
+        #expect(watching.notifier.revision(of: "shelf").revision == 2)
+
+        // The catalogue disappears (another connection deletes it): the sequence ends with a
+        // typed error.
+        try await other.writer.write { db in try db.execute(sql: "DELETE FROM catalog WHERE name = 'shelf'") }
+        await #expect(throws: StoreError.unknownCatalog("shelf")) {
+            try await iterator.observer.next(waitingAtMost: .seconds(10))
+        }
+    }
+
+    @Test func oneWriteWakesAHundredObserversWithoutAHundredLookups() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-wake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: folder.appendingPathComponent("catalog.sqlite").path)
+        try store.replace(Self.shelves)
+        let observers = (0..<100).map { _ in store.observer(of: "shelf", from: 1) }
+        for observer in observers {
+            #expect(try await observer.next(waitingAtMost: .zero) == nil)
+        }
+        let before = store.revisions.lookUps
+        try Self.move(store, "a0", to: "b", index: 0)
+        let updates = try await withThrowingTaskGroup(of: CatalogUpdate?.self) { group in
+            for observer in observers {
+                group.addTask { try await observer.next(waitingAtMost: .seconds(10)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(updates.count == 100 && updates.allSatisfy { $0?.revision == 2 && $0 == updates[0] })
+        // The write told the observers its revision; the poll may ask once more.
+        #expect(store.revisions.lookUps - before <= 2)
     }
 }
 

@@ -129,6 +129,7 @@ struct StoreIntegrityTests {
             try store.write { db in
                 try db.execute(sql: "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b1') WHERE id = 'b2'")
                 try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
+                return []
             }
         }
         #expect(try store.catalog(named: "shelf") == before)
@@ -137,6 +138,7 @@ struct StoreIntegrityTests {
             try store.write { db in
                 try db.execute(sql: "UPDATE section SET position = 5 WHERE id = 'v'")
                 try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
+                return []
             }
         }
         #expect(try store.catalog(named: "shelf") == before)
@@ -182,6 +184,7 @@ struct StoreIntegrityTests {
                 try db.execute(sql: "UPDATE catalog SET revision = revision + 1")
                 try db.execute(sql: "DELETE FROM item WHERE id = 'b1'")
                 try db.execute(sql: "INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover) VALUES (1, \(sectionV), 'x', 7, 'book', 't', 'c')")
+                return []
             }
         }
         #expect(try store.catalog(named: "shelf") == before)

@@ -57,6 +57,7 @@ struct WALCheckpointerTests {
                 try db.execute(sql: "UPDATE catalog SET revision = revision + 100")
                 writing.signal()
                 release.wait()
+                return []
             }
             finished.signal()
         }

@@ -127,12 +127,12 @@ extension RawConnection {
     }
 
     /// Reads until `count` events have arrived or `seconds` pass; returns the events.
-    public func awaitEvents(_ count: Int, seconds: Double = 5) async -> [ServerSentEvent] {
+    public func awaitEvents(_ count: Int, seconds: Double = 20) async -> [ServerSentEvent] {
         await awaitEvents(seconds: seconds) { $0.count >= count }
     }
 
     /// Reads until the events received satisfy `done` or `seconds` pass; returns the events.
-    public func awaitEvents(seconds: Double = 5, until done: ([ServerSentEvent]) -> Bool) async -> [ServerSentEvent] {
+    public func awaitEvents(seconds: Double = 20, until done: ([ServerSentEvent]) -> Bool) async -> [ServerSentEvent] {
         await awaitStream(seconds: seconds) { done($0.events) }.events
     }
 
@@ -140,7 +140,7 @@ extension RawConnection {
     /// stream or `seconds` pass; returns them. Waiting suspends rather than blocks, so a test
     /// never holds a thread the server under test may need.
     @discardableResult
-    public func awaitStream(seconds: Double = 5,
+    public func awaitStream(seconds: Double = 20,
                             until done: ((events: [ServerSentEvent], keepAlives: Int)) -> Bool) async
         -> (events: [ServerSentEvent], keepAlives: Int) {
         let deadline = Date().addingTimeInterval(seconds)
