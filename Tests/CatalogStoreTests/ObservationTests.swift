@@ -153,6 +153,32 @@ import Testing
         }
     }
 
+    @Test func aRolledBackWriteIsNeverSeen() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-rollback-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("catalog.sqlite").path
+        let store = try CatalogStore(path: path)
+        try store.replace(Self.shelves)
+        let observer = store.observer(of: "shelf", from: 1)
+        // A refused batch (a full shelf after a move that went through) rolls back whole.
+        await #expect(throws: StoreError.self) {
+            try await store.apply(Batch(operations: [.moveItem(id: "b0", toSection: "a", index: 0, policy: .reject),
+                                               .insertItem(section: "a", index: 0, item: Self.books("x", 1)[0])]), to: "shelf")
+        }
+        // Another connection raises the revision, then rolls back.
+        let other = try DatabaseQueue(path: path)
+        _ = try? await other.write { db in
+            try db.execute(sql: "UPDATE catalog SET revision = revision + 1")
+            throw StoreError.unknownCatalog("rolled back on purpose")
+        }
+        #expect(try await observer.next(waitingAtMost: .milliseconds(100)) == nil)
+        try Self.move(store, "a0", to: "b", index: 0)
+        let update = try #require(try await observer.next(waitingAtMost: .seconds(10)))
+        #expect(update.changeset?.fromRevision == 1 && update.revision == 2)
+        try Self.check(update, after: Self.shelves.with(revision: 1))
+    }
+
     @Test func oneWriteWakesAHundredObserversWithoutAHundredLookups() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-wake-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
