@@ -57,18 +57,28 @@ struct CatalogDecoder {
     private var itemsNeedingIDs: [Location] = []
     private var sectionsNeedingIDs: [Int] = []
     private var ignoredKeys: [String: Int] = [:]
+    /// Why the shape was chosen, when it was detected: errors and the report say it.
+    private var shapeReason: String?
+    private var detectedShape: CatalogShape?
+    private var integerIDs = 0
+    /// Mapped keys (`--map`) some item had.
+    private var mappedKeysSeen: Set<String> = []
+    /// The current item's fields: for each ``ItemField`` slot, the key that held it and its value.
+    private var slots: [(key: String, value: PropertyValue)?] = Array(repeating: nil, count: ItemField.allCases.count)
 
     init(fileName: String, options: ImportOptions) {
         self.fileName = fileName
         self.options = options
     }
 
-    mutating func decode(_ root: PropertyValue, format: CatalogFileFormat) throws(ImportError) -> ImportedCatalog {
+    mutating func decode(_ document: PropertyValue, format: CatalogFileFormat) throws(ImportError) -> ImportedCatalog {
+        let (root, rootPath) = try unwrap(document)
         let shape: CatalogShape
         if let chosen = options.shape {
             shape = chosen
         } else {
-            shape = try recogniseShape(root)
+            (shape, shapeReason) = try recogniseShape(root, under: rootPath)
+            detectedShape = shape
         }
         var name = options.catalogName
         var sections: [Section]
@@ -115,6 +125,9 @@ struct CatalogDecoder {
         if let (what, limit) = options.limits.excess(items: sections.reduce(0) { $0 + $1.items.count }, sections: sections.count) {
             throw error("", .tooLarge("more than \(limit) \(what) in one catalogue"))
         }
+        for (field, key) in options.fieldMap.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !mappedKeysSeen.contains(key) {
+            throw error("", .invalidValue(expected: "a key \"\(key)\" in some item for --map \(field.rawValue)=\(key)", found: "no item with it"))
+        }
         let (derived, duplicates) = try deriveIDs(in: &sections)
         let catalog = Catalog(name: name ?? Self.baseName(of: fileName), sections: sections)
         if catalog.name.isEmpty {
@@ -129,25 +142,78 @@ struct CatalogDecoder {
         let report = ImportReport(
             file: fileName, format: format, shape: shape,
             sections: sections.count, items: catalog.itemCount,
-            derivedIDs: derived, duplicates: duplicates, ignoredKeys: ignoredKeys
+            derivedIDs: derived, duplicates: duplicates, ignoredKeys: ignoredKeys,
+            root: rootPath, shapeReason: shapeReason, integerIDs: integerIDs
         )
         return ImportedCatalog(catalog: catalog, report: report)
     }
 
     // MARK: - Shapes
 
-    private func recogniseShape(_ root: PropertyValue) throws(ImportError) -> CatalogShape {
+    /// Keys under which apps commonly wrap their array of items (SPEC §2a).
+    static let wrapperKeys = ["list", "items", "data", "results", "videos", "books", "icons", "apps"]
+
+    /// The value holding the items, and its path: the root itself, the value at `--root`, or the
+    /// one array of dictionaries or arrays reachable from a root dictionary through single keys
+    /// and well-known wrapper keys.
+    private func unwrap(_ root: PropertyValue) throws(ImportError) -> (PropertyValue, String?) {
+        if let path = options.root, !path.isEmpty {
+            var value = root
+            var walked: [String] = []
+            for key in path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) {
+                guard case .dictionary(let dictionary) = value else {
+                    throw error(walked.joined(separator: "."), .wrongType(
+                        expected: "a dictionary holding \"\(key)\" (--root \(path))", found: value.typeDescription))
+                }
+                guard let next = dictionary[key] else {
+                    throw error(walked.joined(separator: "."), .invalidValue(
+                        expected: "a key \"\(key)\" (--root \(path))", found: value.typeDescription))
+                }
+                walked.append(key)
+                value = next
+            }
+            return (value, path)
+        }
+        guard case .dictionary(let dictionary) = root, dictionary["sections"] == nil else { return (root, nil) }
+        var found: [(String, PropertyValue)] = []
+        func search(_ value: PropertyValue, _ path: String, depth: Int) {
+            switch value {
+            case .array(let elements) where !path.isEmpty:
+                if let first = elements.first, case .dictionary = first { found.append((path, value)) }
+                else if let first = elements.first, case .array = first { found.append((path, value)) }
+            case .dictionary(let dictionary) where depth < 4:
+                let keys = dictionary.count == 1 ? Array(dictionary.keys)
+                    : dictionary.keys.filter { Self.wrapperKeys.contains($0.lowercased()) }
+                for key in keys.sorted() {
+                    search(dictionary[key]!, path.isEmpty ? key : "\(path).\(key)", depth: depth + 1)
+                }
+            default:
+                break
+            }
+        }
+        search(root, "", depth: 0)
+        guard found.count == 1 else {
+            let reason = found.isEmpty
+                ? "no array of items under a single key or one of \(Self.wrapperKeys.joined(separator: ", "))"
+                : "several arrays of items (\(found.map(\.0).joined(separator: ", ")))"
+            throw error("", .unrecognisedShape("\(root.typeDescription) with \(reason); pass --root PATH to name the one to read"))
+        }
+        return (found[0].1, found[0].0)
+    }
+
+    private func recogniseShape(_ root: PropertyValue, under rootPath: String?) throws(ImportError) -> (CatalogShape, String?) {
         switch root {
-        case .dictionary(let dictionary) where dictionary["sections"] != nil:
-            return .native
+        case .dictionary(let dictionary) where dictionary["sections"] != nil && rootPath == nil:
+            return (.native, nil)
         case .array(let elements):
             switch elements.first {
             case .array?, .string?:
-                return .bookshelf
+                return (.bookshelf, "the root is an array of arrays (shelves of book covers)")
             case .dictionary(let first)?:
-                if first["icon"] != nil && first["name"] != nil { return .icons }
-                if Self.videoHints.contains(where: { first[$0] != nil }) { return .videos }
-                throw error("[0]", .unrecognisedShape("a dictionary with keys \(first.keys.sorted())"))
+                if let (shape, reason) = recogniseItems(first, wrapper: rootPath?.split(separator: ".").last.map(String.init)) {
+                    return (shape, reason)
+                }
+                throw error("[0]", .unrecognisedShape("\(PropertyValue.dictionary(first).typeDescription), which names no field of an icon or a video; pass --kind and --map FIELD=KEY"))
             case nil:
                 throw error("", .unrecognisedShape("an empty array"))
             case let other?:
@@ -156,6 +222,36 @@ struct CatalogDecoder {
         default:
             throw error("", .unrecognisedShape(root.typeDescription))
         }
+    }
+
+    /// Icons or videos, from the first item's keys (aliases included), `--map` or the wrapper's
+    /// key, with the reason in words; nil when nothing tells.
+    private func recogniseItems(_ first: [String: PropertyValue], wrapper: String?) -> (CatalogShape, String)? {
+        switch wrapper?.lowercased() {
+        case "videos"?: return (.videos, "the items sit under \"\(wrapper!)\"")
+        case "icons"?, "apps"?: return (.icons, "the items sit under \"\(wrapper!)\"")
+        default: break
+        }
+        if let field = options.fieldMap.keys.first(where: { [.name, .icon].contains($0) }) {
+            return (.icons, "--map names the \(field.rawValue) of an icon")
+        }
+        if let field = options.fieldMap.keys.first(where: { [.cover, .playCount, .likeCount, .status, .statusText].contains($0) }) {
+            return (.videos, "--map names the \(field.rawValue) of a video")
+        }
+        let keys = Dictionary(first.keys.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+        func key(_ candidates: [String]) -> String? { candidates.lazy.compactMap { keys[$0.lowercased()] }.first }
+        let imageKeys = ["image", "img", "imageName", "pic"]
+        if let icon = key(["icon"]) { return (.icons, "items have `\(icon)`") }
+        if let video = key(["cover", "images", "poster", "thumbnail", "playCount", "play_count", "likeCount", "praise_count", "status", "statusText", "status_desc"]) {
+            return (.videos, "items have `\(video)`")
+        }
+        let name = key(["name", "text", "label"]), image = key(imageKeys), title = key(["title"])
+        if let name, let image { return (.icons, "items have `\(name)` and `\(image)`") }
+        if let title, let image { return (.videos, "items have `\(title)` and `\(image)`") }
+        if let title { return (.videos, "items have `\(title)`") }
+        if let name { return (.icons, "items have `\(name)`") }
+        if let image { return (.icons, "items have `\(image)`") }
+        return nil
     }
 
     private func rootArray(_ root: PropertyValue, of shape: CatalogShape) throws(ImportError) -> [PropertyValue] {
@@ -254,9 +350,8 @@ struct CatalogDecoder {
         guard case .dictionary(let dictionary) = value else {
             throw error(location.path(), .wrongType(expected: "an item dictionary", found: value.typeDescription))
         }
-        var used = 0
+        try resolveFields(of: dictionary, kind: sectionItemKind, at: location)
         if let kindValue = dictionary["kind"] {
-            used += 1
             let kindName = try string(kindValue, at: location.path("kind"))
             guard let kind = ItemKind(rawValue: kindName) else {
                 throw error(location.path("kind"), .invalidValue(expected: "one of video, book, icon", found: "\"\(kindName)\""))
@@ -268,52 +363,121 @@ struct CatalogDecoder {
             }
         }
         var id = ""
-        if let idValue = dictionary["id"] {
-            used += 1
-            id = try nonEmptyString(idValue, at: location.path("id"))
+        if let (key, idValue) = field(.id) {
+            if case .integer(let number) = idValue {
+                id = String(number)
+                integerIDs += 1
+            } else {
+                id = try nonEmptyString(idValue, at: location.path(key))
+            }
             if let first = explicitItemIDs.updateValue(location, forKey: id) {
-                throw error(location.path("id"), .duplicateID(id, firstPath: first.path("id")))
+                throw error(location.path(key), .duplicateID(id, firstPath: first.path("id")))
             }
         } else {
             itemsNeedingIDs.append(location)
         }
         var size: Size?
         if let sizeValue = dictionary["size"] {
-            used += 1
+            if let (key, _) = field(.width) ?? field(.height) {
+                throw error(location.path(key), .invalidValue(expected: "one size: \"size\" or a width and height", found: "both"))
+            }
             size = try self.size(sizeValue, at: location.path("size"))
+        } else if field(.width) != nil || field(.height) != nil {
+            size = try sizeFromPair(at: location)
         }
 
+        let reader = FieldReader(decoder: self, location: location)
         let content: ItemContent
         switch sectionItemKind {
         case .video:
-            var reader = FieldReader(dictionary: dictionary, location: location, fileName: fileName)
-            let title = try reader.requiredString("title")
-            let cover = try reader.requiredString("cover", alias: "images")
-            let playCount = try reader.count("playCount", alias: "play_count")
-            let likeCount = try reader.count("likeCount", alias: "praise_count")
-            let status = try reader.status()
-            let statusText = try reader.optionalString("statusText", alias: "status_desc")
-            used += reader.used
-            content = .video(Video(title: title, cover: cover, playCount: playCount, likeCount: likeCount,
-                                   status: status, statusText: statusText))
+            content = .video(Video(title: try reader.requiredString(.title), cover: try reader.requiredString(.cover),
+                                   playCount: try reader.count(.playCount), likeCount: try reader.count(.likeCount),
+                                   status: try reader.status(), statusText: try reader.optionalString(.statusText)))
         case .book:
-            var reader = FieldReader(dictionary: dictionary, location: location, fileName: fileName)
-            let title = try reader.requiredString("title")
-            let cover = try reader.requiredString("cover")
-            let author = try reader.optionalString("author")
-            used += reader.used
-            content = .book(Book(title: title, cover: cover, author: author))
+            content = .book(Book(title: try reader.requiredString(.title), cover: try reader.requiredString(.cover),
+                                 author: try reader.optionalString(.author)))
         case .icon:
-            var reader = FieldReader(dictionary: dictionary, location: location, fileName: fileName)
-            let name = try reader.requiredString("name")
-            let icon = try reader.requiredString("icon")
-            used += reader.used
-            content = .icon(Icon(name: name, icon: icon))
-        }
-        if dictionary.count > used {
-            noteIgnoredKeys(in: dictionary, known: Self.itemKeys[sectionItemKind]!)
+            content = .icon(Icon(name: try reader.requiredString(.name), icon: try reader.requiredString(.icon)))
         }
         return Item(id: id, content: content, size: size)
+    }
+
+    /// The key and value that fill `field` in the current item.
+    func field(_ field: ItemField) -> (key: String, value: PropertyValue)? {
+        slots[ItemFieldTable.slot[field]!]
+    }
+
+    /// Finds which key fills each field of one item: a `--map` key first, then CatalogKit's own
+    /// key; only when keys are left over, the aliases of ``ItemFieldTable`` (any case). Two keys
+    /// for one field are an error; keys that fill nothing are counted as ignored.
+    private mutating func resolveFields(of dictionary: [String: PropertyValue], kind: ItemKind, at location: Location) throws(ImportError) {
+        for i in slots.indices { slots[i] = nil }
+        var used = 0
+        let rows = ItemFieldTable.rows(for: kind)
+        for (field, keys) in rows {
+            let slot = ItemFieldTable.slot[field]!
+            if let mapped = options.fieldMap[field] {
+                if let value = dictionary[mapped] {
+                    slots[slot] = (mapped, value)
+                    mappedKeysSeen.insert(mapped)
+                    used += 1
+                }
+            } else if let value = dictionary[keys[0]] {
+                slots[slot] = (keys[0], value)
+                used += 1
+            }
+        }
+        for key in ItemFieldTable.structuralKeys where dictionary[key] != nil { used += 1 }
+        guard dictionary.count > used else { return }
+        let table = ItemFieldTable.lookUp[kind]!
+        for key in dictionary.keys.sorted() {
+            if ItemFieldTable.structuralKeys.contains(key) || slots.contains(where: { $0?.key == key }) { continue }
+            guard let entry = table[key.lowercased()], let field = entry, options.fieldMap[field] == nil else {
+                ignoredKeys[key, default: 0] += 1
+                continue
+            }
+            let slot = ItemFieldTable.slot[field]!
+            if let taken = slots[slot] {
+                throw error(location.path(key), .invalidValue(
+                    expected: "one key for the \(field.rawValue) of the \(kind.rawValue)",
+                    found: "both \"\(taken.key)\" and \"\(key)\" (pass --map \(field.rawValue)=KEY to choose)"))
+            }
+            slots[slot] = (key, dictionary[key]!)
+        }
+    }
+
+    /// A size from a width and a height given as two keys (`w`/`h`, `width`/`height`).
+    private func sizeFromPair(at location: Location) throws(ImportError) -> Size {
+        guard let (widthKey, width) = field(.width), let (heightKey, height) = field(.height) else {
+            let (key, _) = (field(.width) ?? field(.height))!
+            throw error(location.path(key), .invalidValue(expected: "a width and a height together", found: "only \"\(key)\""))
+        }
+        var numbers: [Double] = []
+        for (key, value) in [(widthKey, width), (heightKey, height)] {
+            let number: Double
+            switch value {
+            case .integer(let i): number = Double(i)
+            case .double(let d): number = d
+            case .string(let text) where Double(text) != nil: number = Double(text)!
+            default: throw error(location.path(key), .wrongType(expected: "a number", found: value.typeDescription))
+            }
+            guard Size.isValidLength(number) else {
+                throw error(location.path(key), .invalidValue(expected: "a number from 0 to \(Int(Size.maximumLength))", found: "\(number)"))
+            }
+            numbers.append(number)
+        }
+        return Size(width: numbers[0], height: numbers[1])
+    }
+
+    /// The error for a field an item lacks; for a detected shape it says why that shape was
+    /// chosen and what to pass instead.
+    func missing(_ field: ItemField, at location: Location) -> ImportError {
+        var expected = "a string"
+        if let shapeReason {
+            expected += " (read as \(detectedShape?.rawValue ?? "") because \(shapeReason); "
+                + "pass --map \(field.rawValue)=KEY to read it from another key, or --kind)"
+        }
+        return error(location.path(field.rawValue), .missingField(expected: expected))
     }
 
     func size(_ value: PropertyValue, at path: @autoclosure () -> String) throws(ImportError) -> Size {
@@ -432,91 +596,74 @@ struct CatalogDecoder {
     static let sectionKindList = "one of videos, bookshelf, icons"
     static let rootKeys: Set<String> = ["catalog", "sections", "revision"]
     static let sectionKeys: Set<String> = ["id", "kind", "title", "capacity", "items"]
-    static let videoHints = ["title", "cover", "images", "play_count", "playCount", "praise_count", "status"]
-    static let itemKeys: [ItemKind: Set<String>] = [
-        .video: ["id", "kind", "size", "title", "cover", "images", "playCount", "play_count",
-                 "likeCount", "praise_count", "status", "statusText", "status_desc"],
-        .book: ["id", "kind", "size", "title", "cover", "author"],
-        .icon: ["id", "kind", "size", "name", "icon"],
-    ]
 }
 
-/// Reads one item dictionary's fields, counting the keys it used so that the decoder can tell
-/// cheaply whether any key was left unknown.
+/// Reads the fields of one item, found by ``CatalogDecoder``'s resolution, into the model's
+/// types; errors name the key the file used.
 struct FieldReader {
-    let dictionary: [String: PropertyValue]
+    let decoder: CatalogDecoder
     let location: Location
-    let fileName: String
-    private(set) var used = 0
-
-    init(dictionary: [String: PropertyValue], location: Location, fileName: String) {
-        self.dictionary = dictionary
-        self.location = location
-        self.fileName = fileName
-    }
 
     private func error(_ path: String, _ reason: ImportError.Reason) -> ImportError {
-        ImportError(file: fileName, path: path, reason: reason)
+        decoder.error(path, reason)
     }
 
-    /// The value under `key`, or under `alias` when `key` is absent, with the key that held it.
-    private mutating func lookUp(_ key: String, alias: String?) -> (String, PropertyValue)? {
-        if let value = dictionary[key] {
-            used += 1
-            return (key, value)
-        }
-        if let alias, let value = dictionary[alias] {
-            used += 1
-            return (alias, value)
-        }
-        return nil
-    }
-
-    mutating func requiredString(_ key: String, alias: String? = nil) throws(ImportError) -> String {
-        guard let (found, value) = lookUp(key, alias: alias) else {
-            throw error(location.path(key), .missingField(expected: "a string"))
-        }
+    func requiredString(_ field: ItemField) throws(ImportError) -> String {
+        guard let (key, value) = decoder.field(field) else { throw decoder.missing(field, at: location) }
         // A list of images (as some feeds ship) gives its first one as the cover.
-        if found == "images", case .array(let images) = value, let first = images.first {
-            return try CatalogDecoder.string(fileName, first, at: location.path("images[0]"))
+        if case .array(let images) = value, let first = images.first {
+            return try CatalogDecoder.string(decoder.fileName, first, at: location.path("\(key)[0]"))
         }
-        return try CatalogDecoder.string(fileName, value, at: location.path(found))
+        return try scalarString(value, at: key)
     }
 
-    mutating func optionalString(_ key: String, alias: String? = nil) throws(ImportError) -> String? {
-        guard let (found, value) = lookUp(key, alias: alias) else { return nil }
+    func optionalString(_ field: ItemField) throws(ImportError) -> String? {
+        guard let (key, value) = decoder.field(field) else { return nil }
         if case .null = value { return nil }
-        return try CatalogDecoder.string(fileName, value, at: location.path(found))
+        return try scalarString(value, at: key)
     }
 
-    /// A counter: an integer ≥ 0; absent means 0.
-    mutating func count(_ key: String, alias: String) throws(ImportError) -> Int {
-        guard let (found, value) = lookUp(key, alias: alias) else { return 0 }
-        let result = try CatalogDecoder.integer(fileName, value, at: location.path(found))
+    /// A string, or a number as apps often ship a name or price (`9`, `"98"`): its decimal text.
+    private func scalarString(_ value: PropertyValue, at key: String) throws(ImportError) -> String {
+        switch value {
+        case .integer(let number): String(number)
+        default: try CatalogDecoder.string(decoder.fileName, value, at: location.path(key))
+        }
+    }
+
+    /// A counter: an integer ≥ 0 (or its decimal text, as some feeds ship it); absent means 0.
+    func count(_ field: ItemField) throws(ImportError) -> Int {
+        guard let (key, value) = decoder.field(field) else { return 0 }
+        let result: Int
+        if case .string(let text) = value, let number = Int(text) {
+            result = number
+        } else {
+            result = try CatalogDecoder.integer(decoder.fileName, value, at: location.path(key))
+        }
         guard result >= 0 else {
-            throw error(location.path(found), .invalidValue(expected: "an integer ≥ 0", found: "\(result)"))
+            throw error(location.path(key), .invalidValue(expected: "an integer ≥ 0", found: "\(result)"))
         }
         return result
     }
 
     /// A review status by name, or by its index in ``VideoStatus/allCases`` as numeric feeds ship
     /// it; absent means `published`.
-    mutating func status() throws(ImportError) -> VideoStatus {
-        guard let (found, value) = lookUp("status", alias: nil) else { return .published }
+    func status() throws(ImportError) -> VideoStatus {
+        guard let (key, value) = decoder.field(.status) else { return .published }
         let expected = "one of draft, reviewing, recommended, published, rejected (or 0–4)"
         switch value {
         case .string(let name):
             guard let status = VideoStatus(rawValue: name.lowercased()) else {
-                throw error(location.path(found), .invalidValue(expected: expected, found: "\"\(name)\""))
+                throw error(location.path(key), .invalidValue(expected: expected, found: "\"\(name)\""))
             }
             return status
         case .integer(let index):
             guard VideoStatus.allCases.indices.contains(index) else {
-                throw error(location.path(found), .invalidValue(expected: expected, found: "\(index)"))
+                throw error(location.path(key), .invalidValue(expected: expected, found: "\(index)"))
             }
             return VideoStatus.allCases[index]
         default:
-            throw error(location.path(found), .wrongType(expected: expected, found: value.typeDescription))
+            throw error(location.path(key), .wrongType(expected: expected, found: value.typeDescription))
         }
     }
 }

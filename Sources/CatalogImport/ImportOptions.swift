@@ -13,15 +13,48 @@ public struct ImportOptions: Sendable, Hashable {
     public var shelfCapacity: Int?
     /// How large the file may be (items, sections, nesting), checked while it is parsed.
     public var limits: DocumentLimits
+    /// Where the array of items sits in a wrapped file, as keys joined by dots (`data.list`);
+    /// default: found when exactly one array is reachable (SPEC §2a).
+    public var root: String?
+    /// Which key of the file fills each field (`--map FIELD=KEY`); beats every alias.
+    public var fieldMap: [ItemField: String]
 
     public init(catalogName: String? = nil, format: CatalogFileFormat? = nil,
-                shape: CatalogShape? = nil, shelfCapacity: Int? = nil, limits: DocumentLimits = .files) {
+                shape: CatalogShape? = nil, shelfCapacity: Int? = nil, limits: DocumentLimits = .files,
+                root: String? = nil, fieldMap: [ItemField: String] = [:]) {
         self.catalogName = catalogName
         self.format = format
         self.shape = shape
         self.shelfCapacity = shelfCapacity
         self.limits = limits
+        self.root = root
+        self.fieldMap = fieldMap
     }
+
+    /// Reads `FIELD=KEY` pairs (`--map`, `?map=`): each field once, each a field of the model.
+    public static func fieldMap(_ pairs: [String]) throws(ImportOptionError) -> [ItemField: String] {
+        var map: [ItemField: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex else {
+                throw ImportOptionError(message: "map \"\(pair)\": expected FIELD=KEY, e.g. cover=img")
+            }
+            let name = String(pair[..<equals]), key = String(pair[pair.index(after: equals)...])
+            guard let field = ItemField(rawValue: name) else {
+                throw ImportOptionError(message: "map \"\(pair)\": unknown field \"\(name)\"; expected one of "
+                                        + ItemField.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            guard map.updateValue(key, forKey: field) == nil else {
+                throw ImportOptionError(message: "map \"\(pair)\": the field \(name) is mapped twice")
+            }
+        }
+        return map
+    }
+}
+
+/// An import option that cannot be used (a `--map` naming no field of the model).
+public struct ImportOptionError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
 /// What an import found besides the catalogue itself: counts and what it had to derive or skip.
@@ -38,6 +71,12 @@ public struct ImportReport: Sendable, Hashable {
     public var duplicates: Int
     /// Keys the importer does not know, with how often each occurred; they are skipped.
     public var ignoredKeys: [String: Int]
+    /// Where the items were found in a wrapped file (`data.list`); nil when the root holds them.
+    public var root: String? = nil
+    /// Why the shape was chosen when it was detected ("items have `title` and `cover`").
+    public var shapeReason: String? = nil
+    /// Items whose id the file gave as an integer (stored as its decimal string).
+    public var integerIDs: Int = 0
 
     /// How many unknown keys were skipped in all.
     public var ignoredKeyCount: Int { ignoredKeys.values.reduce(0, +) }

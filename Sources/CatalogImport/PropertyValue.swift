@@ -69,7 +69,8 @@ package enum PropertyValue {
         case .double(let d): "the number \(d)"
         case .bool(let b): "the boolean \(b)"
         case .array(let a): "an array of \(a.count) element\(a.count == 1 ? "" : "s")"
-        case .dictionary: "a dictionary"
+        case .dictionary(let d):
+            d.count <= 12 ? "a dictionary with keys \(d.keys.sorted())" : "a dictionary of \(d.count) keys (\(d.keys.sorted().prefix(12).joined(separator: ", ")), …)"
         case .data: "binary data"
         case .date: "a date"
         case .null: "null"

@@ -22,7 +22,7 @@ struct CLIEventStreamTests {
         var server = try ServerProcess(arguments: ["--db", cli.db], folder: cli.folder)
         var stream = try RawConnection(port: server.port)
         stream.openEventStream("/catalogs/bookshelf/events")
-        let snapshot = try #require(await stream.awaitEvents(1).first)
+        let snapshot = try #require(await stream.awaitEvents(1).first, "received: \(stream.text)")
         #expect(snapshot.event == "snapshot")
         let start = try #require(snapshot.id.flatMap { Int($0) })
         try move(0)  // another process writes: the server sees it through its poll

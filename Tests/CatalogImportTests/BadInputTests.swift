@@ -172,10 +172,11 @@ struct BadInputTests {
     @Test("shapes the importer does not know, and --kind forcing a wrong one")
     func unknownShapes() throws {
         #expect(decode("[]")?.reason == .unrecognisedShape("an empty array"))
-        #expect(decode(#"{"items": []}"#)?.reason == .unrecognisedShape("a dictionary"))
+        #expect(decode(#"{"items": []}"#)?.description.contains("a dictionary with keys [\"items\"] with no array of items") == true)
+        #expect(decode(#"{"a": [{"id": "x"}], "list": [["b"]]}"#)?.description.contains("several arrays of items (a, list); pass --root PATH") == true)
         #expect(decode("[1, 2]")?.path == "[0]")
         let forced = try #require(decode(#"{"sections": []}"#, ImportOptions(shape: .icons)))
-        #expect(forced.reason == .wrongType(expected: "an array of {name, icon} dictionaries", found: "a dictionary"))
+        #expect(forced.reason == .wrongType(expected: "an array of {name, icon} dictionaries", found: #"a dictionary with keys ["sections"]"#))
         #expect(decode("x", as: "data.bin")?.reason == .unknownFormat(".bin"))
     }
 

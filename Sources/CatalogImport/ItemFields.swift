@@ -1,0 +1,81 @@
+import CatalogModel
+
+/// A field of an item in the model, as `--map FIELD=KEY` names it (SPEC §2a).
+public enum ItemField: String, CaseIterable, Sendable, Hashable {
+    case id, name, icon, title, cover, author, playCount, likeCount, status, statusText, width, height
+}
+
+/// The one table of which keys fill which field, per item kind (SPEC §2a). The first key of each
+/// field is CatalogKit's own (what the exporter writes); the rest are aliases that files from
+/// real apps use, matched without regard to case. Decoding, detection, the report's ignored keys
+/// and README's table all come from here, so adding an alias is one line.
+enum ItemFieldTable {
+    typealias Row = (field: ItemField, keys: [String])
+
+    /// Fields every kind has.
+    static let common: [Row] = [
+        (.id, ["id", "identifier", "uuid"]),
+        (.width, ["width", "w"]),
+        (.height, ["height", "h"]),
+    ]
+
+    static let video: [Row] = common + [
+        (.title, ["title"]),
+        (.cover, ["cover", "images", "image", "img", "poster", "thumbnail"]),
+        (.playCount, ["playCount", "play_count"]),
+        (.likeCount, ["likeCount", "praise_count"]),
+        (.status, ["status"]),
+        (.statusText, ["statusText", "status_desc"]),
+    ]
+
+    static let book: [Row] = common + [
+        (.title, ["title"]),
+        (.cover, ["cover"]),
+        (.author, ["author"]),
+    ]
+
+    static let icon: [Row] = common + [
+        (.name, ["name", "title", "text", "label"]),
+        (.icon, ["icon", "image", "img", "imageName", "pic"]),
+    ]
+
+    static func rows(for kind: ItemKind) -> [Row] {
+        switch kind {
+        case .video: video
+        case .book: book
+        case .icon: icon
+        }
+    }
+
+    /// Keys that are not fields: the item's kind and its size as `[width, height]`.
+    static let structuralKeys = ["kind", "size"]
+
+    /// Per kind, every key in lower case → its field (nil for a structural key).
+    static let lookUp: [ItemKind: [String: ItemField?]] = {
+        var result: [ItemKind: [String: ItemField?]] = [:]
+        for kind in [ItemKind.video, .book, .icon] {
+            var table: [String: ItemField?] = [:]
+            for (field, keys) in rows(for: kind) {
+                for key in keys { table[key.lowercased()] = field }
+            }
+            for key in structuralKeys { table[key] = .some(nil) }
+            result[kind] = table
+        }
+        return result
+    }()
+
+    /// The slot of each field in a decoder's per-item buffer.
+    static let slot: [ItemField: Int] = Dictionary(uniqueKeysWithValues: ItemField.allCases.enumerated().map { ($1, $0) })
+
+    /// The table as README shows it: one line per kind and field.
+    static var markdown: String {
+        var lines = ["| kind | field | keys (first: CatalogKit's own) |", "|---|---|---|"]
+        for (kind, rows) in [("all", common), ("video", Array(video.dropFirst(common.count))),
+                             ("book", Array(book.dropFirst(common.count))), ("icon", Array(icon.dropFirst(common.count)))] {
+            for (field, keys) in rows {
+                lines.append("| \(kind) | `\(field.rawValue)` | \(keys.map { "`\($0)`" }.joined(separator: ", ")) |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
