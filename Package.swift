@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "CatalogTestSupport", dependencies: ["CatalogModel"], path: "Tests/CatalogTestSupport"),
         .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel", "CatalogTestSupport"]),
         .testTarget(name: "CatalogLayoutTests", dependencies: ["CatalogLayout", "CatalogModel", "CatalogDiff"]),
-        .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport"]),
+        .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport", "CatalogTestSupport"], exclude: ["RealWorld"]),
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: ["CatalogStore", "CatalogImport", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]

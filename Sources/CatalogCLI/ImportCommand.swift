@@ -47,6 +47,14 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Capacity of the shelves of a loose nested-array file (default 4).")
     var capacity: Int?
 
+    @Option(help: ArgumentHelp("Where the items sit in a wrapped file, as keys joined by dots (default: found when only one array is reachable).",
+                               valueName: "path"))
+    var root: String?
+
+    @Option(name: .customLong("map"), help: ArgumentHelp("Read FIELD from KEY of each item (repeatable), e.g. --map cover=img; beats every alias.",
+                                                          valueName: "field=key"))
+    var maps: [String] = []
+
     @Flag(help: "Read and check the files, print the report, write nothing.")
     var dryRun = false
 
@@ -62,10 +70,16 @@ struct ImportCommand: ParsableCommand {
         if let capacity, capacity <= 0 {
             throw ValidationError("--capacity must be a positive integer")
         }
+        do {
+            _ = try ImportOptions.fieldMap(maps)
+        } catch {
+            throw ValidationError("--\(error.message)")
+        }
     }
 
     func run() throws {
-        let options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity)
+        let options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity,
+                                    root: root, fieldMap: try ImportOptions.fieldMap(maps))
         // Started before reading, so that its one-second threshold covers the whole import.
         let progress = ProgressBar(label: "Importing")
         defer { progress.finish() }
@@ -101,9 +115,11 @@ struct ImportCommand: ParsableCommand {
                 ?? "catalogue \"\(entry.catalog.name)\" (dry run, nothing written)"
             print("\(r.file) → \(target)")
             print("  \(plural(r.sections, "section")), \(plural(r.items, "item"))"
-                  + " · \(r.format.rawValue), \(r.shape.rawValue) shape")
+                  + " · \(r.format.rawValue), \(r.shape.rawValue) shape" + (r.root.map { " from \($0)" } ?? ""))
+            if let reason = r.shapeReason { print("  read as \(r.shape.rawValue) because \(reason)") }
             var notes = ["derived ids: \(r.derivedIDs)", "duplicate keys: \(r.duplicates)",
                          "ignored keys: \(r.ignoredKeyCount)"]
+            if r.integerIDs > 0 { notes.insert("integer ids: \(r.integerIDs)", at: 1) }
             if !r.ignoredKeys.isEmpty {
                 notes[2] += " (" + r.ignoredKeys.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
             }
@@ -135,7 +151,8 @@ extension ImportCommand {
 extension ImportReport {
     var jsonValue: OrderedJSON {
         .object([("file", .string(file)), ("format", .string(format.rawValue)), ("shape", .string(shape.rawValue)),
-                 ("sections", .integer(sections)), ("items", .integer(items)), ("derivedIds", .integer(derivedIDs)),
+                 ("root", root.map(OrderedJSON.string) ?? .null), ("shapeReason", shapeReason.map(OrderedJSON.string) ?? .null),
+                 ("integerIds", .integer(integerIDs)), ("sections", .integer(sections)), ("items", .integer(items)), ("derivedIds", .integer(derivedIDs)),
                  ("duplicates", .integer(duplicates)),
                  ("ignoredKeys", .object(ignoredKeys.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) }))])
     }

@@ -105,6 +105,7 @@ struct CatalogDecoder {
         case .icons, .videos:
             let kind: SectionKind = shape == .icons ? .icons : .videos
             let values = try rootArray(root, of: shape)
+            try checkMappedKeys(in: values)
             var items: [Item] = []
             items.reserveCapacity(values.count)
             for (i, value) in values.enumerated() {
@@ -126,7 +127,9 @@ struct CatalogDecoder {
             throw error("", .tooLarge("more than \(limit) \(what) in one catalogue"))
         }
         for (field, key) in options.fieldMap.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !mappedKeysSeen.contains(key) {
-            throw error("", .invalidValue(expected: "a key \"\(key)\" in some item for --map \(field.rawValue)=\(key)", found: "no item with it"))
+            // Native files and shelves: the map is checked once every item has been read.
+            throw error("", .invalidValue(expected: "an item whose \(field.rawValue) --map \(field.rawValue)=\(key) fills",
+                                          found: "none (no item has \"\(key)\", or no item has a \(field.rawValue))"))
         }
         let (derived, duplicates) = try deriveIDs(in: &sections)
         let catalog = Catalog(name: name ?? Self.baseName(of: fileName), sections: sections)
@@ -400,6 +403,18 @@ struct CatalogDecoder {
             content = .icon(Icon(name: try reader.requiredString(.name), icon: try reader.requiredString(.icon)))
         }
         return Item(id: id, content: content, size: size)
+    }
+
+    /// Refuses a `--map` whose key no item has, before an item's error would hide the reason.
+    private func checkMappedKeys(in values: [PropertyValue]) throws(ImportError) {
+        for (field, key) in options.fieldMap.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let somewhere = values.contains { value in
+                if case .dictionary(let dictionary) = value { dictionary[key] != nil } else { false }
+            }
+            if !somewhere {
+                throw error("", .invalidValue(expected: "a key \"\(key)\" in some item for --map \(field.rawValue)=\(key)", found: "no item with it"))
+            }
+        }
     }
 
     /// The key and value that fill `field` in the current item.

@@ -172,7 +172,7 @@ struct CatalogRoutes: Sendable {
             throw Problem(status: .unsupportedMediaType, kind: "unsupported-media-type",
                           detail: "send the catalogue as application/json or application/x-plist, not \(other.isEmpty ? "no Content-Type" : other)")
         }
-        let (store, options, bodyWork) = (self.store, ImportOptions(catalogName: name, format: format, limits: limits), self.bodyWork)
+        let (store, options, bodyWork) = (self.store, try importOptions(request, name: name, format: format), self.bodyWork)
         let result = try await bodyWork.withPermit {
             let body = try await self.body(request, limit: bodyLimit)
             return try await bodyWork.offload {
@@ -183,6 +183,37 @@ struct CatalogRoutes: Sendable {
             }
         }
         return written(result, status: result.previousRevision == 0 ? .created : .ok)
+    }
+
+    /// The import options a `PUT` gives as query parameters (SPEC §2a): `kind`, `format`,
+    /// `capacity`, `root` and `map` (repeated), as the command line's options of the same names.
+    func importOptions(_ request: Request, name: String, format: CatalogFileFormat) throws -> ImportOptions {
+        let query = request.uri.queryParameters
+        func invalid(_ key: String, _ expected: String, _ found: Substring) -> Problem {
+            Problem(status: .badRequest, kind: "invalid-parameter", detail: "\(key) must be \(expected), found \"\(found)\"", path: key)
+        }
+        var options = ImportOptions(catalogName: name, format: format, limits: limits)
+        if let text = query["format"] {
+            guard let chosen = CatalogFileFormat(rawValue: String(text)) else { throw invalid("format", "json or plist", text) }
+            options.format = chosen
+        }
+        if let text = query["kind"] {
+            guard let shape = CatalogShape(rawValue: String(text)) else {
+                throw invalid("kind", "one of native, videos, bookshelf, icons", text)
+            }
+            options.shape = shape
+        }
+        if let text = query["capacity"] {
+            guard let capacity = Int(text), capacity > 0 else { throw invalid("capacity", "a positive integer", text) }
+            options.shelfCapacity = capacity
+        }
+        if let text = query["root"] { options.root = String(text) }
+        do {
+            options.fieldMap = try ImportOptions.fieldMap(query[values: "map"].map(String.init))
+        } catch {
+            throw Problem(status: .badRequest, kind: "invalid-parameter", detail: error.message, path: "map")
+        }
+        return options
     }
 
     /// Applies a batch; `If-Match: "REV"` (or the body's `baseRevision`) makes it conditional.

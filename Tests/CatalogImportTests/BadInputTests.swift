@@ -173,7 +173,7 @@ struct BadInputTests {
     func unknownShapes() throws {
         #expect(decode("[]")?.reason == .unrecognisedShape("an empty array"))
         #expect(decode(#"{"items": []}"#)?.description.contains("a dictionary with keys [\"items\"] with no array of items") == true)
-        #expect(decode(#"{"a": [{"id": "x"}], "list": [["b"]]}"#)?.description.contains("several arrays of items (a, list); pass --root PATH") == true)
+        #expect(decode(#"{"items": [{"id": "x"}], "list": [["b"]]}"#)?.description.contains("several arrays of items (items, list); pass --root PATH") == true)
         #expect(decode("[1, 2]")?.path == "[0]")
         let forced = try #require(decode(#"{"sections": []}"#, ImportOptions(shape: .icons)))
         #expect(forced.reason == .wrongType(expected: "an array of {name, icon} dictionaries", found: #"a dictionary with keys ["sections"]"#))
