@@ -473,7 +473,6 @@ struct CatalogDecoder {
             switch value {
             case .integer(let i): number = Double(i)
             case .double(let d): number = d
-            case .string(let text) where Double(text) != nil: number = Double(text)!
             default: throw error(location.path(key), .wrongType(expected: "a number", found: value.typeDescription))
             }
             guard Size.isValidLength(number) else {
@@ -638,23 +637,14 @@ struct FieldReader {
         return try scalarString(value, at: key)
     }
 
-    /// A string, or a number as apps often ship a name or price (`9`, `"98"`): its decimal text.
     private func scalarString(_ value: PropertyValue, at key: String) throws(ImportError) -> String {
-        switch value {
-        case .integer(let number): String(number)
-        default: try CatalogDecoder.string(decoder.fileName, value, at: location.path(key))
-        }
+        try CatalogDecoder.string(decoder.fileName, value, at: location.path(key))
     }
 
-    /// A counter: an integer ≥ 0 (or its decimal text, as some feeds ship it); absent means 0.
+    /// A counter: an integer ≥ 0; absent means 0.
     func count(_ field: ItemField) throws(ImportError) -> Int {
         guard let (key, value) = decoder.field(field) else { return 0 }
-        let result: Int
-        if case .string(let text) = value, let number = Int(text) {
-            result = number
-        } else {
-            result = try CatalogDecoder.integer(decoder.fileName, value, at: location.path(key))
-        }
+        let result = try CatalogDecoder.integer(decoder.fileName, value, at: location.path(key))
         guard result >= 0 else {
             throw error(location.path(key), .invalidValue(expected: "an integer ≥ 0", found: "\(result)"))
         }

@@ -22,7 +22,8 @@ struct CLIEventStreamTests {
         var server = try ServerProcess(arguments: ["--db", cli.db], folder: cli.folder)
         var stream = try RawConnection(port: server.port)
         stream.openEventStream("/catalogs/bookshelf/events")
-        let snapshot = try #require(await stream.awaitEvents(1).first, "received: \(stream.text)")
+        let snapshot = try #require(await stream.awaitEvents(1).first,
+                                    "received: \(stream.text), closed: \(stream.closedBecause ?? "no"), log: \((try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? "")")
         #expect(snapshot.event == "snapshot")
         let start = try #require(snapshot.id.flatMap { Int($0) })
         try move(0)  // another process writes: the server sees it through its poll

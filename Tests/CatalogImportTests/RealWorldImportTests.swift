@@ -122,6 +122,11 @@ struct RealWorldImportTests {
         }
     }
 
+    @Test func readmeShowsTheFieldTableAsItIs() throws {
+        let readme = try String(contentsOf: Self.folder.appendingPathComponent("../../../README.md").standardizedFileURL, encoding: .utf8)
+        #expect(readme.contains(ItemFieldTable.markdown))
+    }
+
     @Test func badOptionsAndCollisionsAreErrors() throws {
         // --root that leads nowhere, and one through a value that is not a dictionary.
         for message in try Self.error("nested-results.json", ImportOptions(root: "data.list")) {

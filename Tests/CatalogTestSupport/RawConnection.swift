@@ -74,6 +74,9 @@ public final class RawConnection {
 
     private enum PollResult { case received, nothing, closed }
 
+    /// Why the last read found the connection closed (for failure messages).
+    public private(set) var closedBecause: String?
+
     /// One read that does not wait: what arrived is appended to what was received.
     private func poll() -> PollResult {
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -82,7 +85,14 @@ public final class RawConnection {
             received += buffer[0..<count]
             return .received
         }
-        return count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) ? .closed : .nothing
+        if count == 0 {
+            closedBecause = "end of stream"
+            return .closed
+        }
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .nothing }
+        closedBecause = "error \(code)"
+        return .closed
     }
 
     /// Everything received so far, as text.
