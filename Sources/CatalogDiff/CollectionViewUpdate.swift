@@ -31,6 +31,12 @@ extension Stage {
             case .moveItem(let from, let to): items.moved.append(Move(from: from, to: to))
             }
         }
+        sortOperations()
+    }
+
+    /// Puts each list of operations in index order (moves by their source), so that equal
+    /// stages compare and print alike whatever order they were made in.
+    public mutating func sortOperations() {
         sections.deleted.sort()
         sections.inserted.sort()
         sections.reloaded.sort()

@@ -383,7 +383,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // Each list sorted where it has one owner: with another copy of a stage still held, every
         // list sorted was copied first (20k operations of a 100k-id diff).
         (first, second, third, fourth, fifth) = (Stage(), Stage(), Stage(), Stage(), Stage())
-        for k in stages.indices { Self.sort(&stages[k]) }
+        for k in stages.indices { stages[k].sortOperations() }
         return Changeset(stages: stages)
     }
 
@@ -407,17 +407,5 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         merged.items = ItemChanges(deleted: items.deleted, inserted: items.inserted.map(after), reloaded: items.reloaded,
                                    moved: items.moved.map { Move(from: $0.from, to: after($0.to)) })
         return merged
-    }
-
-    /// Operations in index order, so that equal changesets compare and print alike.
-    static func sort(_ stage: inout Stage) {
-        stage.sections.deleted.sort()
-        stage.sections.inserted.sort()
-        stage.sections.reloaded.sort()
-        stage.sections.moved.sort { $0.from < $1.from }
-        stage.items.deleted.sort()
-        stage.items.inserted.sort()
-        stage.items.reloaded.sort()
-        stage.items.moved.sort { $0.from < $1.from }
     }
 }

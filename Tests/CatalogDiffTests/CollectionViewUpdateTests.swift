@@ -33,14 +33,7 @@ import Testing
 
     static func sorted(_ stage: Stage) -> Stage {
         var stage = stage
-        stage.sections.deleted.sort()
-        stage.sections.inserted.sort()
-        stage.sections.reloaded.sort()
-        stage.sections.moved.sort { $0.from < $1.from }
-        stage.items.deleted.sort()
-        stage.items.inserted.sort()
-        stage.items.reloaded.sort()
-        stage.items.moved.sort { $0.from < $1.from }
+        stage.sortOperations()
         return stage
     }
 }
