@@ -353,8 +353,8 @@ struct CatalogDecoder {
         guard case .dictionary(let dictionary) = value else {
             throw error(location.path(), .wrongType(expected: "an item dictionary", found: value.typeDescription))
         }
-        try resolveFields(of: dictionary, kind: sectionItemKind, at: location)
-        if let kindValue = dictionary["kind"] {
+        let (kindValue, sizeValue) = try resolveFields(of: dictionary, kind: sectionItemKind, at: location)
+        if let kindValue {
             let kindName = try string(kindValue, at: location.path("kind"))
             guard let kind = ItemKind(rawValue: kindName) else {
                 throw error(location.path("kind"), .invalidValue(expected: "one of video, book, icon", found: "\"\(kindName)\""))
@@ -380,7 +380,7 @@ struct CatalogDecoder {
             itemsNeedingIDs.append(location)
         }
         var size: Size?
-        if let sizeValue = dictionary["size"] {
+        if let sizeValue {
             if let (key, _) = field(.width) ?? field(.height) {
                 throw error(location.path(key), .invalidValue(expected: "one size: \"size\" or a width and height", found: "both"))
             }
@@ -419,31 +419,34 @@ struct CatalogDecoder {
 
     /// The key and value that fill `field` in the current item.
     func field(_ field: ItemField) -> (key: String, value: PropertyValue)? {
-        slots[ItemFieldTable.slot[field]!]
+        slots[field.slot]
     }
 
     /// Finds which key fills each field of one item: a `--map` key first, then CatalogKit's own
     /// key; only when keys are left over, the aliases of ``ItemFieldTable`` (any case). Two keys
-    /// for one field are an error; keys that fill nothing are counted as ignored.
-    private mutating func resolveFields(of dictionary: [String: PropertyValue], kind: ItemKind, at location: Location) throws(ImportError) {
+    /// for one field are an error; keys that fill nothing are counted as ignored. Returns the
+    /// values of the structural keys `kind` and `size`.
+    private mutating func resolveFields(of dictionary: [String: PropertyValue], kind: ItemKind,
+                                        at location: Location) throws(ImportError) -> (kind: PropertyValue?, size: PropertyValue?) {
         for i in slots.indices { slots[i] = nil }
         var used = 0
-        let rows = ItemFieldTable.rows(for: kind)
-        for (field, keys) in rows {
-            let slot = ItemFieldTable.slot[field]!
-            if let mapped = options.fieldMap[field] {
+        let mapping = !options.fieldMap.isEmpty
+        for (field, keys) in ItemFieldTable.rows(for: kind) {
+            if mapping, let mapped = options.fieldMap[field] {
                 if let value = dictionary[mapped] {
-                    slots[slot] = (mapped, value)
+                    slots[field.slot] = (mapped, value)
                     mappedKeysSeen.insert(mapped)
                     used += 1
                 }
             } else if let value = dictionary[keys[0]] {
-                slots[slot] = (keys[0], value)
+                slots[field.slot] = (keys[0], value)
                 used += 1
             }
         }
-        for key in ItemFieldTable.structuralKeys where dictionary[key] != nil { used += 1 }
-        guard dictionary.count > used else { return }
+        let structural = (kind: dictionary["kind"], size: dictionary["size"])
+        if structural.kind != nil { used += 1 }
+        if structural.size != nil { used += 1 }
+        guard dictionary.count > used else { return structural }
         let table = ItemFieldTable.lookUp[kind]!
         for key in dictionary.keys.sorted() {
             if ItemFieldTable.structuralKeys.contains(key) || slots.contains(where: { $0?.key == key }) { continue }
@@ -451,7 +454,7 @@ struct CatalogDecoder {
                 ignoredKeys[key, default: 0] += 1
                 continue
             }
-            let slot = ItemFieldTable.slot[field]!
+            let slot = field.slot
             if let taken = slots[slot] {
                 throw error(location.path(key), .invalidValue(
                     expected: "one key for the \(field.rawValue) of the \(kind.rawValue)",
@@ -459,6 +462,7 @@ struct CatalogDecoder {
             }
             slots[slot] = (key, dictionary[key]!)
         }
+        return structural
     }
 
     /// A size from a width and a height given as two keys (`w`/`h`, `width`/`height`).

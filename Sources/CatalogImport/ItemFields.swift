@@ -3,6 +3,25 @@ import CatalogModel
 /// A field of an item in the model, as `--map FIELD=KEY` names it (SPEC §2a).
 public enum ItemField: String, CaseIterable, Sendable, Hashable {
     case id, name, icon, title, cover, author, playCount, likeCount, status, statusText, width, height
+
+    /// The field's place in a decoder's per-item buffer (a switch, not a hash: it runs for
+    /// every field of every item).
+    var slot: Int {
+        switch self {
+        case .id: 0
+        case .name: 1
+        case .icon: 2
+        case .title: 3
+        case .cover: 4
+        case .author: 5
+        case .playCount: 6
+        case .likeCount: 7
+        case .status: 8
+        case .statusText: 9
+        case .width: 10
+        case .height: 11
+        }
+    }
 }
 
 /// The one table of which keys fill which field, per item kind (SPEC §2a). The first key of each
@@ -64,8 +83,6 @@ enum ItemFieldTable {
         return result
     }()
 
-    /// The slot of each field in a decoder's per-item buffer.
-    static let slot: [ItemField: Int] = Dictionary(uniqueKeysWithValues: ItemField.allCases.enumerated().map { ($1, $0) })
 
     /// The table as README shows it (a test keeps README's copy the same): one line per kind
     /// and field.
