@@ -61,8 +61,6 @@ struct CatalogDecoder {
     private var shapeReason: String?
     private var detectedShape: CatalogShape?
     private var integerIDs = 0
-    /// Mapped keys (`--map`) some item had.
-    private var mappedKeysSeen: Set<String> = []
     /// The current item's fields: for each ``ItemField`` slot, the key that held it and its value.
     private var slots: [(key: String, value: PropertyValue)?] = Array(repeating: nil, count: ItemField.allCases.count)
 
@@ -80,6 +78,7 @@ struct CatalogDecoder {
             (shape, shapeReason) = try recogniseShape(root, under: rootPath)
             detectedShape = shape
         }
+        try checkFieldMap(root, shape: shape)
         var name = options.catalogName
         var sections: [Section]
         switch shape {
@@ -105,7 +104,6 @@ struct CatalogDecoder {
         case .icons, .videos:
             let kind: SectionKind = shape == .icons ? .icons : .videos
             let values = try rootArray(root, of: shape)
-            try checkMappedKeys(in: values)
             var items: [Item] = []
             items.reserveCapacity(values.count)
             for (i, value) in values.enumerated() {
@@ -125,11 +123,6 @@ struct CatalogDecoder {
 
         if let (what, limit) = options.limits.excess(items: sections.reduce(0) { $0 + $1.items.count }, sections: sections.count) {
             throw error("", .tooLarge("more than \(limit) \(what) in one catalogue"))
-        }
-        for (field, key) in options.fieldMap.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where !mappedKeysSeen.contains(key) {
-            // Native files and shelves: the map is checked once every item has been read.
-            throw error("", .invalidValue(expected: "an item whose \(field.rawValue) --map \(field.rawValue)=\(key) fills",
-                                          found: "none (no item has \"\(key)\", or no item has a \(field.rawValue))"))
         }
         let (derived, duplicates) = try deriveIDs(in: &sections)
         let catalog = Catalog(name: name ?? Self.baseName(of: fileName), sections: sections)
@@ -227,34 +220,36 @@ struct CatalogDecoder {
         }
     }
 
-    /// Icons or videos, from the first item's keys (aliases included), `--map` or the wrapper's
-    /// key, with the reason in words; nil when nothing tells.
+    /// Icons or videos, from the wrapper's key, `--map`, or the first item's keys read through
+    /// ``ItemFieldTable``: the kind more of its keys name a field of wins (the fields every kind
+    /// has do not count); on a tie, a `title` makes a video and anything else an icon. Nil when
+    /// nothing tells; otherwise the shape and the reason in words.
     private func recogniseItems(_ first: [String: PropertyValue], wrapper: String?) -> (CatalogShape, String)? {
         switch wrapper?.lowercased() {
         case "videos"?: return (.videos, "the items sit under \"\(wrapper!)\"")
         case "icons"?, "apps"?: return (.icons, "the items sit under \"\(wrapper!)\"")
         default: break
         }
-        if let field = options.fieldMap.keys.first(where: { [.name, .icon].contains($0) }) {
-            return (.icons, "--map names the \(field.rawValue) of an icon")
+        for (kind, shape) in [(ItemKind.icon, CatalogShape.icons), (.video, .videos)] {
+            let own = Set(ItemFieldTable.rows(for: kind).map(\.field)).subtracting(ItemFieldTable.common.map(\.field))
+            if let field = options.fieldMap.keys.sorted(by: { $0.rawValue < $1.rawValue }).first(where: own.contains) {
+                return (shape, "--map names the \(field.rawValue) of \(kind == .icon ? "an icon" : "a video")")
+            }
         }
-        if let field = options.fieldMap.keys.first(where: { [.cover, .playCount, .likeCount, .status, .statusText].contains($0) }) {
-            return (.videos, "--map names the \(field.rawValue) of a video")
+        func telling(_ kind: ItemKind) -> [String] {
+            let table = ItemFieldTable.lookUp[kind]!
+            let common = Set(ItemFieldTable.common.map(\.field))
+            let named = first.keys.compactMap { key -> (ItemField, String)? in
+                guard let field = table[key.lowercased()], !common.contains(field) else { return nil }
+                return (field, key)
+            }
+            return named.sorted { ($0.0.slot, $0.1) < ($1.0.slot, $1.1) }.map(\.1)
         }
-        let keys = Dictionary(first.keys.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
-        func key(_ candidates: [String]) -> String? { candidates.lazy.compactMap { keys[$0.lowercased()] }.first }
-        let imageKeys = ["image", "img", "imageName", "pic"]
-        if let icon = key(["icon"]) { return (.icons, "items have `\(icon)`") }
-        if let video = key(["cover", "images", "poster", "thumbnail", "playCount", "play_count", "likeCount", "praise_count", "status", "statusText", "status_desc"]) {
-            return (.videos, "items have `\(video)`")
-        }
-        let name = key(["name", "text", "label"]), image = key(imageKeys), title = key(["title"])
-        if let name, let image { return (.icons, "items have `\(name)` and `\(image)`") }
-        if let title, let image { return (.videos, "items have `\(title)` and `\(image)`") }
-        if let title { return (.videos, "items have `\(title)`") }
-        if let name { return (.icons, "items have `\(name)`") }
-        if let image { return (.icons, "items have `\(image)`") }
-        return nil
+        let icon = telling(.icon), video = telling(.video)
+        guard !icon.isEmpty || !video.isEmpty else { return nil }
+        let isVideo = video.count > icon.count || (video.count == icon.count && video.contains { $0.lowercased() == "title" })
+        let keys = isVideo ? video : icon
+        return (isVideo ? .videos : .icons, "items have " + keys.map { "`\($0)`" }.joined(separator: " and "))
     }
 
     private func rootArray(_ root: PropertyValue, of shape: CatalogShape) throws(ImportError) -> [PropertyValue] {
@@ -405,13 +400,32 @@ struct CatalogDecoder {
         return Item(id: id, content: content, size: size)
     }
 
-    /// Refuses a `--map` whose key no item has, before an item's error would hide the reason.
-    private func checkMappedKeys(in values: [PropertyValue]) throws(ImportError) {
-        for (field, key) in options.fieldMap.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let somewhere = values.contains { value in
-                if case .dictionary(let dictionary) = value { dictionary[key] != nil } else { false }
+    /// Refuses a `--map` that cannot apply, before any item is read (an item's error would hide
+    /// the reason): a field the file's items do not have, or a key no item has.
+    private func checkFieldMap(_ root: PropertyValue, shape: CatalogShape) throws(ImportError) {
+        guard !options.fieldMap.isEmpty else { return }
+        var items: [(kind: ItemKind, fields: [String: PropertyValue])] = []
+        switch (shape, root) {
+        case (.icons, .array(let values)), (.videos, .array(let values)):
+            for case .dictionary(let fields) in values { items.append((shape == .icons ? .icon : .video, fields)) }
+        case (.native, .dictionary(let catalog)):
+            guard case .array(let sections)? = catalog["sections"] else { break }
+            for case .dictionary(let section) in sections {
+                guard case .string(let name)? = section["kind"], let kind = SectionKind(rawValue: name),
+                      case .array(let values)? = section["items"] else { continue }
+                for case .dictionary(let fields) in values { items.append((kind.itemKind, fields)) }
             }
-            if !somewhere {
+        default:
+            break
+        }
+        let kinds = Set(items.map(\.kind))
+        for (field, key) in options.fieldMap.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard kinds.contains(where: { kind in ItemFieldTable.rows(for: kind).contains { $0.field == field } }) else {
+                let names = kinds.map(\.rawValue).sorted().joined(separator: ", ")
+                throw error("", .invalidValue(expected: "a field of the file's items for --map \(field.rawValue)=\(key)",
+                                              found: names.isEmpty ? "no item dictionaries" : "items (\(names)) without a \(field.rawValue)"))
+            }
+            guard items.contains(where: { $0.fields[key] != nil }) else {
                 throw error("", .invalidValue(expected: "a key \"\(key)\" in some item for --map \(field.rawValue)=\(key)", found: "no item with it"))
             }
         }
@@ -435,7 +449,6 @@ struct CatalogDecoder {
             if mapping, let mapped = options.fieldMap[field] {
                 if let value = dictionary[mapped] {
                     slots[field.slot] = (mapped, value)
-                    mappedKeysSeen.insert(mapped)
                     used += 1
                 }
             } else if let value = dictionary[keys[0]] {
@@ -450,7 +463,7 @@ struct CatalogDecoder {
         let table = ItemFieldTable.lookUp[kind]!
         for key in dictionary.keys.sorted() {
             if ItemFieldTable.structuralKeys.contains(key) || slots.contains(where: { $0?.key == key }) { continue }
-            guard let entry = table[key.lowercased()], let field = entry, options.fieldMap[field] == nil else {
+            guard let field = table[key.lowercased()], options.fieldMap[field] == nil else {
                 ignoredKeys[key, default: 0] += 1
                 continue
             }

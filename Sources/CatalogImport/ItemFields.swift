@@ -69,15 +69,14 @@ enum ItemFieldTable {
     /// Keys that are not fields: the item's kind and its size as `[width, height]`.
     static let structuralKeys = ["kind", "size"]
 
-    /// Per kind, every key in lower case → its field (nil for a structural key).
-    static let lookUp: [ItemKind: [String: ItemField?]] = {
-        var result: [ItemKind: [String: ItemField?]] = [:]
+    /// Per kind, every key in lower case → its field.
+    static let lookUp: [ItemKind: [String: ItemField]] = {
+        var result: [ItemKind: [String: ItemField]] = [:]
         for kind in [ItemKind.video, .book, .icon] {
-            var table: [String: ItemField?] = [:]
+            var table: [String: ItemField] = [:]
             for (field, keys) in rows(for: kind) {
                 for key in keys { table[key.lowercased()] = field }
             }
-            for key in structuralKeys { table[key] = .some(nil) }
             result[kind] = table
         }
         return result

@@ -115,7 +115,7 @@ struct CLIBadInputTests {
         let bad = try cli.file("bad.json", #"[{"name": "Fine", "icon": "fine"}, {"name": "Broken"}]"#)
         let result = try cli.run(["import", good, bad, "--db", cli.db])
         #expect(result.status == 1)
-        #expect(result.stderrLines == ["error: \(bad): [1].icon: missing; expected a string (read as icons because items have `icon`; "
+        #expect(result.stderrLines == ["error: \(bad): [1].icon: missing; expected a string (read as icons because items have `name` and `icon`; "
                                        + "pass --map icon=KEY to read it from another key, or --kind)"])
         #expect(try state(cli) == before)
         #expect(try !cli.succeed(["list", "--db", cli.db]).contains("fresh"))

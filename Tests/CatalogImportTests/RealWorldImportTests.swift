@@ -63,7 +63,7 @@ struct RealWorldImportTests {
         }
         // `title` and `icon`: icons (the name from `title`), not a video feed.
         for imported in try Self.read("shop-icons.json") {
-            #expect(imported.report.shape == .icons && imported.report.shapeReason == "items have `icon`")
+            #expect(imported.report.shape == .icons && imported.report.shapeReason == "items have `title` and `icon`")
             #expect(imported.catalog.sections[0].items.map(\.content) == [
                 .icon(Icon(name: "Birthday cake", icon: "cake.png")), .icon(Icon(name: "Macarons", icon: "macaron.png")),
             ])
@@ -141,6 +141,9 @@ struct RealWorldImportTests {
         #expect(throws: ImportOptionError.self) { try Self.map("cover") }
         for message in try Self.error("wine-icons.json", ImportOptions(fieldMap: Self.map("icon=picture"))) {
             #expect(message == #"expected a key "picture" in some item for --map icon=picture, found no item with it @ "#)
+        }
+        for message in try Self.error("wine-icons.json", ImportOptions(shape: .icons, fieldMap: Self.map("cover=image"))) {
+            #expect(message == "expected a field of the file's items for --map cover=image, found items (icon) without a cover @ ")
         }
         // Two keys for one field in one item, and ids that collide once integers are text.
         func decode(_ json: String) -> String {
