@@ -70,16 +70,17 @@ struct ImportCommand: ParsableCommand {
         if let capacity, capacity <= 0 {
             throw ValidationError("--capacity must be a positive integer")
         }
-        do {
-            _ = try ImportOptions.fieldMap(maps)
-        } catch {
-            throw ValidationError("--\(error.message)")
-        }
     }
 
     func run() throws {
+        let fieldMap: [ItemField: String]
+        do {
+            fieldMap = try ImportOptions.fieldMap(maps)
+        } catch {
+            throw CLIError("--\(error.message)")
+        }
         let options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity,
-                                    root: root, fieldMap: try ImportOptions.fieldMap(maps))
+                                    root: root, fieldMap: fieldMap)
         // Started before reading, so that its one-second threshold covers the whole import.
         let progress = ProgressBar(label: "Importing")
         defer { progress.finish() }

@@ -54,7 +54,10 @@ open class CatalogCollectionViewLayout: UICollectionViewLayout {
     public static let shelfKind = "CatalogKit.shelf"
 
     public var configuration: LayoutConfiguration {
-        didSet { invalidateLayout() }
+        didSet {
+            needsInput = true
+            invalidateLayout()
+        }
     }
     /// The catalogue the data source answers with at this moment.
     public var catalog: () -> Catalog?
@@ -63,6 +66,9 @@ open class CatalogCollectionViewLayout: UICollectionViewLayout {
     private var previous: Layout?
     private var transition: LayoutTransition?
     private var moveSession: MoveSession?
+    /// Whether the next `prepare()` must read the catalogue again (new data or configuration);
+    /// a scroll only moves the offset.
+    private var needsInput = true
 
     public init(configuration: LayoutConfiguration, catalog: @escaping () -> Catalog?) {
         self.configuration = configuration
@@ -72,13 +78,25 @@ open class CatalogCollectionViewLayout: UICollectionViewLayout {
 
     public required init?(coder: NSCoder) { nil }
 
+    open override func invalidateLayout(with context: UICollectionViewLayoutInvalidationContext) {
+        if context.invalidateEverything || context.invalidateDataSourceCounts { needsInput = true }
+        super.invalidateLayout(with: context)
+    }
+
     open override func prepare() {
         super.prepare()
         guard let collectionView else { return }
+        let viewport = Size(width: Double(collectionView.bounds.width), height: Double(collectionView.bounds.height))
+        let offset = Point(collectionView.contentOffset)
+        if !needsInput, var kept = layout, kept.viewportSize == viewport, kept.configuration == configuration {
+            // Scrolling (pinned headers, a carousel's scaling): the frames stay, the offset moves.
+            kept.contentOffset = offset
+            layout = kept
+            return
+        }
+        needsInput = false
         previous = layout
         let input = catalog().map(LayoutInput.init) ?? LayoutInput()
-        let viewport = Size(width: Double(collectionView.bounds.width), height: Double(collectionView.bounds.height))
-        let offset = Point(x: Double(collectionView.contentOffset.x), y: Double(collectionView.contentOffset.y))
         if var kept = layout, kept.configuration == configuration, (try? kept.prepare(input, viewportSize: viewport)) != nil {
             kept.contentOffset = offset
             layout = kept
@@ -92,8 +110,7 @@ open class CatalogCollectionViewLayout: UICollectionViewLayout {
     }
 
     open override func layoutAttributesForElements(in rect: CGRect) -> [UICollectionViewLayoutAttributes]? {
-        if let offset = collectionView?.contentOffset { layout?.contentOffset = Point(offset) }
-        return layout?.elements(in: Rect(rect)).map(Self.attributes)
+        layout?.elements(in: Rect(rect)).map(Self.attributes)
     }
 
     open override func layoutAttributesForItem(at indexPath: IndexPath) -> UICollectionViewLayoutAttributes? {

@@ -127,10 +127,8 @@ import Testing
     }
 
     @Test func writesByAnotherConnectionAreSeen() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (path, folder) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("catalog.sqlite").path
         let watching = try CatalogStore(path: path)
         try watching.replace(Self.shelves)
         var iterator = watching.updates(of: "shelf", from: 1).makeAsyncIterator()
@@ -154,10 +152,8 @@ import Testing
     }
 
     @Test func aRolledBackWriteIsNeverSeen() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-rollback-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (path, folder) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("catalog.sqlite").path
         let store = try CatalogStore(path: path)
         try store.replace(Self.shelves)
         let observer = store.observer(of: "shelf", from: 1)
@@ -180,10 +176,9 @@ import Testing
     }
 
     @Test func oneWriteWakesAHundredObserversWithoutAHundredLookups() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-wake-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (path, folder) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try CatalogStore(path: folder.appendingPathComponent("catalog.sqlite").path)
+        let store = try CatalogStore(path: path)
         try store.replace(Self.shelves)
         let observers = (0..<100).map { _ in store.observer(of: "shelf", from: 1) }
         for observer in observers {
@@ -213,10 +208,9 @@ extension Catalog {
 
 extension ObservationTests {
     @Test func manyObserversKeepUpWithAsyncWrites() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("observe-many-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let (path, folder) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try CatalogStore(path: folder.appendingPathComponent("catalog.sqlite").path)
+        let store = try CatalogStore(path: path)
         try store.replace(Self.shelves)
         let last = 1 + 100
         try await withThrowingTaskGroup(of: Int.self) { group in
