@@ -384,18 +384,18 @@ struct CatalogDecoder {
             size = try sizeFromPair(at: location)
         }
 
-        let reader = FieldReader(decoder: self, location: location)
+        let at = location
         let content: ItemContent
         switch sectionItemKind {
         case .video:
-            content = .video(Video(title: try reader.requiredString(.title), cover: try reader.requiredString(.cover),
-                                   playCount: try reader.count(.playCount), likeCount: try reader.count(.likeCount),
-                                   status: try reader.status(), statusText: try reader.optionalString(.statusText)))
+            content = .video(Video(title: try requiredString(.title, at: at), cover: try requiredString(.cover, at: at),
+                                   playCount: try count(.playCount, at: at), likeCount: try count(.likeCount, at: at),
+                                   status: try status(at: at), statusText: try optionalString(.statusText, at: at)))
         case .book:
-            content = .book(Book(title: try reader.requiredString(.title), cover: try reader.requiredString(.cover),
-                                 author: try reader.optionalString(.author)))
+            content = .book(Book(title: try requiredString(.title, at: at), cover: try requiredString(.cover, at: at),
+                                 author: try optionalString(.author, at: at)))
         case .icon:
-            content = .icon(Icon(name: try reader.requiredString(.name), icon: try reader.requiredString(.icon)))
+            content = .icon(Icon(name: try requiredString(.name, at: at), icon: try requiredString(.icon, at: at)))
         }
         return Item(id: id, content: content, size: size)
     }
@@ -629,39 +629,28 @@ struct CatalogDecoder {
     static let sectionKeys: Set<String> = ["id", "kind", "title", "capacity", "items"]
 }
 
-/// Reads the fields of one item, found by ``CatalogDecoder``'s resolution, into the model's
-/// types; errors name the key the file used.
-struct FieldReader {
-    let decoder: CatalogDecoder
-    let location: Location
-
-    private func error(_ path: String, _ reason: ImportError.Reason) -> ImportError {
-        decoder.error(path, reason)
-    }
-
-    func requiredString(_ field: ItemField) throws(ImportError) -> String {
-        guard let (key, value) = decoder.field(field) else { throw decoder.missing(field, at: location) }
+/// The current item's fields, as resolved by ``resolveFields(of:kind:at:)``, read into the
+/// model's types; errors name the key the file used.
+extension CatalogDecoder {
+    func requiredString(_ field: ItemField, at location: Location) throws(ImportError) -> String {
+        guard let (key, value) = self.field(field) else { throw missing(field, at: location) }
         // A list of images (as some feeds ship) gives its first one as the cover.
         if case .array(let images) = value, let first = images.first {
-            return try CatalogDecoder.string(decoder.fileName, first, at: location.path("\(key)[0]"))
+            return try CatalogDecoder.string(fileName, first, at: location.path("\(key)[0]"))
         }
-        return try scalarString(value, at: key)
+        return try string(value, at: location.path(key))
     }
 
-    func optionalString(_ field: ItemField) throws(ImportError) -> String? {
-        guard let (key, value) = decoder.field(field) else { return nil }
+    func optionalString(_ field: ItemField, at location: Location) throws(ImportError) -> String? {
+        guard let (key, value) = self.field(field) else { return nil }
         if case .null = value { return nil }
-        return try scalarString(value, at: key)
-    }
-
-    private func scalarString(_ value: PropertyValue, at key: String) throws(ImportError) -> String {
-        try CatalogDecoder.string(decoder.fileName, value, at: location.path(key))
+        return try string(value, at: location.path(key))
     }
 
     /// A counter: an integer ≥ 0; absent means 0.
-    func count(_ field: ItemField) throws(ImportError) -> Int {
-        guard let (key, value) = decoder.field(field) else { return 0 }
-        let result = try CatalogDecoder.integer(decoder.fileName, value, at: location.path(key))
+    func count(_ field: ItemField, at location: Location) throws(ImportError) -> Int {
+        guard let (key, value) = self.field(field) else { return 0 }
+        let result = try CatalogDecoder.integer(fileName, value, at: location.path(key))
         guard result >= 0 else {
             throw error(location.path(key), .invalidValue(expected: "an integer ≥ 0", found: "\(result)"))
         }
@@ -670,8 +659,8 @@ struct FieldReader {
 
     /// A review status by name, or by its index in ``VideoStatus/allCases`` as numeric feeds ship
     /// it; absent means `published`.
-    func status() throws(ImportError) -> VideoStatus {
-        guard let (key, value) = decoder.field(.status) else { return .published }
+    func status(at location: Location) throws(ImportError) -> VideoStatus {
+        guard let (key, value) = field(.status) else { return .published }
         let expected = "one of draft, reviewing, recommended, published, rejected (or 0–4)"
         switch value {
         case .string(let name):
