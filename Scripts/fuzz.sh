@@ -10,7 +10,7 @@ build=.build-fuzz
 mkdir -p "$build"
 flags=(-sanitize=fuzzer,address -parse-as-library -DDEBUG -Onone -g -swift-version 6)
 # The two modules, built as they are in the package, but instrumented for coverage.
-swiftc "${flags[@]}" -emit-module -emit-library -static -module-name CatalogModel \
+swiftc "${flags[@]}" -emit-module -emit-library -static -module-name CatalogModel -package-name CatalogKit \
     -emit-module-path "$build/CatalogModel.swiftmodule" -o "$build/libCatalogModel.a" \
     $(find Sources/CatalogModel -name '*.swift')
 swiftc "${flags[@]}" -emit-module -emit-library -static -module-name CatalogImport -package-name CatalogKit -I "$build" \
@@ -20,6 +20,5 @@ swiftc "${flags[@]}" -I "$build" -L "$build" -lCatalogImport -lCatalogModel -pac
     Fuzz/ReadersFuzzer.swift -o "$build/readers-fuzzer"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-# Foundation's property-list error path leaks under LeakSanitizer: leaks are not findings here.
-ASAN_OPTIONS=detect_leaks=0 "$build/readers-fuzzer" "$scratch" Fuzz/corpus \
+"$build/readers-fuzzer" "$scratch" Fuzz/corpus \
     -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1

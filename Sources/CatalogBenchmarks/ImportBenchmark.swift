@@ -71,6 +71,17 @@ public struct ImportBenchmark {
                                        medianMS: read.median, baseline: "JSONSerialization (parse only)",
                                        baselineMedianMS: read.baselineMedian, items: items))
 
+        log("read: XML property list → model, against Foundation's PropertyListSerialization parsing the same file")
+        let plist = folder.appendingPathComponent("bench.plist")
+        try CatalogExporter.propertyList(catalog, format: .xml).write(to: plist)
+        let readPlist = try Clock.compare(
+            runs: runs,
+            case: {}, { _ = try CatalogImporter.read(contentsOf: plist) },
+            baseline: {}, { _ = try PropertyListSerialization.propertyList(from: Data(contentsOf: plist), format: nil) })
+        results.append(BenchmarkResult(suite: "import", name: "read \(items.abbreviated) items (XML plist → model)",
+                                       medianMS: readPlist.median, baseline: "PropertyListSerialization (parse only)",
+                                       baselineMedianMS: readPlist.baselineMedian, items: items))
+
         log("load: SQLite → snapshot, against scanning the same rows without building a model")
         let loadedPath = try freshDatabase()
         try CatalogStore(path: loadedPath).replace(catalog)

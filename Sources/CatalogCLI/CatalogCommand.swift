@@ -35,8 +35,10 @@ public struct CatalogCommand: ParsableCommand {
                 print(fullMessage(for: error))  // --help, --version
                 Foundation.exit(0)
             }
-            // A usage error: the parser's own message, with exit status 1 as SPEC §6 asks.
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            // A usage error: the parser's message on one line, exit status 1 (SPEC §6), and where
+            // the usage is rather than the usage itself.
+            let command = arguments.first { name in configuration.subcommands.contains { $0.configuration.commandName == name } }
+            printError(message(for: error) + " (see 'catalog \(command.map { $0 + " " } ?? "")--help')")
             Foundation.exit(1)
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CatalogDiff
 import CatalogJSON
+import CatalogModel
 import CatalogStore
 
 struct ChangesCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogImport
+import CatalogModel
 
 extension Changeset {
     /// One line per stage for people: what each `performBatchUpdates` call does.

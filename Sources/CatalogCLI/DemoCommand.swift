@@ -39,7 +39,7 @@ struct DemoCommand: ParsableCommand {
         let moves = try demonstrateMoves(store)
         let picture = try drawBookshelf(store)
         if json {
-            let imports = zip(imported, results).map { ImportCommand.jsonValue($0, $1) }
+            let imports = zip(imported, results).map { ImportCommand.jsonValue($0, $1, written: true) }
             Output.json(.object([("imports", .array(imports)), ("catalogs", Documents.summaries(try store.summaries())),
                                  ("moves", .array(moves.map(\.jsonValue))), ("picture", .string(picture))]))
             return

@@ -67,20 +67,17 @@ struct ImportCommand: ParsableCommand {
         if catalogName != nil && files.count > 1 {
             throw ValidationError("--catalog names one catalogue; give it with one file")
         }
-        if let capacity, capacity <= 0 {
-            throw ValidationError("--capacity must be a positive integer")
-        }
     }
 
     func run() throws {
-        let fieldMap: [ItemField: String]
+        let options: ImportOptions
         do {
-            fieldMap = try ImportOptions.fieldMap(maps)
+            options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity,
+                                    root: root, fieldMap: try ImportOptions.fieldMap(maps))
+            try options.validate()
         } catch {
             throw CLIError("--\(error.message)")
         }
-        let options = ImportOptions(catalogName: catalogName, format: format, shape: kind?.shape, shelfCapacity: capacity,
-                                    root: root, fieldMap: fieldMap)
         // Started before reading, so that its one-second threshold covers the whole import.
         let progress = ProgressBar(label: "Importing")
         defer { progress.finish() }
@@ -93,7 +90,11 @@ struct ImportCommand: ParsableCommand {
         // The importer only returns valid catalogues; names are the one thing to check across files.
         try CatalogStore.checkDistinctNames(catalogs)
         if dryRun {
-            report(imported, results: nil)
+            // What the import would change, read without writing (and without creating a database).
+            let results = FileManager.default.fileExists(atPath: global.path)
+                ? try global.openStoreForReading().previewReplacing(catalogs)
+                : try CatalogStore.previewReplacingInEmptyStore(catalogs)
+            report(imported, results: results, written: false)
             return
         }
         let store = try global.openStore()
@@ -101,19 +102,21 @@ struct ImportCommand: ParsableCommand {
             progress.update(done: done, total: total)
         }
         progress.finish()
-        report(imported, results: results)
+        report(imported, results: results, written: true)
     }
 
-    private func report(_ imported: [ImportedCatalog], results: [WriteResult]?) {
+    /// Prints what each file held and, from `results`, what the import changed (`written`) or
+    /// would change (a dry run).
+    private func report(_ imported: [ImportedCatalog], results: [WriteResult], written: Bool) {
         if json {
-            let objects = imported.enumerated().map { index, entry in Self.jsonValue(entry, results?[index]) }
+            let objects = imported.enumerated().map { index, entry in Self.jsonValue(entry, results[index], written: written) }
             Output.json(objects.count == 1 ? objects[0] : .array(objects))
             return
         }
         for (index, entry) in imported.enumerated() {
             let r = entry.report
-            let target = results.map { "catalogue \"\(entry.catalog.name)\" at revision \($0[index].revision)" }
-                ?? "catalogue \"\(entry.catalog.name)\" (dry run, nothing written)"
+            let target = written ? "catalogue \"\(entry.catalog.name)\" at revision \(results[index].revision)"
+                : "catalogue \"\(entry.catalog.name)\" (dry run, nothing written)"
             print("\(r.file) → \(target)")
             print("  \(plural(r.sections, "section")), \(plural(r.items, "item"))"
                   + " · \(r.format.rawValue), \(r.shape.rawValue) shape" + (r.root.map { " from \($0)" } ?? ""))
@@ -125,8 +128,9 @@ struct ImportCommand: ParsableCommand {
                 notes[2] += " (" + r.ignoredKeys.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
             }
             print("  " + notes.joined(separator: " · "))
-            if let result = results?[index], result.previousRevision > 0 {
-                print("  changes from revision \(result.previousRevision):")
+            if results[index].previousRevision > 0 {
+                let result = results[index]
+                print("  \(written ? "changes" : "would change") from revision \(result.previousRevision):")
                 print(result.changeset.summary.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
             }
         }
@@ -135,16 +139,12 @@ struct ImportCommand: ParsableCommand {
 
 extension ImportCommand {
     /// `{"catalog", "revision", "previousRevision", "changeset", "report"}` for one imported file;
-    /// `"dryRun": true` in place of the write's fields when nothing was written.
-    static func jsonValue(_ entry: ImportedCatalog, _ result: WriteResult?) -> OrderedJSON {
+    /// a dry run adds `"dryRun": true`, and its revision and changeset are those the import would make.
+    static func jsonValue(_ entry: ImportedCatalog, _ result: WriteResult, written: Bool) -> OrderedJSON {
         var members: [(String, OrderedJSON)] = [("catalog", .string(entry.catalog.name))]
-        if let result {
-            members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision)),
-                        ("changeset", result.changeset.jsonValue)]
-        } else {
-            members.append(("dryRun", true))
-        }
-        members.append(("report", entry.report.jsonValue))
+        if !written { members.append(("dryRun", true)) }
+        members += [("revision", .integer(result.revision)), ("previousRevision", .integer(result.previousRevision)),
+                    ("changeset", result.changeset.jsonValue), ("report", entry.report.jsonValue)]
         return .object(members)
     }
 }

@@ -26,11 +26,6 @@ extension GlobalOptions {
     }
 }
 
-/// `1 section`, `2 sections`.
-func plural(_ count: Int, _ noun: String) -> String {
-    "\(count) \(noun)\(count == 1 ? "" : "s")"
-}
-
 /// Standard output helpers: JSON for machines, aligned columns for people.
 enum Output {
     static func json(_ value: OrderedJSON) {
@@ -42,16 +37,45 @@ enum Output {
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
-    /// Rows padded into columns; numeric columns (`rightAligned`) line up on the right.
+    /// Rows padded into columns by the terminal columns their text takes (a CJK character takes
+    /// two); numeric columns (`rightAligned`) line up on the right.
     static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
         let all = [header] + rows
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        return all.map { row in
-            row.enumerated().map { column, cell in
-                let pad = String(repeating: " ", count: widths[column] - cell.count)
-                return rightAligned.contains(column) ? pad + cell : cell + pad
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        let cellWidths = all.map { row in row.map(\.terminalWidth) }
+        let widths = header.indices.map { column in cellWidths.map { $0[column] }.max() ?? 0 }
+        return zip(all, cellWidths).map { row, rowWidths in
+            var line = zip(row, rowWidths).enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.1)
+                return rightAligned.contains(column) ? pad + cell.0 : cell.0 + pad
+            }.joined(separator: "  ")
+            while line.last == " " { line.removeLast() }
+            return line
         }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// How many columns a terminal gives this text: two for each East Asian wide or full-width
+    /// character and each emoji shown as one, one for every other character.
+    var terminalWidth: Int {
+        reduce(0) { width, character in
+            guard let scalar = character.unicodeScalars.first else { return width }
+            return width + (scalar.isWide || character.unicodeScalars.contains { $0.properties.isEmojiPresentation } ? 2 : 1)
+        }
+    }
+}
+
+extension Unicode.Scalar {
+    /// Whether the scalar is East Asian Wide or Fullwidth (Unicode Standard Annex #11): Hangul,
+    /// CJK ideographs, kana, full-width forms.
+    fileprivate var isWide: Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD:
+            true
+        default:
+            false
+        }
     }
 }
 

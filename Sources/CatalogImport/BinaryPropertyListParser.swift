@@ -41,8 +41,11 @@ struct BinaryPropertyListParser {
 
     private init(bytes: [UInt8]) throws(Failure) {
         self.bytes = bytes
-        guard bytes.count >= 8 + 1 + 32, bytes.starts(with: Array("bplist0".utf8)) else {
-            throw Failure(message: "too short for a binary property list")
+        guard bytes.starts(with: Array("bplist0".utf8)) else {
+            throw Failure(message: "the header \(String(decoding: bytes.prefix(8), as: UTF8.self).debugDescription) is not a version this reader knows; expected \"bplist00\"")
+        }
+        guard bytes.count >= 8 + 1 + 32 else {
+            throw Failure(message: "\(bytes.count) bytes are too short for a binary property list")
         }
         let trailer = bytes.count - 32
         offsetSize = Int(bytes[trailer + 6])

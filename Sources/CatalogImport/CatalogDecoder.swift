@@ -79,6 +79,12 @@ struct CatalogDecoder {
             detectedShape = shape
         }
         try checkFieldMap(root, shape: shape)
+        if let capacity = options.shelfCapacity, shape != .bookshelf {
+            let read = shape == .native ? "a native catalogue, whose sections give their own capacity"
+                : "\(shape.rawValue)" + (shapeReason.map { " (\($0))" } ?? "")
+            throw error("", .unusableOption("capacity \(capacity) applies to a loose bookshelf (an array of arrays of covers), "
+                                            + "but the file is read as \(read); leave the capacity out"))
+        }
         var name = options.catalogName
         var sections: [Section]
         switch shape {
@@ -124,7 +130,14 @@ struct CatalogDecoder {
         if let (what, limit) = options.limits.excess(items: sections.reduce(0) { $0 + $1.items.count }, sections: sections.count) {
             throw error("", .tooLarge("more than \(limit) \(what) in one catalogue"))
         }
-        let (derived, duplicates) = try deriveIDs(in: &sections)
+        deriveSectionIDs(in: &sections)
+        // After the section ids, so that a shelf over its capacity is named by its id.
+        if shape == .native || shape == .bookshelf {
+            for (s, section) in sections.enumerated() {
+                try checkCapacity(of: section, at: Location(layout: shape == .native ? .native : .nested, section: s, item: nil))
+            }
+        }
+        let (derived, duplicates) = try deriveItemIDs(in: &sections)
         let catalog = Catalog(name: name ?? Self.baseName(of: fileName), sections: sections)
         if catalog.name.isEmpty {
             throw error("catalog", .invalidValue(expected: "a non-empty catalogue name", found: "an empty string"))
@@ -306,9 +319,7 @@ struct CatalogDecoder {
                 items.append(try item(itemValue, kind: kind.itemKind, at: Location(layout: location.layout, section: s, item: i)))
             }
         }
-        let section = Section(id: id, kind: kind, title: title, capacity: capacity, items: items)
-        try checkCapacity(of: section, at: location)
-        return section
+        return Section(id: id, kind: kind, title: title, capacity: capacity, items: items)
     }
 
     private mutating func looseShelf(_ value: PropertyValue, at s: Int) throws(ImportError) -> Section {
@@ -329,16 +340,13 @@ struct CatalogDecoder {
             items.append(Item(id: "", content: .book(Book(title: cover, cover: cover))))
             itemsNeedingIDs.append(itemLocation)
         }
-        let section = Section(id: "", kind: .bookshelf, capacity: options.shelfCapacity, items: items)
-        try checkCapacity(of: section, at: location)
-        return section
+        return Section(id: "", kind: .bookshelf, capacity: options.shelfCapacity, items: items)
     }
 
     private func checkCapacity(of section: Section, at location: Location) throws(ImportError) {
         if let capacity = section.capacity, section.items.count > capacity {
-            let name = section.id.isEmpty ? location.path() : section.id
             throw error(location.layout.holdsItemsUnderKey ? location.path("items") : location.path(),
-                        .overCapacity(section: name, count: section.items.count, capacity: capacity))
+                        .overCapacity(section: section.id, count: section.items.count, capacity: capacity))
         }
     }
 
@@ -536,7 +544,9 @@ struct CatalogDecoder {
     /// Gives every section and item without an explicit id a deterministic one: sections `s1`, `s2`…
     /// by position; items their natural key (cover or icon), with `~2`, `~3`… for later
     /// occurrences. Ids the file uses explicitly are skipped, so derived ids never collide.
-    private func deriveIDs(in sections: inout [Section]) throws(ImportError) -> (derived: Int, duplicates: Int) {
+    /// Gives each section the file left without an id `s` and its position from 1 (the next free
+    /// number when the file uses that id itself).
+    private func deriveSectionIDs(in sections: inout [Section]) {
         var takenSectionIDs = Set(explicitSectionIDs.keys)
         for s in sectionsNeedingIDs {
             var n = s + 1
@@ -544,6 +554,11 @@ struct CatalogDecoder {
             sections[s].id = "s\(n)"
             takenSectionIDs.insert(sections[s].id)
         }
+    }
+
+    /// Gives each item the file left without an id one from its natural key (cover, icon), with an
+    /// occurrence suffix for repeats.
+    private func deriveItemIDs(in sections: inout [Section]) throws(ImportError) -> (derived: Int, duplicates: Int) {
         guard !itemsNeedingIDs.isEmpty else { return (0, 0) }
         // Explicit ids and those derived so far: a cover literally named "x~2" must not collide
         // with the second "x".

@@ -31,6 +31,11 @@ public enum CatalogImporter {
     /// supplies the format (by extension) and catalogue name (base name) when the options and
     /// the file give none.
     public static func decode(_ data: Data, fileName: String, options: ImportOptions = ImportOptions()) throws(ImportError) -> ImportedCatalog {
+        do {
+            try options.validate()
+        } catch {
+            throw ImportError(file: fileName, reason: .unusableOption(error.message))
+        }
         if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
         let format: CatalogFileFormat
         if let chosen = options.format ?? CatalogFileFormat(fileName: fileName) {
@@ -64,6 +69,7 @@ public enum CatalogImporter {
         let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
         // Text must be UTF-8; say where it is not rather than letting a parser guess.
         if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
+            if format == .plist { throw ImportError(file: fileName, reason: .damagedBinaryPropertyList(header: printedHeader(data))) }
             throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
         }
         switch format {
@@ -81,23 +87,24 @@ public enum CatalogImporter {
                 throw ImportError(file: fileName, reason: error.tooLarge ? .tooLarge(error.message) : .malformed(format: .plist, detail: error.message))
             }
         case .plist:
-            // Foundation's reader cannot stop part way: count the elements it would build first
-            // (every value is an element; a dictionary's keys are elements too).
-            let elements = data.withUnsafeBytes { bytes in
-                zip(bytes, bytes.dropFirst()).reduce(0) { count, pair in
-                    pair.0 == UInt8(ascii: "<") && pair.1 != UInt8(ascii: "/") && pair.1 != UInt8(ascii: "?") && pair.1 != UInt8(ascii: "!") ? count + 1 : count
-                }
+            let result = data.withUnsafeBytes { bytes in
+                Result { () throws(XMLPropertyListParser.Failure) in try XMLPropertyListParser.parse(bytes, limits: limits) }
             }
-            if elements > limits.valueBudget {
-                throw ImportError(file: fileName, reason: .tooLarge("\(elements) property-list elements, more than a document within the limits holds"))
-            }
-            do {
-                return PropertyValue(foundation: try PropertyListSerialization.propertyList(from: data, options: [], format: nil))
-            } catch {
-                let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? error.localizedDescription
-                throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: detail))
+            switch result {
+            case .success(let value): return value
+            case .failure(let failure) where failure.tooLarge: throw ImportError(file: fileName, reason: .tooLarge(failure.message))
+            case .failure(let failure): throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: failure.message))
             }
         }
+    }
+
+    /// The first eight bytes of a `.plist` file that is not UTF-8 text — so not an XML property
+    /// list, and a binary one with a damaged header — printable, with other bytes as `\xNN`.
+    private static func printedHeader(_ data: Data) -> String {
+        data.prefix(8).map { byte in
+            (0x20..<0x7F).contains(byte) && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "\"")
+                ? String(Unicode.Scalar(byte)) : "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+        }.joined()
     }
 
     /// The offset of the first byte that is not part of a valid UTF-8 sequence, or `nil`.

@@ -13,6 +13,9 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidUTF8(offset: Int)
         /// The bytes do not parse as the format (truncated JSON, random bytes named `.plist`).
         case malformed(format: CatalogFileFormat, detail: String)
+        /// A `.plist` file that is not text and does not begin as a binary property list does:
+        /// `header` is its first bytes as printed, e.g. `bplisx00`.
+        case damagedBinaryPropertyList(header: String)
         /// The format could not be told from the file name; `--format` is needed.
         case unknownFormat(String)
         /// A value has the wrong type.
@@ -28,6 +31,9 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The document holds more than the limits allow (``DocumentLimits``): what, and where it
         /// stopped reading.
         case tooLarge(String)
+        /// An import option that this file cannot use (a shelf capacity for a file without loose
+        /// shelves), or one no file could (``ImportOptions/validate()``).
+        case unusableOption(String)
         /// The root is not one of the shapes the importer knows.
         case unrecognisedShape(String)
     }
@@ -60,6 +66,8 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "not valid UTF-8 text (first bad byte at offset \(offset))"
         case .malformed(let format, let detail):
             return "not valid \(format.displayName): \(detail)"
+        case .damagedBinaryPropertyList(let header):
+            return "a damaged binary property list: it begins with \"\(header)\" where \"bplist00\" belongs"
         case .unknownFormat(let ext):
             return "cannot tell the format from the extension \"\(ext)\"; expected .json or .plist, or pass --format json|plist"
         case .wrongType(let expected, let found):
@@ -74,6 +82,8 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "section \"\(section)\" holds \(count) items; expected at most its capacity of \(capacity)"
         case .tooLarge(let detail):
             return "too large: \(detail)"
+        case .unusableOption(let detail):
+            return detail
         case .unrecognisedShape(let found):
             return "unrecognised catalogue shape: found \(found); expected a dictionary with \"sections\", "
                 + "an array of {name, icon} dictionaries, an array of arrays of book covers, "

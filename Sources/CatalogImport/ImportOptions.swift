@@ -31,28 +31,39 @@ public struct ImportOptions: Sendable, Hashable {
         self.fieldMap = fieldMap
     }
 
+    /// Refuses options no file could use, with the option's name: a shelf capacity below 1. The
+    /// command line, the HTTP API and the importer all ask here.
+    public func validate() throws(ImportOptionError) {
+        if let shelfCapacity, shelfCapacity <= 0 {
+            throw ImportOptionError(option: "capacity", message: "capacity \(shelfCapacity): expected a positive integer")
+        }
+    }
+
     /// Reads `FIELD=KEY` pairs (`--map`, `?map=`): each field once, each a field of the model.
     public static func fieldMap(_ pairs: [String]) throws(ImportOptionError) -> [ItemField: String] {
         var map: [ItemField: String] = [:]
         for pair in pairs {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex, pair.index(after: equals) != pair.endIndex else {
-                throw ImportOptionError(message: "map \"\(pair)\": expected FIELD=KEY, e.g. cover=img")
+                throw ImportOptionError(option: "map", message: "map \"\(pair)\": expected FIELD=KEY, e.g. cover=img")
             }
             let name = String(pair[..<equals]), key = String(pair[pair.index(after: equals)...])
             guard let field = ItemField(rawValue: name) else {
-                throw ImportOptionError(message: "map \"\(pair)\": unknown field \"\(name)\"; expected one of "
+                throw ImportOptionError(option: "map", message: "map \"\(pair)\": unknown field \"\(name)\"; expected one of "
                                         + ItemField.allCases.map(\.rawValue).joined(separator: ", "))
             }
             guard map.updateValue(key, forKey: field) == nil else {
-                throw ImportOptionError(message: "map \"\(pair)\": the field \(name) is mapped twice")
+                throw ImportOptionError(option: "map", message: "map \"\(pair)\": the field \(name) is mapped twice")
             }
         }
         return map
     }
 }
 
-/// An import option that cannot be used (a `--map` naming no field of the model).
+/// An import option that cannot be used (a `--map` naming no field of the model, a capacity of 0).
 public struct ImportOptionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The option's name without dashes, as the command line and the HTTP query spell it.
+    public var option: String
+    /// What is wrong, starting with the option's name: `capacity 0: expected a positive integer`.
     public var message: String
     public var description: String { message }
 }

@@ -300,16 +300,8 @@ package struct JSONParser {
         return "byte 0x\(hex(byte))"
     }
 
-    /// An error at the current position, as "line L, column C: message" (1-based, in characters).
+    /// An error at the current position, as "line L, column C: message".
     private func failure(_ message: String) -> Failure {
-        var line = 1
-        var lineStart = 0
-        let end = min(index, bytes.count)
-        for offset in 0..<end where bytes[offset] == 0x0A {
-            line += 1
-            lineStart = offset + 1
-        }
-        let column = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[lineStart..<end]), as: UTF8.self).count + 1
-        return Failure(message: "line \(line), column \(column): \(message)")
+        Failure(message: "\(TextPosition(of: index, in: bytes)): \(message)")
     }
 }

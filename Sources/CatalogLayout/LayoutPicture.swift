@@ -34,7 +34,7 @@ public struct LayoutPicture: Sendable {
         out += ##"<?xml version="1.0" encoding="UTF-8"?>"## + "\n"
         out += ##"<svg xmlns="http://www.w3.org/2000/svg" width="\##(n(box.width))" height="\##(n(box.height))" "##
         out += ##"viewBox="\##(n(box.x)) \##(n(box.y)) \##(n(box.width)) \##(n(box.height))" font-family="Helvetica, Arial, sans-serif">"## + "\n"
-        let caption = "\(layout.style.rawValue) layout · \(layout.numberOfItems) items in \(layout.numberOfSections) sections · "
+        let caption = "\(layout.style.rawValue) layout · \(plural(layout.numberOfItems, "item")) in \(plural(layout.numberOfSections, "section")) · "
             + "content \(n(content.width))×\(n(content.height)) · viewport \(n(viewport.width))×\(n(viewport.height)) at \(layout.contentOffset)"
         out += "<title>\(escape(caption))</title>\n"
         out += ##"<rect class="background" x="\##(n(box.x))" y="\##(n(box.y))" width="\##(n(box.width))" height="\##(n(box.height))" fill="#f7f7f5"/>"## + "\n"

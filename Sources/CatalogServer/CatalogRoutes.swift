@@ -204,14 +204,15 @@ struct CatalogRoutes: Sendable {
             options.shape = shape
         }
         if let text = query["capacity"] {
-            guard let capacity = Int(text), capacity > 0 else { throw invalid("capacity", "a positive integer", text) }
+            guard let capacity = Int(text) else { throw invalid("capacity", "an integer", text) }
             options.shelfCapacity = capacity
         }
         if let text = query["root"] { options.root = String(text) }
         do {
             options.fieldMap = try ImportOptions.fieldMap(query[values: "map"].map(String.init))
+            try options.validate()
         } catch {
-            throw Problem(status: .badRequest, kind: "invalid-parameter", detail: error.message, path: "map")
+            throw Problem(status: .badRequest, kind: "invalid-parameter", detail: error.message, path: error.option)
         }
         return options
     }

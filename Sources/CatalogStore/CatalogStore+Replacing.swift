@@ -33,17 +33,7 @@ extension CatalogStore {
         _ catalogs: [(Catalog, ImportRecord?)],
         progress: ((_ written: Int, _ total: Int) -> Void)? = nil
     ) throws(StoreError) -> [WriteResult] {
-        // Ids and names in one canonical form (``Identifier``), so SQLite's byte comparisons
-        // agree with Swift's string equality.
-        let catalogs = catalogs.map { ($0.0.canonicalized(), $0.1) }
-        for (catalog, _) in catalogs {
-            do throws(CatalogValidationError) {
-                try catalog.validate()
-            } catch {
-                throw .invalidCatalog(error)
-            }
-        }
-        try Self.checkDistinctNames(catalogs)
+        let catalogs = try Self.checkedForReplacing(catalogs)
         let total = catalogs.reduce(0) { $0 + $1.0.itemCount }
         return try write { db in
             var writer = CatalogWriter(db: db, total: total, progress: progress)
@@ -53,6 +43,61 @@ extension CatalogStore {
 }
 
 extension CatalogStore {
+    /// What ``replace(_:progress:)`` would make of `catalogs` now, without writing: for each, the
+    /// revision it would get and the changeset from its stored content (from an empty catalogue
+    /// when there is none), refused for the same reasons. The database is not modified.
+    public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
+        var results: [WriteResult] = []
+        for (catalog, _) in try Self.checkedForReplacing(catalogs) {
+            let stored: Catalog
+            do {
+                stored = try self.catalog(named: catalog.name)
+            } catch .unknownCatalog {
+                stored = Catalog(name: catalog.name)
+            }
+            results.append(try Self.replacement(of: stored, by: catalog))
+        }
+        return results
+    }
+
+    /// ``previewReplacing(_:)`` where there is no database yet: every catalogue is new.
+    public static func previewReplacingInEmptyStore(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
+        var results: [WriteResult] = []
+        for (catalog, _) in try checkedForReplacing(catalogs) {
+            results.append(try replacement(of: Catalog(name: catalog.name), by: catalog))
+        }
+        return results
+    }
+
+    /// The catalogues in the form they are stored in, once each is known to be storable: ids and
+    /// names in one canonical form (``Identifier``), so SQLite's byte comparisons agree with
+    /// Swift's string equality; every rule of the model kept; no name twice.
+    static func checkedForReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [(Catalog, ImportRecord?)] {
+        let catalogs = catalogs.map { ($0.0.canonicalized(), $0.1) }
+        for (catalog, _) in catalogs {
+            do throws(CatalogValidationError) {
+                try catalog.validate()
+            } catch {
+                throw .invalidCatalog(error)
+            }
+        }
+        try checkDistinctNames(catalogs)
+        return catalogs
+    }
+
+    /// The result of replacing `old` (at its revision; 0 when new) by `new`: the next revision and
+    /// the changeset between them.
+    static func replacement(of old: Catalog, by new: Catalog) throws(StoreError) -> WriteResult {
+        var new = new
+        new.revision = old.revision + 1
+        do {
+            let changeset = try Changeset(from: old, to: new)
+            return WriteResult(catalog: new.name, previousRevision: old.revision, revision: new.revision, changeset: changeset)
+        } catch {
+            throw StoreError.database("the stored catalogue repeats ids: \(error)")
+        }
+    }
+
     /// Throws ``StoreError/catalogNamedTwice(_:sources:)`` when two of the catalogues share a name:
     /// in one write the second would silently replace the first. ``replace(_:progress:)`` checks
     /// it; callers that must not even open the database for bad input (the CLI) call it first.
@@ -119,12 +164,8 @@ struct CatalogWriter {
         new.revision = revision
         try CatalogStore.journal(RevisionPatch(from: new, to: old), catalogPK: catalogPK, revision: revision, in: db)
         progress?(written, total)
-        let changeset: Changeset
-        do {
-            changeset = try Changeset(from: old, to: new)
-        } catch {
-            throw StoreError.database("the stored catalogue repeats ids: \(error)")
-        }
-        return WriteResult(catalog: catalog.name, previousRevision: previousRevision, revision: revision, changeset: changeset)
+        var stored = old
+        stored.revision = previousRevision
+        return try CatalogStore.replacement(of: stored, by: new)
     }
 }

@@ -30,7 +30,7 @@ struct CLIBadInputTests {
         Case("truncated.json", #"{"catalog": "t", "sections": [{"id": "s", "kind": "icons", "items": [{"name": "#, expect: "not valid JSON"),
         Case("scalar-root.plist", #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><integer>42</integer></plist>"#,
              expect: "unrecognised catalogue shape: found the integer 42"),
-        Case("random.plist", bytes: (0..<300).map { UInt8(truncatingIfNeeded: ($0 &* 197) ^ 0x5A) | 0x80 }, expect: "not valid"),
+        Case("random.plist", bytes: (0..<300).map { UInt8(truncatingIfNeeded: ($0 &* 197) ^ 0x5A) | 0x80 }, expect: "a damaged binary property list"),
         Case("wrong-type.json", #"{"sections": [{"kind": "videos", "items": [{"title": "a", "cover": "x"}, {"title": "b", "cover": "y", "playCount": "many"}]}]}"#,
              expect: #"sections[0].items[1].playCount: expected an integer, found a string ("many")"#),
         Case("negative.json", #"[{"title": "a", "images": "x"}, {"title": "b", "images": "y", "play_count": -3}]"#,

@@ -59,7 +59,7 @@ struct BadInputTests {
         bytes[0] = 0x12  // not '<', not "bplist", not whitespace
         let error = try #require(decode(bytes, as: "noise.plist"))
         switch error.reason {
-        case .malformed(.plist, _), .invalidUTF8: break
+        case .malformed(.plist, _), .damagedBinaryPropertyList: break
         default: Issue.record("unexpected \(error)")
         }
         #expect(error.file == "noise.plist")
@@ -123,7 +123,7 @@ struct BadInputTests {
         #expect(native.reason == .overCapacity(section: "top", count: 3, capacity: 2))
         let loose = try #require(decode(#"[["1", "2"], ["3", "4", "5", "6", "7"]]"#, as: "shelves.json"))
         #expect(loose.path == "[1]")
-        #expect(loose.reason == .overCapacity(section: "[1]", count: 5, capacity: 4))
+        #expect(loose.reason == .overCapacity(section: "s2", count: 5, capacity: 4))
         // The same file fits when the caller says the shelves are larger.
         #expect(decode(#"[["1", "2"], ["3", "4", "5", "6", "7"]]"#, as: "shelves.json", ImportOptions(shelfCapacity: 5)) == nil)
     }

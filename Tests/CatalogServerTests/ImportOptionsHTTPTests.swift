@@ -38,7 +38,8 @@ import Testing
             for (query, status, kind) in [("kind=podcasts", 400, "invalid-parameter"), ("capacity=0", 400, "invalid-parameter"),
                                           ("capacity=x", 400, "invalid-parameter"), ("format=csv", 400, "invalid-parameter"),
                                           ("map=colour=x", 400, "invalid-parameter"), ("map=cover", 400, "invalid-parameter"),
-                                          ("root=data.nope", 422, "invalid-body"), ("map=icon=nope", 422, "invalid-body")] {
+                                          ("root=data.nope", 422, "invalid-body"), ("map=icon=nope", 422, "invalid-body"),
+                                          ("capacity=3", 422, "invalid-body")] {
                 try await client.execute(uri: "/catalogs/shelf?\(query)", method: .put,
                                          headers: [.contentType: "application/json"], body: ServerTests.body(Self.wrapped)) { response in
                     try ServerTests.problem(response, status: status, kind: kind)
