@@ -11,7 +11,7 @@ import UIKit
 /// A collection view as the target of a ``CollectionUpdater``: each stage one
 /// `performBatchUpdates` with its data set inside the batch; content-only changes as
 /// `reconfigureItems`, which keeps the cell and only asks the data source to fill it again.
-extension UICollectionView: @preconcurrency CatalogUpdateTarget {
+extension UICollectionView: @retroactive @preconcurrency CatalogUpdateTarget {
     public var isOnScreen: Bool { window != nil }
 
     public func performBatch(_ stage: Stage, setData: () -> Void, completion: @escaping () -> Void) {
