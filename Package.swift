@@ -54,8 +54,6 @@ let package = Package(
             name: "CatalogStore",
             dependencies: [
                 "CatalogModel", "CatalogDiff",
-                // Its JSON parser, for reading journal entries of moves without JSONDecoder.
-                "CatalogImport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -70,7 +68,7 @@ let package = Package(
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .plugin(name: "EmbedDocuments", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
 
-        // Benchmarks behind `catalog bench` (run them from a release build).
+        // Benchmarks behind `catalog-bench` (run them from a release build); linked by no product.
         .target(
             name: "CatalogBenchmarks",
             dependencies: [
@@ -112,13 +110,18 @@ let package = Package(
         .target(
             name: "CatalogCLI",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON", "CatalogBenchmarks", "CatalogServer",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON", "CatalogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "catalog", dependencies: ["CatalogCLI"]),
+        // `catalog-bench`: the benchmarks as a tool of their own, so that `catalog` links none of them.
+        .executableTarget(
+            name: "catalog-bench",
+            dependencies: ["CatalogCLI", "CatalogBenchmarks", "CatalogStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
 
         .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
         // Random catalogues and operations shared by the property tests of several modules.
@@ -128,7 +131,7 @@ let package = Package(
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport", "CatalogTestSupport"], exclude: ["RealWorld"]),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogImport", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CatalogStore", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CatalogServerTests",
@@ -136,7 +139,7 @@ let package = Package(
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
-        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]),
+        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]),
         .testTarget(
             name: "CatalogBenchmarksTests",
             dependencies: ["CatalogBenchmarks", .product(name: "Hummingbird", package: "hummingbird"),

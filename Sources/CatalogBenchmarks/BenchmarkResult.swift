@@ -31,7 +31,7 @@ public struct BenchmarkResult: Sendable, Hashable {
     /// Items per second at the median.
     public var itemsPerSecond: Double { medianMS > 0 ? Double(items) / (medianMS / 1000) : .nan }
 
-    /// The row of `catalog bench --json` (plus `bytes_per_item` where memory was measured).
+    /// The row of `catalog-bench --json` (plus `bytes_per_item` where memory was measured).
     public var jsonValue: OrderedJSON {
         var members: [(String, OrderedJSON)] = [
             ("suite", .string(suite)), ("case", .string(name)), ("median_ms", .double(Self.round(medianMS))),

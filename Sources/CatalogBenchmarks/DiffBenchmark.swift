@@ -5,7 +5,7 @@ import CatalogModel
 import Foundation
 import OrderedCollections
 
-/// `catalog bench diff`: staged changesets between large snapshots, against two baselines
+/// `catalog-bench diff`: staged changesets between large snapshots, against two baselines
 /// measured on the same data in the same run — an `OrderedSet`-based difference (what a careful
 /// Swift programmer writes with swift-collections) and the standard library's
 /// `difference(from:).inferringMoves()` (skipped at 1M, where it takes minutes).

@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 
-/// `catalog bench http`: the API on loopback under 64 concurrent keep-alive connections —
+/// `catalog-bench http`: the API on loopback under 64 concurrent keep-alive connections —
 /// `GET /catalogs/{name}` of a 1,000-item catalogue, `POST …/moves` and `GET …/changes?since=` —
 /// requests per second and p50/p99 latency. Baselines, same run and same server: routes that
 /// answer a constant body — of the snapshot's size for the snapshot, of a move's answer's size for

@@ -4,7 +4,7 @@ import CatalogStore
 import Foundation
 import GRDB
 
-/// `catalog bench import`: reading, storing and loading a large native catalogue, each against
+/// `catalog-bench import`: reading, storing and loading a large native catalogue, each against
 /// what a hand-written program would do on the same data, measured in the same run.
 public struct ImportBenchmark {
     public var items: Int

@@ -3,7 +3,7 @@ import CatalogLayout
 import CatalogModel
 import Foundation
 
-/// `catalog bench layout`: preparing flow, waterfall and shelf layouts of 100k items, then 10k
+/// `catalog-bench layout`: preparing flow, waterfall and shelf layouts of 100k items, then 10k
 /// viewport-sized rect queries and 10k hit tests, each against a baseline measured in the same
 /// run — a bare pass writing the frames into a preallocated array (the floor) for preparing,
 /// and a scan of every element's cached attributes (what hand-written `UICollectionViewLayout`

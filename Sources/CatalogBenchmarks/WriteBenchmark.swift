@@ -3,7 +3,7 @@ import CatalogStore
 import Foundation
 import GRDB
 
-/// `catalog bench writes`: moving books in a large catalogue — by default 1M books on 20,000
+/// `catalog-bench writes`: moving books in a large catalogue — by default 1M books on 20,000
 /// shelves of capacity 100, in a WAL database file — one move per transaction (p50 and p99
 /// latency, including the capacity check, the journal and the changeset), and batches of 1,000
 /// moves. The baseline, in the same run, on a copy of the database file with dense positions: the bare SQL of the same kind of move (shift the source shelf down, the target shelf

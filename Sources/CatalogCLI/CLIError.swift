@@ -5,10 +5,10 @@ import CatalogModel
 import CatalogStore
 
 /// An error the command line reports as one line on stderr with exit status 1.
-struct CLIError: Error, CustomStringConvertible {
-    var description: String
+package struct CLIError: Error, CustomStringConvertible {
+    package var description: String
 
-    init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 

@@ -2,13 +2,13 @@ import ArgumentParser
 import CatalogStore
 import Foundation
 
-/// The `catalog` command line: import, inspect and benchmark catalogues in a local SQLite file.
+/// The `catalog` command line: import, inspect, change and serve catalogues in a local SQLite file.
 public struct CatalogCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "catalog",
-        abstract: "Import, inspect and benchmark CatalogKit catalogues in a local SQLite database.",
+        abstract: "Import, inspect, change and serve CatalogKit catalogues in a local SQLite database.",
         subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
-                      LayoutCommand.self, GenerateCommand.self, BenchCommand.self, WatchCommand.self]
+                      LayoutCommand.self, GenerateCommand.self, WatchCommand.self]
     )
 
     /// Accepted here too, so that `catalog --db x.sqlite show shelf` works as well as
@@ -19,11 +19,20 @@ public struct CatalogCommand: ParsableCommand {
 
     /// Runs the command line and exits: 0 on success, 1 on any user error with one line on stderr.
     public static func run(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        CommandLineTool.run(Self.self, arguments: arguments)
+    }
+}
+
+/// How the package's command-line tools (`catalog`, `catalog-bench`) run a command and exit.
+package enum CommandLineTool {
+    /// Parses `arguments` as `Command` (or one of its subcommands), runs it and exits: 0 on
+    /// success; 1 on any user error, with one line on stderr (SPEC §6); 0 after `--help`.
+    package static func run<Command: ParsableCommand>(_ command: Command.Type, arguments: [String]) -> Never {
         // Before anything opens a database: SQLite allocates without counting (see
         // `CatalogStore.disableSQLiteMemoryStatistics`).
         CatalogStore.disableSQLiteMemoryStatistics()
         do {
-            var command = try parseAsRoot(arguments)
+            var command = try Command.parseAsRoot(arguments)
             try command.run()
             Foundation.exit(0)
         } catch {
@@ -31,14 +40,15 @@ public struct CatalogCommand: ParsableCommand {
                 printError("\(error)")
                 Foundation.exit(1)
             }
-            if exitCode(for: error) == .success {
-                print(fullMessage(for: error))  // --help, --version
+            if Command.exitCode(for: error) == .success {
+                print(Command.fullMessage(for: error))  // --help, --version
                 Foundation.exit(0)
             }
-            // A usage error: the parser's message on one line, exit status 1 (SPEC §6), and where
-            // the usage is rather than the usage itself.
-            let command = arguments.first { name in configuration.subcommands.contains { $0.configuration.commandName == name } }
-            printError(message(for: error) + " (see 'catalog \(command.map { $0 + " " } ?? "")--help')")
+            // A usage error: the parser's message on one line, and where the usage is rather
+            // than the usage itself.
+            let tool = Command.configuration.commandName ?? "catalog"
+            let subcommand = arguments.first { name in Command.configuration.subcommands.contains { $0.configuration.commandName == name } }
+            printError(Command.message(for: error) + " (see '\(tool) \(subcommand.map { $0 + " " } ?? "")--help')")
             Foundation.exit(1)
         }
     }

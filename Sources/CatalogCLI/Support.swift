@@ -27,19 +27,19 @@ extension GlobalOptions {
 }
 
 /// Standard output helpers: JSON for machines, aligned columns for people.
-enum Output {
-    static func json(_ value: OrderedJSON) {
+package enum Output {
+    package static func json(_ value: OrderedJSON) {
         print(value.serialized())
     }
 
-    static func data(_ data: Data) {
+    package static func data(_ data: Data) {
         FileHandle.standardOutput.write(data)
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
     /// Rows padded into columns by the terminal columns their text takes (a CJK character takes
     /// two); numeric columns (`rightAligned`) line up on the right.
-    static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    package static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
         let all = [header] + rows
         let cellWidths = all.map { row in row.map(\.terminalWidth) }
         let widths = header.indices.map { column in cellWidths.map { $0[column] }.max() ?? 0 }

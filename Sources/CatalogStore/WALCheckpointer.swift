@@ -5,7 +5,7 @@ import GRDB
 /// write pays for it.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses its threshold: one write in
-/// about a hundred took 10–15 ms instead of 1 (the p99 of `catalog bench writes`). Here every
+/// about a hundred took 10–15 ms instead of 1 (the p99 of `catalog-bench writes`). Here every
 /// `writesPerCheckpoint` writes schedule a passive checkpoint on a connection of its own, which
 /// runs beside the writer and readers without blocking them. SQLite's own checkpoint stays as a
 /// backstop at a higher threshold (see ``CatalogStore/configuration()``), for a log that grows
@@ -17,7 +17,7 @@ final class WALCheckpointer: Sendable {
 
     /// Writes between two checkpoints: a move writes about seven pages, so the log stays under
     /// 2,000 pages (8 MiB). Every checkpoint slows the writes that run beside it; at one every
-    /// 64 writes, that was enough of them to set the p99 of `catalog bench writes` (0.79–1.11 ms,
+    /// 64 writes, that was enough of them to set the p99 of `catalog-bench writes` (0.79–1.11 ms,
     /// against 0.67–0.77 ms at one every 256).
     static let writesPerCheckpoint = 256
 

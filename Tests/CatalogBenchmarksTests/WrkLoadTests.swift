@@ -4,7 +4,7 @@ import HummingbirdTesting
 import Testing
 @testable import CatalogBenchmarks
 
-/// The wrk driver of `catalog bench http`: its report is read back exactly, a 5xx answer fails the
+/// The wrk driver of `catalog-bench http`: its report is read back exactly, a 5xx answer fails the
 /// run, and (where wrk is installed) a real run against a live server.
 @Suite("wrk load generator")
 struct WrkLoadTests {

@@ -1,14 +1,14 @@
 import Foundation
 import Testing
 
-@Suite("catalog bench")
+@Suite("catalog-bench")
 struct CLIBenchTests {
     @Test("bench --json prints SPEC §6's rows, each with a baseline measured in the same run")
     func jsonRows() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
-        let importRows = try #require(try CLIRunner.json(cli.succeed(["bench", "import", "--items", "300", "--runs", "1", "--json"])) as? [[String: Any]])
-        let diffRows = try #require(try CLIRunner.json(cli.succeed(["bench", "diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
+        let importRows = try #require(try CLIRunner.json(cli.succeed(["import", "--items", "300", "--runs", "1", "--json"])) as? [[String: Any]])
+        let diffRows = try #require(try CLIRunner.json(cli.succeed(["diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(importRows.count == 5)
         // Per id kind: flat, 100 sections, both again in fresh scratch memory, floor, stdlib; and
         // spread ids to a shuffled target; Int ids in no particular order.
@@ -36,9 +36,9 @@ struct CLIBenchTests {
 
     @Test("the catalog tool turns SQLite's memory statistics off before it opens a database, and bench says so")
     func sqliteMemoryStatisticsOff() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
-        let result = try cli.run(["bench", "layout", "--items", "200", "--queries", "10", "--runs", "1"])
+        let result = try cli.run(["layout", "--items", "200", "--queries", "10", "--runs", "1"])
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(result.stderrLines.first { $0.hasPrefix("· SQLite ") })
         #expect(line.hasSuffix(", memory statistics off"), "\(line)")
@@ -46,9 +46,9 @@ struct CLIBenchTests {
 
     @Test("bench layout --json: prepare, rect query and hit test rows per style, with bytes per item")
     func layoutRows() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
-        let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "layout", "--items", "400", "--runs", "1",
+        let rows = try #require(try CLIRunner.json(cli.succeed(["layout", "--items", "400", "--runs", "1",
                                                                 "--queries", "50", "--json"])) as? [[String: Any]])
         let cases = rows.compactMap { $0["case"] as? String }
         for style in ["flow", "waterfall", "shelf"] {
@@ -70,9 +70,9 @@ struct CLIBenchTests {
 
     @Test("bench http --json (in-process client): snapshot, move and change-feed (cached and not) rows against baselines")
     func httpRows() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
-        let rows = try #require(try CLIRunner.json(cli.succeed(["bench", "http", "--connections", "4", "--queries", "500",
+        let rows = try #require(try CLIRunner.json(cli.succeed(["http", "--connections", "4", "--queries", "500",
                                                                 "--load-generator", "internal", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(rows.count == 12)
         for row in rows {
@@ -85,9 +85,9 @@ struct CLIBenchTests {
 
     @Test("bench http --runs 2: every case measured twice, medians and the worst p99 reported")
     func httpRounds() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
-        let result = try cli.run(["bench", "http", "--connections", "4", "--queries", "500",
+        let result = try cli.run(["http", "--connections", "4", "--queries", "500",
                                   "--load-generator", "internal", "--runs", "2", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("round 1 of 2") && result.stderr.contains("round 2 of 2"), "\(result.stderr)")
@@ -105,24 +105,49 @@ struct CLIBenchTests {
 
     @Test("bench http refuses --load-generator wrk without wrk on PATH, and zero seconds, connections or runs")
     func httpBadOptions() throws {
-        let cli = try CLIRunner()
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
-        let missing = try cli.run(["bench", "http", "--load-generator", "wrk", "--json"], environment: ["PATH": cli.folder.path])
+        let missing = try cli.run(["http", "--load-generator", "wrk", "--json"], environment: ["PATH": cli.folder.path])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("wrk is not on PATH"), "\(missing.stderr)")
         #expect(missing.stdout.isEmpty)
         for option in ["--seconds", "--connections"] {
-            let zero = try cli.run(["bench", "http", option, "0"])
+            let zero = try cli.run(["http", option, "0"])
             #expect(zero.status != 0)
             #expect(zero.stderr.contains("--seconds and --connections must be ≥ 1"), "\(zero.stderr)")
         }
         for suite in ["http", "diff"] {
-            let noRuns = try cli.run(["bench", suite, "--runs", "0"])
+            let noRuns = try cli.run([suite, "--runs", "0"])
             #expect(noRuns.status != 0)
             #expect(noRuns.stderr.contains("--runs must be ≥ 1"), "\(noRuns.stderr)")
         }
-        let unknown = try cli.run(["bench", "http", "--load-generator", "ab"])
+        let unknown = try cli.run(["http", "--load-generator", "ab"])
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("auto") && unknown.stderr.contains("wrk") && unknown.stderr.contains("internal"), "\(unknown.stderr)")
+    }
+
+    @Test("the catalog binary links no benchmark or test module; catalog-bench holds the benchmarks")
+    func catalogLinksNoBenchmarks() throws {
+        func symbols(_ binary: URL) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["nm", binary.path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let output = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "nm \(binary.path) failed")
+            return String(decoding: output, as: UTF8.self)
+        }
+        // Swift mangles a module into every symbol it defines as the name's length and the name.
+        let modules = ["CatalogBenchmarks", "HummingbirdTesting", "CatalogTestSupport", "Testing", "XCTest"]
+        let catalog = try symbols(CLIRunner.executable)
+        #expect(catalog.contains("10CatalogCLI"), "no CatalogCLI symbols: nm read the wrong binary")
+        for module in modules {
+            #expect(!catalog.contains("\(module.count)\(module)"), "catalog links \(module)")
+        }
+        #expect(try symbols(CLIRunner.benchExecutable).contains("17CatalogBenchmarks"))
     }
 }

@@ -16,21 +16,30 @@ struct CLIRunner {
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The `catalog` binary built next to this test bundle (the test target depends on it).
-    static let executable: URL = {
+    static let executable = built("catalog")
+    /// The `catalog-bench` binary, built likewise.
+    static let benchExecutable = built("catalog-bench")
+
+    /// The package's executable `name`, built next to this test bundle.
+    static func built(_ name: String) -> URL {
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog"),
-            Bundle.main.bundleURL.appendingPathComponent("catalog"),
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("catalog"),
-            packageRoot.appendingPathComponent(".build/debug/catalog"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
+            Bundle.main.bundleURL.appendingPathComponent(name),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
+            packageRoot.appendingPathComponent(".build/debug/\(name)"),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
-    }()
+    }
+
+    /// The binary this runner starts: `catalog` unless the test chose another tool.
+    let tool: URL
 
     /// A scratch folder for one test, with the database path tests pass as `--db`.
     let folder: URL
     var db: String { folder.appendingPathComponent("catalog.sqlite").path }
 
-    init() throws {
+    init(tool: URL = CLIRunner.executable) throws {
+        self.tool = tool
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
@@ -55,7 +64,7 @@ struct CLIRunner {
     /// Runs `catalog ARGUMENTS…` in the package folder (so SampleData/ is found) with `CATALOG_DB` unset.
     func run(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = tool
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? Self.packageRoot
         var environment = ProcessInfo.processInfo.environment
@@ -87,7 +96,7 @@ struct CLIRunner {
     /// Runs and requires exit status 0, returning stdout.
     func succeed(_ arguments: [String], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let result = try run(arguments, environment: environment)
-        #expect(result.status == 0, "catalog \(arguments.joined(separator: " ")) failed: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.status == 0, "\(tool.lastPathComponent) \(arguments.joined(separator: " ")) failed: \(result.stderr)", sourceLocation: sourceLocation)
         return result.stdout
     }
 

@@ -1,13 +1,16 @@
 import ArgumentParser
 import CatalogBenchmarks
+import CatalogCLI
 import CatalogStore
 import Foundation
 
+/// `catalog-bench`: CatalogKit's benchmarks, each case against a baseline measured in the same
+/// run. A tool of its own, so that the `catalog` binary links no benchmark or test code.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
-        abstract: "Run benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import, diff, layout, writes, http, live. Example: swift run -c release catalog bench writes"
+        commandName: "catalog-bench",
+        abstract: "Run CatalogKit's benchmarks, each against a baseline measured in the same run (use a release build).",
+        discussion: "Suites: import, diff, layout, writes, http, live. Example: swift run -c release catalog-bench writes"
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
@@ -62,7 +65,7 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         #if DEBUG
         if !json {
-            print("note: this is a debug build; measure with `swift run -c release catalog bench`.")
+            print("note: this is a debug build; measure with `swift run -c release catalog-bench`.")
         }
         #endif
         let log: @Sendable (String) -> Void = { message in

@@ -1,0 +1,3 @@
+import CatalogCLI
+
+CommandLineTool.run(BenchCommand.self, arguments: Array(CommandLine.arguments.dropFirst()))
