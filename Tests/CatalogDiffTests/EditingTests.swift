@@ -64,6 +64,22 @@ import Testing
         #expect(error?.description == #"operation 0 (moveItem): shelf "c" is full: it holds at most 4 books"#)
     }
 
+    @Test func insertingIntoAFullShelfIsRefusedAndFillingOneIsNot() throws {
+        let book = Self.books("x", 2)
+        for index in [0, 2, 4] {
+            let error = Self.failure([.insertItem(section: "a", index: index, item: book[0])])
+            #expect(error?.reason == .sectionFull(section: "a", capacity: 4), "at \(index)")
+            #expect(error?.operation == 0)
+        }
+        // b has two places: the first two inserts fill it, the third is refused at operation 2.
+        let third = Self.failure([.insertItem(section: "b", index: 0, item: book[0]), .insertItem(section: "b", index: 3, item: book[1]),
+                                  .insertItem(section: "b", index: 1, item: Self.books("y", 1)[0])])
+        #expect(third?.reason == .sectionFull(section: "b", capacity: 4))
+        #expect(third?.operation == 2)
+        let (result, _) = try Self.apply([.insertItem(section: "b", index: 0, item: book[0]), .insertItem(section: "b", index: 3, item: book[1])])
+        #expect(Self.ids(result)[1] == ["x0", "b0", "b1", "x1"])
+    }
+
     @Test func displaceCascadesAndFailsOffTheLastShelf() throws {
         // Into full a at 0: a's last book overflows to the start of b (which has room).
         let (result, changeset) = try Self.apply([.moveItem(id: "c0", toSection: "a", index: 0, policy: .displace)])

@@ -68,7 +68,7 @@ struct StagedCatalogsTests {
         let changeset = try Changeset(from: a, to: b)
         let staged = changeset.stagedCatalogs(from: a, to: b)
         #expect(staged.count == changeset.stages.count && staged.last == b)
-        #expect(changeset.stages.count == 2)
+        try #require(changeset.stages.count == 2)
         #expect(staged[0].sections.map(\.id) == ["x", "y", "z"])
         #expect(staged[0].sections[1].items.isEmpty && staged[0].sections[0].items.map(\.id) == ["b0", "b1", "b2"])
         #expect(Changeset(stages: [changeset.stages[0]]).isEmpty == false)

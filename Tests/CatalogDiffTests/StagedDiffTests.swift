@@ -34,7 +34,7 @@ struct StagedDiffTests {
         let a = Shape([("s", ["a", "b", "c"])])
         let b = Shape([("s", ["b", "c", "a"])])
         let changeset = try StagedDiff.changeset(from: a, to: b, updatedItems: ["a"])
-        #expect(changeset.stages.count == 2)
+        try #require(changeset.stages.count == 2)
         #expect(changeset.stages[1] == Stage(items: ItemChanges(reloaded: [path(0, 2)])))
         #expect(BatchUpdateSimulator.violations(of: changeset, from: a, to: b, updatedItems: ["a"]).isEmpty)
     }
@@ -52,7 +52,7 @@ struct StagedDiffTests {
         let a = Shape([("old", ["a", "b"])])
         let b = Shape([("old", ["a"]), ("new", ["x", "b"])])
         let changeset = try StagedDiff.changeset(from: a, to: b)
-        #expect(changeset.stages.count == 2)
+        try #require(changeset.stages.count == 2)
         #expect(changeset.stages[0] == Stage(sections: SectionChanges(inserted: [1])))
         #expect(changeset.stages[1] == Stage(items: ItemChanges(moved: [Move(from: path(0, 1), to: path(1, 1))])))
         #expect(BatchUpdateSimulator.violations(of: changeset, from: a, to: b).isEmpty)

@@ -98,6 +98,25 @@ struct BadInputTests {
         #expect(error.description == "videos.json: [1].praise_count: expected an integer ≥ 0, found -5")
     }
 
+    @Test("every bounded number is refused out of range, by its own key and its aliases", arguments: [
+        (#"{"sections": [{"kind": "videos", "items": [{"title": "t", "cover": "c", "playCount": -1}]}]}"#,
+         "sections[0].items[0].playCount", "an integer ≥ 0", "-1"),
+        (#"{"sections": [{"kind": "videos", "items": [{"title": "t", "cover": "c", "likeCount": -2}]}]}"#,
+         "sections[0].items[0].likeCount", "an integer ≥ 0", "-2"),
+        (#"[{"title": "t", "images": "c", "play_count": -3}]"#, "[0].play_count", "an integer ≥ 0", "-3"),
+        (#"[{"title": "t", "images": "c", "praise_count": -4}]"#, "[0].praise_count", "an integer ≥ 0", "-4"),
+        (#"{"sections": [{"kind": "bookshelf", "capacity": 0, "items": []}]}"#, "sections[0].capacity", "a positive integer", "0"),
+        (#"{"sections": [{"kind": "bookshelf", "capacity": -4, "items": []}]}"#, "sections[0].capacity", "a positive integer", "-4"),
+        (#"[{"name": "n", "icon": "i", "size": [-1, 10]}]"#, "[0].size", "[width, height] of numbers from 0 to 1000000", "-1.0"),
+        (#"[{"name": "n", "icon": "i", "w": 10, "h": 1e300}]"#, "[0].h", "a number from 0 to 1000000", "1e+300"),
+        (#"[{"name": "n", "icon": "i", "width": -5, "height": 10}]"#, "[0].width", "a number from 0 to 1000000", "-5.0"),
+    ])
+    func boundedNumbers(json: String, path: String, expected: String, found: String) throws {
+        let error = try #require(decode(json))
+        #expect(error.path == path)
+        #expect(error.reason == .invalidValue(expected: expected, found: found), "\(error)")
+    }
+
     @Test("a missing required field")
     func missingField() throws {
         let error = try #require(decode(#"{"sections": [{"id": "s", "kind": "bookshelf", "items": [{"id": "b", "title": "No cover"}]}]}"#))

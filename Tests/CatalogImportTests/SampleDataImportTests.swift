@@ -19,10 +19,10 @@ struct SampleDataImportTests {
         #expect(imported.report.format == .plist)
         #expect(imported.report.shape == .icons)
         #expect(imported.catalog.name == "icons")
-        #expect(imported.catalog.sections.count == 1)
+        try #require(imported.catalog.sections.count == 1)
         let section = imported.catalog.sections[0]
         #expect(section.kind == .icons && section.id == "s1")
-        #expect(section.items.count >= 9)
+        try #require(section.items.count >= 9)
         #expect(section.items[0] == Item(id: "camera", content: .icon(Icon(name: "Camera", icon: "camera"))))
         #expect(imported.report.derivedIDs == section.items.count)
     }
@@ -56,7 +56,7 @@ struct SampleDataImportTests {
         let imported = try read("videos.json")
         #expect(imported.report.shape == .videos)
         let items = imported.catalog.sections[0].items
-        #expect(items.count >= 20)
+        try #require(items.count >= 20)
         guard case .video(let first) = items[0].content else {
             Issue.record("expected a video")
             return
