@@ -4,6 +4,8 @@ import CatalogCLI
 import CatalogStore
 import Foundation
 
+extension InstructionCase: ExpressibleByArgument {}
+
 /// `catalog-bench`: CatalogKit's benchmarks, each case against a baseline measured in the same
 /// run. A tool of its own, so that the `catalog` binary links no benchmark or test code.
 struct BenchCommand: ParsableCommand {
@@ -54,6 +56,10 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "Print JSON: [{suite, case, median_ms, baseline, baseline_median_ms, ratio}].")
     var json = false
 
+    @Option(help: ArgumentHelp("Run one case once for Scripts/instruction-counts.sh (under callgrind) instead of a suite: "
+                               + InstructionCase.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "case"))
+    var instructions: InstructionCase?
+
     func validate() throws {
         guard items > 0 else { throw ValidationError("--items must be ≥ 1") }
         guard (runs ?? 1) > 0 else { throw ValidationError("--runs must be ≥ 1") }
@@ -63,6 +69,10 @@ struct BenchCommand: ParsableCommand {
     }
 
     func run() throws {
+        if let instructions {
+            try instructions.run()
+            return
+        }
         #if DEBUG
         if !json {
             print("note: this is a debug build; measure with `swift run -c release catalog-bench`.")
