@@ -139,6 +139,8 @@ let package = Package(
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
+        // README's Swift walk-through, compiled and run.
+        .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel"]),
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]),
         .testTarget(
             name: "CatalogBenchmarksTests",

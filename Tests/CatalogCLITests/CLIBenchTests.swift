@@ -9,7 +9,7 @@ struct CLIBenchTests {
         defer { cli.cleanUp() }
         let importRows = try #require(try CLIRunner.json(cli.succeed(["import", "--items", "300", "--runs", "1", "--json"])) as? [[String: Any]])
         let diffRows = try #require(try CLIRunner.json(cli.succeed(["diff", "--diff-sizes", "500", "--runs", "1", "--json"])) as? [[String: Any]])
-        #expect(importRows.count == 5)
+        #expect(importRows.count == 6)
         // Per id kind: flat, 100 sections, both again in fresh scratch memory, floor, stdlib; and
         // spread ids to a shuffled target; Int ids in no particular order.
         #expect(diffRows.count == 20)
