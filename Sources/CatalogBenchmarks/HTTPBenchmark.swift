@@ -55,14 +55,7 @@ public struct HTTPBenchmark: Sendable {
     }
 
     public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
-        let result = ResultBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { result.value = .success(try await measure(log: log)) } catch { result.value = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try result.value!.get()
+        try LiveBenchmark.blocking { try await measure(log: log) }
     }
 
     private func measure(log: @escaping @Sendable (String) -> Void) async throws -> [BenchmarkResult] {
@@ -221,6 +214,3 @@ struct LoadSummary {
     }
 }
 
-private final class ResultBox: @unchecked Sendable {
-    var value: Result<[BenchmarkResult], any Error>?
-}

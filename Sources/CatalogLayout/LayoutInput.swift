@@ -45,7 +45,7 @@ public struct LayoutInput: Sendable, Hashable {
     }
 
     /// Sections of `counts[s]` items each, without natural sizes: for tests and benchmarks.
-    public init(itemCounts counts: [Int], kind: ItemKind? = nil) {
+    package init(itemCounts counts: [Int], kind: ItemKind? = nil) {
         reserveCapacity(sections: counts.count, items: counts.reduce(0, +))
         for (index, count) in counts.enumerated() {
             titles.append("Section \(index)")

@@ -5,7 +5,7 @@ extension Catalog {
     ///
     /// Shelves get exactly the capacity they need (at least 1); about one book in twenty shares a
     /// cover with an earlier one, as real shelves do.
-    public static func generated(name: String = "generated", items: Int, sections: Int,
+    package static func generated(name: String = "generated", items: Int, sections: Int,
                                  kind: SectionKind = .videos, seed: UInt64 = 1) -> Catalog {
         precondition(items >= 0 && sections > 0, "need items ≥ 0 and sections > 0")
         var random = SplitMix64(seed: seed)
@@ -53,14 +53,14 @@ extension Catalog {
 
 /// A small, fast, seedable pseudo-random generator (SplitMix64), so generated data is the same
 /// on every platform and run.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

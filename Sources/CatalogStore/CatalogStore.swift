@@ -14,7 +14,7 @@ public final class CatalogStore: Sendable {
     /// Checkpoints the WAL off the write path (file databases opened for writing only).
     let checkpointer: WALCheckpointer?
     /// Groups edits that arrive together into one transaction.
-    let combiner = WriteCombiner()
+    let combiner = WriteCombiner<WriteResult>()
     /// Catalogues read whole lately, at their revisions.
     let snapshots = SnapshotCache()
     /// The connection behind ``revision(of:)`` for a file store.

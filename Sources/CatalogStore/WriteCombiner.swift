@@ -24,17 +24,18 @@ import GRDB
 /// combiner's own queue. A server needs the second kind: with one blocked thread per waiting
 /// request, the size of a thread pool (a few threads on a small machine), not the number of
 /// clients, would cap the group.
-final class WriteCombiner: @unchecked Sendable {
+/// `Output` is what every edit returns (the store's edits return a ``WriteResult``).
+final class WriteCombiner<Output>: @unchecked Sendable {
     /// One edit waiting for, or given, its result.
     private final class Request {
-        let body: (Database) throws -> Any
-        var result: Result<Any, any Error>?
+        let body: (Database) throws -> Output
+        var result: Result<Output, any Error>?
         /// A blocking caller waits on this (to be handed its result, or the lead).
         let done: DispatchSemaphore?
         /// An asynchronous caller's result goes here.
-        let completion: ((Result<Any, any Error>) -> Void)?
+        let completion: ((Result<Output, any Error>) -> Void)?
 
-        init(_ body: @escaping (Database) throws -> Any, completion: ((Result<Any, any Error>) -> Void)? = nil) {
+        init(_ body: @escaping (Database) throws -> Output, completion: ((Result<Output, any Error>) -> Void)? = nil) {
             self.body = body
             self.completion = completion
             done = completion == nil ? DispatchSemaphore(value: 0) : nil
@@ -42,7 +43,7 @@ final class WriteCombiner: @unchecked Sendable {
     }
 
     /// The most edits one transaction carries, so that a steady stream still commits regularly.
-    static let maximumGroup = 64
+    static var maximumGroup: Int { 64 }
 
     private let lock = NSLock()
     private var waiting: [Request] = []
@@ -59,21 +60,21 @@ final class WriteCombiner: @unchecked Sendable {
 
     /// Runs `body` in a write transaction, possibly shared with other callers' edits, blocking
     /// the calling thread until it has committed or failed.
-    func write<T>(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> T) throws -> T {
-        let request = Request { db in try body(db) }
+    func write(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> Output) throws -> Output {
+        let request = Request(body)
         if !enqueue(request) {
             // Woken with a result, or without one to lead the next group.
             request.done!.wait()
         }
         if request.result == nil { lead(writer) }
-        return try request.result!.get() as! T
+        return try request.result!.get()
     }
 
     /// Queues `body` for a write transaction, possibly shared with other callers' edits, and
     /// returns at once; `completion` receives the outcome after the commit (or the failure).
-    func submit<T>(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> T,
-                   completion: @escaping (Result<T, any Error>) -> Void) {
-        let request = Request({ db in try body(db) }, completion: { result in completion(result.map { $0 as! T }) })
+    func submit(_ writer: any DatabaseWriter, _ body: @escaping (Database) throws -> Output,
+                completion: @escaping (Result<Output, any Error>) -> Void) {
+        let request = Request(body, completion: completion)
         if enqueue(request) {
             queue.async { self.lead(writer) }
         }

@@ -37,6 +37,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Single moves timed in the writes suite.")
     var moves: Int = 2_000
 
+    @Option(help: "Event-stream subscribers in the live suite.")
+    var subscribers: Int = 1_000
+
+    @Option(help: "Seconds of moves (100 a second) for each event-stream case of the live suite.")
+    var fanoutSeconds: Int = 30
+
     @Option(help: "Concurrent keep-alive connections in the http suite.")
     var connections: Int = 64
 
@@ -66,6 +72,7 @@ struct BenchCommand: ParsableCommand {
         guard queries > 0 else { throw ValidationError("--queries must be ≥ 1") }
         guard books >= 100, moves > 0 else { throw ValidationError("--books must be ≥ 100 and --moves ≥ 1") }
         guard seconds > 0, connections > 0 else { throw ValidationError("--seconds and --connections must be ≥ 1") }
+        guard subscribers > 0, fanoutSeconds > 0 else { throw ValidationError("--subscribers and --fanout-seconds must be ≥ 1") }
     }
 
     func run() throws {
@@ -114,6 +121,7 @@ struct BenchCommand: ParsableCommand {
         }
         if suite == .all || suite == .live {
             results += try LiveBenchmark(moves: moves, largeBooks: items, runs: runs).run(log: log)
+            results += try FanoutBenchmark(subscribers: subscribers, seconds: Double(fanoutSeconds)).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

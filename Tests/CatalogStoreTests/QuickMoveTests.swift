@@ -214,7 +214,7 @@ extension GroupedWriteTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try CatalogStore(path: path)
         try store.writer.write { db in try db.execute(sql: "CREATE TABLE mark (name TEXT)") }
-        let combiner = WriteCombiner()
+        let combiner = WriteCombiner<Void>()
         let release = DispatchSemaphore(value: 0)
         let results = ByName<String>()
         let done = DispatchGroup()

@@ -3,7 +3,7 @@ import CatalogModel
 /// Random catalogues of shelves and random operations on them — valid and invalid mixed — for
 /// the editing property tests of the model and of the store.
 public struct RandomEdits {
-    public var random: SplitMix64
+    package var random: SplitMix64
     var nextID = 0
 
     public init(seed: UInt64) {

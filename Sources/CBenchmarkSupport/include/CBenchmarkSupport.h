@@ -70,4 +70,28 @@ static inline size_t catalog_peak_resident_bytes(void) {
 #endif
 }
 
+#if defined(__linux__)
+#include <stdint.h>
+#include <sys/epoll.h>
+
+/// An epoll queue for the fan-out benchmark's readers (Swift's Glibc module leaves epoll out).
+static inline int catalog_epoll_create(void) {
+    return epoll_create1(0);
+}
+
+/// Watches `fd` for reading; `tag` comes back from `catalog_epoll_wait` when it is ready.
+static inline int catalog_epoll_add(int queue, int fd, uint32_t tag) {
+    struct epoll_event event = {.events = EPOLLIN, .data = {.u32 = tag}};
+    return epoll_ctl(queue, EPOLL_CTL_ADD, fd, &event);
+}
+
+/// Waits up to `timeout` ms; writes the tags of up to `capacity` (at most 1,024) ready sockets.
+static inline int catalog_epoll_wait(int queue, uint32_t *tags, int capacity, int timeout) {
+    struct epoll_event events[1024];
+    int count = epoll_wait(queue, events, capacity < 1024 ? capacity : 1024, timeout);
+    for (int n = 0; n < count; n++) tags[n] = events[n].data.u32;
+    return count;
+}
+#endif
+
 #endif

@@ -7,17 +7,17 @@
 /// so the store can apply an edit of two shelves of a million-book catalogue by reading two shelves.
 public struct CatalogEditor<Source: CatalogSource> {
     /// What the edit read from; a database source also remembers the rows it read.
-    public private(set) var source: Source
+    package private(set) var source: Source
     /// Sections as they were before the edit, with their positions: every section the edit read.
-    public private(set) var originals: [String: (section: Section, position: Int)] = [:]
+    package private(set) var originals: [String: (section: Section, position: Int)] = [:]
     /// The current version of every section the edit read or created (deleted ones removed).
-    public private(set) var sections: [String: Section] = [:]
+    package private(set) var sections: [String: Section] = [:]
     /// Sections the edit created, and sections it deleted that existed before.
-    public private(set) var inserted: Set<String> = []
-    public private(set) var deleted: Set<String> = []
+    package private(set) var inserted: Set<String> = []
+    package private(set) var deleted: Set<String> = []
     /// The section order before and after, once a section operation needed it.
-    public private(set) var orderBefore: [String]?
-    public private(set) var order: [String]?
+    package private(set) var orderBefore: [String]?
+    package private(set) var order: [String]?
     /// For items of the sections read: which section holds them now.
     private var itemSections: [String: String] = [:]
 
