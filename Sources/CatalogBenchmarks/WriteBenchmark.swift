@@ -7,7 +7,7 @@ import GRDB
 /// shelves of capacity 100, in a WAL database file — one move per transaction (p50 and p99
 /// latency, including the capacity check, the journal and the changeset), and batches of 1,000
 /// moves. The baseline, in the same run, on a copy of the database file with dense positions: the bare SQL of the same kind of move (shift the source shelf down, the target shelf
-/// up, update the row — what the issue measured at about 120 µs) through GRDB prepared statements,
+/// up, update the row) through GRDB prepared statements,
 /// with no checks, no journal and no changeset.
 public struct WriteBenchmark {
     public var books: Int

@@ -8,9 +8,9 @@ struct LoadResult: Sendable {
     var p99: Double
 }
 
-/// Drives a server with [wrk](https://github.com/wg/wrk) from a process of its own, as the issue's
-/// load generator: a client in the server's process competes with it for the same two cores
-/// and costs more per request than wrk does.
+/// Drives a server with [wrk](https://github.com/wg/wrk) from a process of its own: a client in
+/// the server's process competes with it for the same cores and costs more per request than wrk
+/// does.
 ///
 /// Each run is `wrk -t1 -c<connections> -d<seconds>s --latency -s <script>`, after one second
 /// of the same load that is not counted; the script

@@ -1,4 +1,4 @@
-/// The floor the diff's speed is measured against (issue #3's "bare pass"): one pass that hashes
+/// The floor the diff's speed is measured against (the diff benchmark's "bare hash pass"): one pass that hashes
 /// every id of both snapshots into the diff's hash table (A's ids entered, B's looked up and the
 /// new ones entered) and does nothing else; `catalog-bench diff` reports the ratio to this. A
 /// hashing diff cannot be faster; integer ids in a narrow span skip hashing (a dense table), and

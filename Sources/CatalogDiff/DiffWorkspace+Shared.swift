@@ -9,9 +9,8 @@ import Darwin
 extension DiffWorkspace {
     /// The workspaces that diffs without one of their own borrow.
     ///
-    /// Measured on the benchmark machine, 100 diffs of 100k ids one after another took 3.6 ms
-    /// each without a workspace and 1.4 ms with one: glibc hands the scratch memory of each diff
-    /// back to the system when it is freed, and the next diff maps it again page by page. So a
+    /// glibc hands a diff's scratch memory back to the system when it is freed, and the next diff
+    /// maps it again page by page, which costs more than the diff itself at 100k ids. So a
     /// diff called without a workspace borrows an idle one from this pool (or makes one), and
     /// gives it back afterwards. At most ``SharedWorkspaces/maximumIdle`` workspaces and
     /// ``SharedWorkspaces/maximumIdleBytes`` of memory wait in the pool; a larger workspace (a

@@ -4,7 +4,7 @@ import CCatalogSupport
 ///
 /// It stores no keys, only 32-bit slots — an entry index + 1 in the low bits, as many bits of
 /// the hash as are left above it as a tag — so a probe touches one small array (1 MiB for two
-/// snapshots of 100k ids, about the size of an L2 cache) and compares ids only when the tags agree. Entries are A's positions
+/// snapshots of 100k ids) and compares ids only when the tags agree. Entries are A's positions
 /// (index < `aCount`) and the positions of B's ids that A does not have (index − `aCount`), so
 /// one table finds every survivor and every id repeated in either snapshot. Linear probing, load
 /// factor at most 2/3 (the table doubles when B brings more new ids than it was sized for). Ids
@@ -233,17 +233,14 @@ final class IDTable {
     ///
     /// The same probe and insert as the generic loop of ``enter(_:)``, with two differences:
     /// - Each id is hashed and its slot prefetched ``pipelineDistance`` ids before it is entered,
-    ///   a steady distance, rather than a block of 64 at once. Blocks left the loop waiting for
-    ///   its slots all the same at a hundred thousand spread `Int` ids, whose 1 MiB table is
-    ///   beyond the 512 KiB L2 cache of the machine then: pinned, 2.20–2.30 ms against 2.32–2.40 a
-    ///   diff. (Session 21, with 1 MiB of L2: 8 or 32 ids ahead measured the same as 16.)
-    /// - Every value the loop uses is a local, with one induction variable: the generic loop,
-    ///   specialised for `Int`, reloaded seven spilled values and two constants for each id and
-    ///   counted the table's entries in memory, 53 instructions an id against 37 when this loop
-    ///   was written, 29 since the loop (``enterRun(from:to:ids:ring:slots:mask:tagMask:seed:)``)
+    ///   a steady distance, rather than a block at once, so that the loop does not wait for a
+    ///   block's slots when the table is larger than the cache.
+    /// - Every value the loop uses is a local, with one induction variable, so that the loop keeps
+    ///   them in registers (the generic loop, specialised for `Int`, reloads them from memory for
+    ///   each id); the loop itself (``enterRun(from:to:ids:ring:slots:mask:tagMask:seed:)``)
     ///   leaves comparing ids and listing repeats to this function. The probe is written out
-    ///   rather than ``Slots/probe(_:_:)`` called: through it, entering took 0.7 million more
-    ///   instructions a diff of 100k ids (its result, then a second test of it).
+    ///   rather than ``Slots/probe(_:_:)`` called, which would test its result a second time.
+    ///   `Scripts/instruction-counts.sh` measures the difference these make.
     private func enterIntegers(_ ids: UnsafeBufferPointer<Int>, at start: Int, of a: ItemIDs<Int>, duplicates: inout [Int]) {
         guard let first = ids.baseAddress else { return }
         let (slots, mask, tagMask, seed) = (storage, mask, ~indexMask, hash.seed)
@@ -290,7 +287,7 @@ final class IDTable {
     ///
     /// It calls nothing and is not inlined, so its values stay in registers: with the repeat's
     /// comparison and append in the loop (an `ItemIDs` lookup and an array append, both calls),
-    /// the loop kept its bounds and the ids' address on the stack and ran 38 instructions an id.
+    /// the loop would keep its bounds and the ids' address on the stack.
     @inline(never)
     private static func enterRun(from start: Int, to end: Int, ids id: UnsafePointer<Int>, ring: UnsafeMutablePointer<Int>,
                                  slots: UnsafeMutablePointer<UInt32>, mask: Int, tagMask: UInt32,
@@ -531,10 +528,9 @@ final class IDTable {
     /// id it cannot place this way, or at an id B repeats — and how many ids it matched.
     ///
     /// The same answers as the general steps of ``lookUpExpectingOrder(_:in:into:)``, in a loop
-    /// with few values to keep: there, the step after each short run of matches (about five
-    /// ids at a hundred thousand spread ids) reloaded a dozen spilled values. The loop makes no
-    /// call, and is a function of its own (not inlined), so that its values stay in registers:
-    /// inlined into the lookup, or with an array append in it, it kept eight of them in memory.
+    /// with few values to keep, so that they stay in registers between the short runs of matches
+    /// a mostly ordered target makes. The loop makes no call, and is a function of its own (not
+    /// inlined): inlined into the lookup, or with an array append in it, its values go to memory.
     @inline(never)
     private static func walkInOrder<ID: Hashable, Results: LookUpResults>(
         from i: Int, _ next: Int, in bIDs: UnsafeBufferPointer<ID>, at base: Int, along ids: UnsafeBufferPointer<ID>,

@@ -30,9 +30,8 @@ struct ItemIDs<ID: Hashable> {
     /// Stores the section of every few positions (when there are several sections), in
     /// `storage`'s memory (a ``DiffWorkspace``'s, from an earlier diff), whose contents are
     /// overwritten: every `2^k`-th position, `2^k` no longer than the average section, so that a
-    /// position's section is the one its block starts in or one of the next few. (The section of
-    /// every position, as before session 21, was 4 bytes an id to write, and each lookup a load
-    /// from anywhere in it: a cache miss at 100k ids.)
+    /// position's section is the one its block starts in or one of the next few. A section per
+    /// position would cost 4 bytes an id to write, and each lookup a load from anywhere in it.
     mutating func indexSections(storage: consuming [Int32] = []) {
         guard sections.count > 1 else { return }
         let average = max(1, count / sections.count)

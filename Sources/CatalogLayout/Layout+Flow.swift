@@ -125,10 +125,8 @@ extension Layout {
     /// Lines are greedy: an item joins the line when the line's length, plus the spacing and the
     /// item's length, still fits. A function of its own, with everything it uses passed in:
     /// inside the closures that lend it the output buffers, running values captured from the
-    /// enclosing function were kept in memory (about 80 instructions an item). Inlined into that
-    /// closure all the same: once the call to `layOutPairs` made it larger, the compiler stopped
-    /// inlining it there, and the shelf benchmark, whose loop this was before shelves took
-    /// ``layOutUniform``, took 0.46 ms against 0.42.
+    /// enclosing function are kept in memory. Inlined into that closure all the same, as the
+    /// compiler would not inline a function this large on its own.
     @inline(__always)
     static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, uniform: UniformLines, horizontal: Bool,
                             from progress: FlowProgress,
@@ -223,10 +221,8 @@ extension Layout {
     }
 
     /// The fewest items a section needs for ``layOutPairs`` to be tried on it: on shorter ones, it
-    /// gains less than it costs. 100k mixed video cards, pinned, minimum of 200 prepares: sections
-    /// of 8 took 0.91 ms with it against 0.84 without, of 10 0.79 against 0.82, of 12 0.73
-    /// against 0.81, of 16 0.64 against 0.79 (session 16, when the pass measured items more
-    /// slowly, sections of 12 lost: 1.06 against 0.93).
+    /// gains less than it costs (measured on 100k mixed video cards in sections of 8 to 16: the
+    /// paired pass starts to pay at about 10).
     static let minimumPairedSection = 10
 
     /// What a path for sections of one shape (``layOutPairs``, ``layOutUniform``) did with a section.

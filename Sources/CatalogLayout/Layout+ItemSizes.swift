@@ -19,8 +19,8 @@ extension LayoutConfiguration {
 /// configuration's `itemSize`, else its kind's default for a line of `crossLength` points.
 ///
 /// Worked out once per prepare for the four kinds, so that the per-item step is a table look-up:
-/// computing it per item put a call on the loop's path, and the loop kept its values on the stack
-/// around it (about 45 instructions an item for items without a natural size).
+/// computing it per item would put a call on the loop's path, and the loop would keep its values
+/// on the stack around it.
 struct ContentSizes {
     private let none: Size, video: Size, book: Size, icon: Size
     /// Whether every kind gets the same size (the configuration's `itemSize`): then the kind is
