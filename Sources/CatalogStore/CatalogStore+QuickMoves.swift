@@ -46,20 +46,22 @@ extension CatalogStore {
         let (targetPK, targetPosition, targetKind) = (target.pk, target.position, target.kind)
         let (capacity, count) = (target.capacity, target.count)
         let within = targetPK == sourcePK
-        let index = requested ?? count
-        guard SectionKind(rawValue: targetKind)?.itemKind.rawValue == itemKind,
-              index >= 0, index <= count,
-              within || (capacity.map({ count < $0 }) ?? true),
-              within || !(policy == .swap && index < count)
+        // The rules of a move (``MoveDecision``); anything but a plain move within the shelf or
+        // into one with room — a swap, a displacement, an error — is left to the general path.
+        guard let kind = ItemKind(rawValue: itemKind), let sectionKind = SectionKind(rawValue: targetKind),
+              let decision = try? MoveDecision.decide(item: id, kind: kind, to: targetID, of: sectionKind, count: count,
+                                                      capacity: capacity, sameSection: within, at: requested, policy: policy)
         else { return nil }
-
-        // The book takes a key between those of its new neighbours: the books at index - 1 and
-        // index once it has left its place. Within a shelf the index counts the shelf without the
-        // book (an index past its end is its end); a book that stays in its place is left to the
-        // general path.
-        let to = within ? min(index, count - 1) : index
+        // The book takes a key between those of its new neighbours: the books at `to` - 1 and
+        // `to` once it has left its place. A book that stays in its place is left to the general
+        // path too.
+        let to: Int
+        switch decision {
+        case .within(let index) where index != from: to = index
+        case .insert(let index): to = index
+        default: return nil
+        }
         let others = within ? count - 1 : count
-        if within, to == from { return nil }
         var neighbours: [Int64] = []
         try RawStatement(db, "SELECT position FROM item WHERE section_pk = ? AND pk <> ? ORDER BY position LIMIT 2 OFFSET ?")
             .forEach(.integer(targetPK), .integer(itemPK), .integer(Int64(max(to - 1, 0)))) { row in

@@ -115,23 +115,14 @@ public struct CatalogEditor<Source: CatalogSource> {
     private mutating func moveItem(_ id: String, to targetID: String, at requested: Int?, policy: MovePolicy) throws {
         let (sourceID, from) = try locate(id)
         guard var target = try load(targetID) else { throw BatchError(reason: .unknownSection(targetID)) }
-        let index = requested ?? target.items.count
         let item = sections[sourceID]!.items[from]
-        guard item.kind == target.kind.itemKind else {
-            throw BatchError(reason: .kindMismatch(item: id, kind: item.kind, section: targetID, sectionKind: target.kind))
-        }
-        guard index >= 0, index <= target.items.count else {
-            throw BatchError(reason: .indexOutOfRange(index: index, count: target.items.count, what: "section \"\(targetID)\""))
-        }
-        if sourceID == targetID {
-            // Within one shelf: never needs room; the count is an append.
+        switch try MoveDecision.decide(item: id, kind: item.kind, to: targetID, of: target.kind, count: target.items.count,
+                                       capacity: target.capacity, sameSection: sourceID == targetID, at: requested, policy: policy) {
+        case .within(let index):
             target.items.remove(at: from)
-            target.items.insert(item, at: min(index, target.items.count))
+            target.items.insert(item, at: index)
             sections[targetID] = target
-            return
-        }
-        let isFull = target.capacity.map { target.items.count >= $0 } ?? false
-        if policy == .swap, index < target.items.count {
+        case .swap(let index):
             // The book at the target index takes the moved book's old place.
             let other = target.items[index]
             let sourceKind = sections[sourceID]!.kind
@@ -143,20 +134,13 @@ public struct CatalogEditor<Source: CatalogSource> {
             sections[sourceID]!.items[from] = other
             itemSections[id] = targetID
             itemSections[other.id] = sourceID
-            return
+        case .insert(let index), .displace(let index):
+            sections[sourceID]!.items.remove(at: from)
+            target.items.insert(item, at: index)
+            sections[targetID] = target
+            itemSections[id] = targetID
+            if target.capacity.map({ target.items.count > $0 }) ?? false { try displaceOverflow(from: targetID) }
         }
-        if isFull {
-            switch policy {
-            case .reject: throw BatchError(reason: .sectionFull(section: targetID, capacity: target.capacity!))
-            case .swap: throw BatchError(reason: .nothingToSwap(section: targetID, index: index))
-            case .displace: break
-            }
-        }
-        sections[sourceID]!.items.remove(at: from)
-        target.items.insert(item, at: index)
-        sections[targetID] = target
-        itemSections[id] = targetID
-        if isFull { try displaceOverflow(from: targetID) }
     }
 
     /// Pushes the last book of an overfull shelf to the start of the next shelf, cascading.
