@@ -319,7 +319,7 @@ struct CatalogDecoder {
                 items.append(try item(itemValue, kind: kind.itemKind, at: Location(layout: location.layout, section: s, item: i)))
             }
         }
-        return Section(id: id, kind: kind, title: title, capacity: capacity, items: items)
+        return Section(id: id, kind: kind, title: title, capacity: capacity ?? kind.defaultCapacity, items: items)
     }
 
     private mutating func looseShelf(_ value: PropertyValue, at s: Int) throws(ImportError) -> Section {
@@ -340,7 +340,7 @@ struct CatalogDecoder {
             items.append(Item(id: "", content: .book(Book(title: cover, cover: cover))))
             itemsNeedingIDs.append(itemLocation)
         }
-        return Section(id: "", kind: .bookshelf, capacity: options.shelfCapacity, items: items)
+        return Section(id: "", kind: .bookshelf, capacity: options.shelfCapacity ?? SectionKind.bookshelf.defaultCapacity, items: items)
     }
 
     private func checkCapacity(of section: Section, at location: Location) throws(ImportError) {

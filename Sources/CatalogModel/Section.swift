@@ -5,17 +5,23 @@ public struct Section: Sendable, Hashable, Identifiable {
     public var kind: SectionKind
     public var title: String?
     /// The most items the section may hold; `nil` means unbounded.
-    /// Shelves without an explicit capacity hold ``SectionKind/defaultCapacity`` books.
     public var capacity: Int?
     public var items: [Item]
 
-    /// Creates a section; a `nil` capacity takes the kind's default (4 for a bookshelf).
-    public init(id: String, kind: SectionKind, title: String? = nil, capacity: Int? = nil, items: [Item] = []) {
+    /// Creates a section holding at most `capacity` items; `nil` is unbounded, here as in the
+    /// property.
+    public init(id: String, kind: SectionKind, title: String? = nil, capacity: Int?, items: [Item] = []) {
         self.id = id
         self.kind = kind
         self.title = title
-        self.capacity = capacity ?? kind.defaultCapacity
+        self.capacity = capacity
         self.items = items
+    }
+
+    /// Creates a section with its kind's default capacity (``SectionKind/defaultCapacity``: a
+    /// shelf holds 4 books; other kinds are unbounded), as a file that states none gets.
+    public init(id: String, kind: SectionKind, title: String? = nil, items: [Item] = []) {
+        self.init(id: id, kind: kind, title: title, capacity: kind.defaultCapacity, items: items)
     }
 
     /// Whether the section holds as many items as its capacity allows.

@@ -82,9 +82,7 @@ extension CatalogStore {
                 throw StoreError.database("section \(row[1] as String) has an unknown kind \(kindName)")
             }
             sectionIndex[row[0]] = sections.count
-            var section = Section(id: row[1], kind: kind, title: row[3])
-            section.capacity = row[4]   // NULL is unbounded, not the kind's default
-            sections.append(section)
+            sections.append(Section(id: row[1], kind: kind, title: row[3], capacity: row[4]))
         }
         var currentPK: Int64 = -1
         var current = -1

@@ -55,8 +55,7 @@ struct DatabaseCatalogSource: CatalogSource {
         guard let kind = SectionKind(rawValue: kindName) else {
             throw StoreError.database("section \(id) has an unknown kind \(kindName)")
         }
-        var section = Section(id: id, kind: kind, title: row[3], capacity: nil)
-        section.capacity = row[4]
+        var section = Section(id: id, kind: kind, title: row[3], capacity: row[4])
         let items = try ItemReader.items(inSection: pk, db: db)
         section.items = items.map(\.item)
         sectionPKs[id] = pk

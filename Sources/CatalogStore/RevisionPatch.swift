@@ -171,9 +171,7 @@ struct StoredSection: Codable, Equatable {
 
     func section() throws -> Section {
         guard let kind = SectionKind(rawValue: kind) else { throw StoreError.database("the journal holds an unknown section kind \(kind)") }
-        var section = Section(id: id, kind: kind, title: title, items: try items.map { try $0.item() })
-        section.capacity = capacity   // nil is unbounded, not the kind's default
-        return section
+        return Section(id: id, kind: kind, title: title, capacity: capacity, items: try items.map { try $0.item() })
     }
 }
 
