@@ -83,10 +83,10 @@ let package = Package(
             ]
         ),
 
-        // The JSON documents of SPEC §3, §6–8 that the command line prints and the HTTP API sends.
+        // The JSON documents of docs/Changesets.md, Command-line.md, Layouts.md and HTTP-API.md that the command line prints and the HTTP API sends.
         .target(name: "CatalogJSON", dependencies: ["CatalogDiff", "CatalogImport", "CatalogLayout", "CatalogStore"]),
 
-        // The HTTP API (SPEC §8) on Hummingbird: the store's reads and writes over JSON.
+        // The HTTP API (docs/HTTP-API.md) on Hummingbird: the store's reads and writes over JSON.
         .target(
             name: "CatalogServer",
             dependencies: [

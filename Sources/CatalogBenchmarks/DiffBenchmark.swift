@@ -26,7 +26,7 @@ public struct DiffBenchmark {
     public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
         for size in sizes {
-            // SPEC's cases: a tenth deleted, a tenth inserted, a fiftieth of that moved.
+            // The diff suite's cases: a tenth deleted, a tenth inserted, a fiftieth of that moved.
             let changed = size / 5 >= 1_000 ? size / 10 : size / 5
             let shuffled = size >= 100_000 ? size / 100 : size / 25
             var random = SplitMix64(seed: UInt64(size))

@@ -4,7 +4,7 @@ import CatalogStore
 import Foundation
 import GRDB
 
-/// `catalog-bench live`: how fast writes reach observers (SPEC §9), against what a GRDB user
+/// `catalog-bench live`: how fast writes reach observers (docs/Live-updates.md), against what a GRDB user
 /// writes today — a `ValueObservation` that fetches the catalogue's rows again on every commit
 /// and diffs them with the previous fetch — measured in the same run, on files of their own.
 ///

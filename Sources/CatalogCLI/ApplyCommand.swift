@@ -9,7 +9,7 @@ import Foundation
 struct ApplyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply",
-        abstract: "Apply a batch of updates (SPEC §4) to a catalogue in one transaction.",
+        abstract: "Apply a batch of updates (docs/Batches-and-moves.md) to a catalogue in one transaction.",
         discussion: """
             BATCH.json: {"baseRevision": 12, "operations": [{"op": "moveItem", "id": "b5", "toSection": "s1", \
             "index": 2}, …]} with the operations insertItem, deleteItem, updateItem, moveItem (with an optional \
@@ -49,7 +49,7 @@ struct ApplyCommand: ParsableCommand {
 struct MoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "move",
-        abstract: "Move a book within its shelf or to another shelf (SPEC §5).",
+        abstract: "Move a book within its shelf or to another shelf (docs/Batches-and-moves.md).",
         discussion: """
             Policies for a full target shelf: reject (the default: an error naming the shelf and its capacity), \
             displace (the shelf's last book moves to the start of the next shelf, cascading) or swap (the book at \

@@ -26,7 +26,7 @@ public struct CatalogCommand: ParsableCommand {
 /// How the package's command-line tools (`catalog`, `catalog-bench`) run a command and exit.
 package enum CommandLineTool {
     /// Parses `arguments` as `Command` (or one of its subcommands), runs it and exits: 0 on
-    /// success; 1 on any user error, with one line on stderr (SPEC §6); 0 after `--help`.
+    /// success; 1 on any user error, with one line on stderr (docs/Command-line.md); 0 after `--help`.
     package static func run<Command: ParsableCommand>(_ command: Command.Type, arguments: [String]) -> Never {
         // Before anything opens a database: SQLite allocates without counting (see
         // `CatalogStore.disableSQLiteMemoryStatistics`).

@@ -17,7 +17,7 @@ struct ChangesCommand: ParsableCommand {
     @Option(help: "The revision the client has.")
     var since: Int
 
-    @Flag(help: "Print the changeset JSON (SPEC §3) with fromRevision and toRevision.")
+    @Flag(help: "Print the changeset JSON (docs/Changesets.md) with fromRevision and toRevision.")
     var json = false
 
     @OptionGroup var global: GlobalOptions

@@ -11,7 +11,7 @@ struct DiffCommand: ParsableCommand {
         abstract: "Print the staged changeset between two catalogue files.",
         discussion: """
             The changeset turns the first file's catalogue into the second's, in stages that \
-            UICollectionView's performBatchUpdates accepts (SPEC §3). With --json it is the \
+            UICollectionView's performBatchUpdates accepts (docs/Changesets.md). With --json it is the \
             changeset JSON that `catalog validate` reads.
             """
     )
@@ -43,7 +43,7 @@ struct DiffCommand: ParsableCommand {
 struct ValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a changeset against the rules of SPEC §3 and replay it from one catalogue to another.",
+        abstract: "Check a changeset against the changeset rules (docs/Changesets.md) and replay it from one catalogue to another.",
         discussion: "Exit status 0 when the changeset is valid; 1 with every violation listed."
     )
 
@@ -71,7 +71,7 @@ struct ValidateCommand: ParsableCommand {
         do {
             decoded = try JSONDecoder().decode(Changeset.self, from: data)
         } catch {
-            throw CLIError("\(changeset): not a changeset (SPEC §3): \(Self.describe(error))")
+            throw CLIError("\(changeset): not a changeset (docs/Changesets.md): \(Self.describe(error))")
         }
         let violations = decoded.violations(from: a, to: b)
         if json {
@@ -85,7 +85,7 @@ struct ValidateCommand: ParsableCommand {
             for violation in violations { print(violation) }
         }
         if !violations.isEmpty {
-            throw CLIError("\(changeset): \(plural(violations.count, "violation")) of SPEC §3")
+            throw CLIError("\(changeset): \(plural(violations.count, "violation")) of the changeset rules (docs/Changesets.md)")
         }
     }
 

@@ -9,7 +9,7 @@ import Foundation
 struct LayoutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "layout",
-        abstract: "Lay out a catalogue (SPEC §7): print every element's attributes, or draw a picture.",
+        abstract: "Lay out a catalogue (docs/Layouts.md): print every element's attributes, or draw a picture.",
         discussion: """
             CATALOG is a catalogue in the database, or a catalogue file (.json or .plist). \
             --config names a LAYOUT.json file (or is the JSON itself), e.g. \

@@ -32,5 +32,5 @@ struct ListCommand: ParsableCommand {
                      rightAligned: [1, 2, 3])
     }
 
-    /// `[{"name", "revision", "sections", "items"}]`, as SPEC §6 gives it.
+    /// `[{"name", "revision", "sections", "items"}]`, as docs/Command-line.md gives it.
 }

@@ -8,7 +8,7 @@ import Logging
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the HTTP API (SPEC §8) for the database until SIGINT or SIGTERM.",
+        abstract: "Serve the HTTP API (docs/HTTP-API.md) for the database until SIGINT or SIGTERM.",
         discussion: """
             Endpoints: GET /catalogs, GET|PUT /catalogs/{name}, POST /catalogs/{name}/batches, \
             POST /catalogs/{name}/moves, GET /catalogs/{name}/changes?since=REV, \

@@ -14,7 +14,7 @@ struct WatchCommand: ParsableCommand {
         commandName: "watch",
         abstract: "Print each update of a catalogue as it happens, until interrupted.",
         discussion: """
-            One line per update (SPEC §9): a reset with the catalogue's size, or the changeset from \
+            One line per update (docs/Live-updates.md): a reset with the catalogue's size, or the changeset from \
             the previous update's revision, stage by stage. With --json, one object per line: \
             {"revision", "changeset"} or {"revision", "reset": true}. Writes by any process on the \
             database are seen; with --server, a server's event stream is followed instead (and \

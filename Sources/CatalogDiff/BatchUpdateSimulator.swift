@@ -1,4 +1,4 @@
-/// Checks a changeset against the rules of SPEC §3 — the safe subset of what
+/// Checks a changeset against the changeset rules (docs/Changesets.md) — the safe subset of what
 /// `UICollectionView.performBatchUpdates` accepts — and replays it, off any device.
 ///
 /// The stages are replayed forwards from A and backwards from B. Forwards, every operation is

@@ -44,7 +44,7 @@ extension Changeset {
         toRevision = b.revision
     }
 
-    /// Every rule of SPEC §3 this changeset breaks as the way from `a` to `b`; empty when valid.
+    /// Every rule of docs/Changesets.md this changeset breaks as the way from `a` to `b`; empty when valid.
     public func violations(from a: Catalog, to b: Catalog) -> [BatchUpdateSimulator.Violation] {
         let changes = b.contentChanges(since: a)
         return BatchUpdateSimulator.violations(of: self, from: a.shape, to: b.shape,

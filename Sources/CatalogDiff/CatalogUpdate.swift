@@ -1,6 +1,6 @@
 import CatalogModel
 
-/// How a catalogue changed since an observer last heard (SPEC §9): the catalogue now, and either
+/// How a catalogue changed since an observer last heard (docs/Live-updates.md): the catalogue now, and either
 /// the changeset from the observer's last revision with the catalogue after each of its stages,
 /// or nothing — a reset, after which the observer reloads.
 public struct CatalogUpdate: Sendable, Hashable {

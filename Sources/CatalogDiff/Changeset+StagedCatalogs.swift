@@ -2,7 +2,7 @@ import CatalogModel
 
 extension Changeset {
     /// The catalogue as it stands after each stage of this changeset from `a` to `b`: what a data
-    /// source must answer inside that stage's `performBatchUpdates` (SPEC §9). The last element is
+    /// source must answer inside that stage's `performBatchUpdates` (docs/Live-updates.md). The last element is
     /// `b` itself; items carry `b`'s content (and `a`'s while a later stage has yet to delete them).
     ///
     /// A section that no later stage touches is `b`'s section value itself, sharing its storage,

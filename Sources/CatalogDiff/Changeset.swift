@@ -1,4 +1,4 @@
-/// The batch updates that turn one snapshot into another, as SPEC §3 defines them: a list of
+/// The batch updates that turn one snapshot into another, as docs/Changesets.md defines them: a list of
 /// stages, each one `performBatchUpdates` call, applied in order.
 public struct Changeset: Sendable, Hashable, Codable {
     public var stages: [Stage]

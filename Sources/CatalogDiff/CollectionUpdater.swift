@@ -17,7 +17,7 @@ public protocol CatalogUpdateTarget: AnyObject {
     func reloadAll(setData: () -> Void)
 }
 
-/// Drives a ``CatalogUpdateTarget`` from catalogue updates (SPEC §9), every decision made here
+/// Drives a ``CatalogUpdateTarget`` from catalogue updates (docs/Live-updates.md), every decision made here
 /// so that the UIKit side only forwards.
 ///
 /// - Each stage is one batch, with the catalogue after that stage set inside it; stages run one

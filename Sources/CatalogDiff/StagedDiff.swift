@@ -1,4 +1,4 @@
-/// Computes the staged changeset (SPEC §3) that turns one snapshot into another.
+/// Computes the staged changeset (docs/Changesets.md) that turns one snapshot into another.
 ///
 /// The stages, of which only the non-empty ones are emitted:
 /// 1. **Sections that receive moved items** are inserted, holding their new items, next to the

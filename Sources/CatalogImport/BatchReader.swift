@@ -1,7 +1,7 @@
 import CatalogModel
 import Foundation
 
-/// Reads batch files (SPEC §4) — `{"baseRevision": 12, "operations": [{"op": "moveItem", …}]}` —
+/// Reads batch files (docs/Batches-and-moves.md) — `{"baseRevision": 12, "operations": [{"op": "moveItem", …}]}` —
 /// into a ``Batch``, with the same errors as catalogue files: the file, the path inside it
 /// (`operations[3].index`) and what was expected. Items and sections are read by the catalogue
 /// decoder, so they follow exactly the catalogue format's rules; batch items and sections must

@@ -159,7 +159,7 @@ struct CatalogDecoder {
 
     // MARK: - Shapes
 
-    /// Keys under which apps commonly wrap their array of items (SPEC §2a).
+    /// Keys under which apps commonly wrap their array of items (docs/Catalogue-files.md).
     static let wrapperKeys = ["list", "items", "data", "results", "videos", "books", "icons", "apps"]
 
     /// The value holding the items, and its path: the root itself, the value at `--root`, or the

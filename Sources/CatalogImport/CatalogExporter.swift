@@ -1,7 +1,7 @@
 import CatalogModel
 import Foundation
 
-/// Writes catalogues in the native file format of SPEC §2, so that what `catalog show --json`
+/// Writes catalogues in the native file format of docs/Catalogue-files.md, so that what `catalog show --json`
 /// prints (or `catalog generate` writes) imports again unchanged.
 public enum CatalogExporter {
     /// The native JSON of `catalog`: keys in the documented order, every item with `id` and `kind`.

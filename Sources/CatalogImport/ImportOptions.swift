@@ -14,7 +14,7 @@ public struct ImportOptions: Sendable, Hashable {
     /// How large the file may be (items, sections, nesting), checked while it is parsed.
     public var limits: DocumentLimits
     /// Where the array of items sits in a wrapped file, as keys joined by dots (`data.list`);
-    /// default: found when exactly one array is reachable (SPEC §2a).
+    /// default: found when exactly one array is reachable (docs/Catalogue-files.md).
     public var root: String?
     /// Which key of the file fills each field (`--map FIELD=KEY`); beats every alias.
     public var fieldMap: [ItemField: String]

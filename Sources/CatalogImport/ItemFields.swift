@@ -1,6 +1,6 @@
 import CatalogModel
 
-/// A field of an item in the model, as `--map FIELD=KEY` names it (SPEC §2a).
+/// A field of an item in the model, as `--map FIELD=KEY` names it (docs/Catalogue-files.md).
 public enum ItemField: String, CaseIterable, Sendable, Hashable {
     case id, name, icon, title, cover, author, playCount, likeCount, status, statusText, width, height
 
@@ -24,7 +24,7 @@ public enum ItemField: String, CaseIterable, Sendable, Hashable {
     }
 }
 
-/// The one table of which keys fill which field, per item kind (SPEC §2a). The first key of each
+/// The one table of which keys fill which field, per item kind (docs/Catalogue-files.md). The first key of each
 /// field is CatalogKit's own (what the exporter writes); the rest are aliases that files from
 /// real apps use, matched without regard to case. Decoding, detection, the report's ignored keys
 /// and README's table all come from here, so adding an alias is one line.

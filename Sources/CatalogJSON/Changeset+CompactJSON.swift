@@ -21,7 +21,7 @@ extension Documents {
         return out
     }
 
-    /// `changeset.jsonValue` as compact JSON bytes (SPEC §3).
+    /// `changeset.jsonValue` as compact JSON bytes (docs/Changesets.md).
     public static func compactChangeset(_ changeset: Changeset) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)

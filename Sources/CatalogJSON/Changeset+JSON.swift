@@ -3,11 +3,11 @@ import CatalogImport
 import CatalogLayout
 import CatalogStore
 
-// The JSON documents of SPEC §3, §6 and §8, written with ``OrderedJSON`` so keys come in the
+// The JSON documents of docs/Changesets.md, Command-line.md and HTTP-API.md, written with ``OrderedJSON`` so keys come in the
 // documented order: what `catalog … --json` prints and what the HTTP API answers.
 
 extension Changeset {
-    /// The JSON of SPEC §3 with keys in the documented order and empty lists left out.
+    /// The JSON of docs/Changesets.md with keys in the documented order and empty lists left out.
     public var jsonValue: OrderedJSON {
         var members: [(String, OrderedJSON)] = [("stages", .array(stages.map(\.jsonValue)))]
         if let fromRevision { members.append(("fromRevision", .integer(fromRevision))) }

@@ -19,7 +19,7 @@ public enum Documents {
         .object([("revision", .integer(result.revision)), ("changeset", result.changeset.jsonValue)])
     }
 
-    /// SPEC §7's layout document: `{"contentSize": [w, h], "elements": [{"kind", "indexPath", "frame", …}]}`.
+    /// docs/Layouts.md's layout document: `{"contentSize": [w, h], "elements": [{"kind", "indexPath", "frame", …}]}`.
     public static func layout(_ layout: Layout, _ elements: [LayoutAttributes]) -> OrderedJSON {
         .object([
             ("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])),

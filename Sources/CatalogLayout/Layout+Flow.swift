@@ -1,6 +1,6 @@
 import CatalogModel
 
-/// Flow and shelf geometry: `UICollectionViewFlowLayout`'s rules as SPEC §7 states them, written
+/// Flow and shelf geometry: `UICollectionViewFlowLayout`'s rules as docs/Layouts.md states them, written
 /// once along abstract axes — *main* is the scroll direction, *cross* the line direction — so
 /// horizontal scrolling is the same code with the axes swapped.
 ///

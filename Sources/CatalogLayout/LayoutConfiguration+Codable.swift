@@ -1,6 +1,6 @@
 import CatalogModel
 
-/// `LAYOUT.json` as in SPEC §7: `{"style": "flow", "itemSize": [90, 50], "sectionInset": [10, 10, 10, 10], …}`.
+/// `LAYOUT.json` as in docs/Layouts.md: `{"style": "flow", "itemSize": [90, 50], "sectionInset": [10, 10, 10, 10], …}`.
 ///
 /// Decoding checks every value and refuses unknown keys with the list of known ones, so a typo in
 /// a key is an error instead of a silent default.

@@ -1,6 +1,6 @@
 import CatalogModel
 
-/// Which geometry a layout computes; see SPEC §7 for the exact rules of each.
+/// Which geometry a layout computes; see docs/Layouts.md for the exact rules of each.
 public enum LayoutStyle: String, Sendable, Hashable, CaseIterable, Codable {
     /// `UICollectionViewFlowLayout`: greedy lines, justified gaps, headers and footers.
     case flow
@@ -20,7 +20,7 @@ public enum ScrollDirection: String, Sendable, Hashable, Codable {
     case horizontal
 }
 
-/// A layout's style and parameters: the contents of a `LAYOUT.json` file (SPEC §7).
+/// A layout's style and parameters: the contents of a `LAYOUT.json` file (docs/Layouts.md).
 ///
 /// Every parameter has the default a `UICollectionViewFlowLayout` user would expect; keys that do
 /// not apply to a style are accepted and ignored, keys no style knows are refused (a typo should

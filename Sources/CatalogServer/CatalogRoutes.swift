@@ -8,7 +8,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The endpoints of SPEC §8. Reads go through the store's reading connections (WAL: they never
+/// The endpoints of docs/HTTP-API.md. Reads go through the store's reading connections (WAL: they never
 /// wait for a write); every write is one store transaction.
 struct CatalogRoutes: Sendable {
     let store: CatalogStore
@@ -185,7 +185,7 @@ struct CatalogRoutes: Sendable {
         return written(result, status: result.previousRevision == 0 ? .created : .ok)
     }
 
-    /// The import options a `PUT` gives as query parameters (SPEC §2a): `kind`, `format`,
+    /// The import options a `PUT` gives as query parameters (docs/Catalogue-files.md): `kind`, `format`,
     /// `capacity`, `root` and `map` (repeated), as the command line's options of the same names.
     func importOptions(_ request: Request, name: String, format: CatalogFileFormat) throws -> ImportOptions {
         let query = request.uri.queryParameters

@@ -54,7 +54,7 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The HTTP API of SPEC §8 over a ``CatalogStore``: catalogues, snapshots with ETags, imports,
+/// The HTTP API of docs/HTTP-API.md over a ``CatalogStore``: catalogues, snapshots with ETags, imports,
 /// batches, moves, change feeds and layouts, with RFC 9457 problem documents for every error.
 public enum CatalogServer {
     /// The application, ready to run (`try await app.runService()` stops on SIGINT or SIGTERM

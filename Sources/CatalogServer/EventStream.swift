@@ -7,7 +7,7 @@ import HTTPTypes
 import Hummingbird
 import ServiceLifecycle
 
-/// `GET /catalogs/{name}/events` (SPEC §9): a catalogue's updates as Server-Sent Events.
+/// `GET /catalogs/{name}/events` (docs/Live-updates.md): a catalogue's updates as Server-Sent Events.
 ///
 /// `event: snapshot` first (unless the client names a revision it has, by `?since=` or
 /// `Last-Event-ID`), then `event: changes` with the changeset from the previous event's revision,

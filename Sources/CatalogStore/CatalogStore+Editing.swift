@@ -3,7 +3,7 @@ import CatalogModel
 import GRDB
 
 extension CatalogStore {
-    /// Applies a batch (SPEC §4) to a catalogue in one transaction: every operation in order,
+    /// Applies a batch (docs/Batches-and-moves.md) to a catalogue in one transaction: every operation in order,
     /// each checked (unknown ids, indices, full shelves, kinds, `baseRevision`); on any failure
     /// nothing is written and the revision stays. Only the sections the batch touches are read
     /// and written.
@@ -48,7 +48,7 @@ extension CatalogStore {
         }
     }
 
-    /// Moves a book (SPEC §5): within its shelf, or to `index` of another shelf with `policy`
+    /// Moves a book (docs/Batches-and-moves.md): within its shelf, or to `index` of another shelf with `policy`
     /// deciding what a full shelf does. The same as a batch of one `moveItem`.
     @discardableResult
     public func move(item: String, toSection section: String, index: Int? = nil, policy: MovePolicy = .reject,

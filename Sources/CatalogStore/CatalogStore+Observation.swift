@@ -3,7 +3,7 @@ import CatalogModel
 import Foundation
 
 extension CatalogStore {
-    /// Every change to the catalogue named `name`, as it happens (SPEC §9).
+    /// Every change to the catalogue named `name`, as it happens (docs/Live-updates.md).
     ///
     /// The first update is a reset with the current snapshot — or, when `revision` names one the
     /// caller already has, the changeset from there (a reset if the journal no longer reaches it;

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §2 and issue #2: every bad file exits 1 with one readable line on stderr naming the file
+/// docs/Catalogue-files.md: every bad file exits 1 with one readable line on stderr naming the file
 /// and the path inside it, and leaves the database exactly as it was.
 @Suite("catalog import: bad input")
 struct CLIBadInputTests {

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("catalog-bench")
 struct CLIBenchTests {
-    @Test("bench --json prints SPEC §6's rows, each with a baseline measured in the same run")
+    @Test("bench --json prints docs/Command-line.md's rows, each with a baseline measured in the same run")
     func jsonRows() throws {
         let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }

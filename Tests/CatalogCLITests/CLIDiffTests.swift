@@ -45,7 +45,7 @@ struct CLIDiffTests {
         let wrong = try cli.run(["validate", file, "--from", before, "--to", before])
         #expect(wrong.status == 1)
         #expect(wrong.stdout.contains("invalid number of sections"))
-        #expect(wrong.stderrLines.count == 1 && wrong.stderr.contains("violations of SPEC §3"))
+        #expect(wrong.stderrLines.count == 1 && wrong.stderr.contains("violations of the changeset rules (docs/Changesets.md)"))
 
         let report = try #require(try CLIRunner.json(cli.run(["validate", file, "--from", before, "--to", before, "--json"]).stdout) as? [String: Any])
         #expect(report["valid"] as? Bool == false)
@@ -61,7 +61,7 @@ struct CLIDiffTests {
         let result = try cli.run(["validate", bad, "--from", sample, "--to", sample])
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 1)
-        #expect(result.stderr.contains("bad.json: not a changeset (SPEC §3): stages[0].items.moved[0]"))
+        #expect(result.stderr.contains("bad.json: not a changeset (docs/Changesets.md): stages[0].items.moved[0]"))
     }
 
     @Test("re-importing prints the changeset from the old content, valid under the simulator")

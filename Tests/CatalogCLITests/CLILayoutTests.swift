@@ -6,7 +6,7 @@ import Testing
 
 /// `catalog layout` from files and from the database, every style as a picture, and bad input.
 @Suite struct CLILayoutTests {
-    /// F1 of SPEC §7 as a catalogue: one shelf of seven books.
+    /// F1 of docs/Layouts.md as a catalogue: one shelf of seven books.
     static let sevenBooks = #"""
         {"catalog": "seven", "sections": [{"id": "s", "kind": "bookshelf", "title": "Seven", "capacity": 7, "items": [
           {"id": "b0", "title": "Zero", "cover": "0"}, {"id": "b1", "title": "One", "cover": "1"},
@@ -20,7 +20,7 @@ import Testing
         try #require((json as? [String: Any])?["elements"] as? [[String: Any]])
     }
 
-    @Test("layout --json of a catalogue file gives SPEC §7's F1 frames")
+    @Test("layout --json of a catalogue file gives docs/Layouts.md's F1 frames")
     func flowFromAFile() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC §2a from the command line: a waterfall's data imports with `--map` and is laid out from
+/// docs/Catalogue-files.md from the command line: a waterfall's data imports with `--map` and is laid out from
 /// its items' own sizes; bad `--map` and `--root` exit 1 with one line and write nothing.
 @Suite("catalog import: files as real apps ship them")
 struct CLIRealWorldImportTests {

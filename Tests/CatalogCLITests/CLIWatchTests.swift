@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `catalog watch` (SPEC §9): one line per update, from the local database or a server's stream,
+/// `catalog watch` (docs/Live-updates.md): one line per update, from the local database or a server's stream,
 /// until interrupted (exit 0).
 @Suite("catalog watch")
 struct CLIWatchTests {

@@ -2,7 +2,7 @@ import CatalogDiff
 import CatalogModel
 import Testing
 
-/// The rules of batch updates (SPEC §4) and moves (SPEC §5) on catalogues in memory.
+/// The rules of batch updates (docs/Batches-and-moves.md) and moves (docs/Batches-and-moves.md) on catalogues in memory.
 @Suite struct EditingTests {
     /// Three shelves of capacity 4: a full, b with two books, c full.
     static let shelves = Catalog(name: "shelf", revision: 5, sections: [

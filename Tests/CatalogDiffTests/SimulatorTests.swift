@@ -128,7 +128,7 @@ struct SimulatorTests {
         }
     }
 
-    @Test("the changeset JSON of SPEC §3 decodes, and encodes back without empty lists")
+    @Test("the changeset JSON of docs/Changesets.md decodes, and encodes back without empty lists")
     func json() throws {
         let text = #"{"stages": [{"sections": {"deleted": [2], "inserted": [0], "reloaded": [], "moved": [[1, 3]]}, "items": {"deleted": [[0, 3]], "inserted": [[0, 1]], "reloaded": [[1, 0]], "moved": [[[0, 0], [1, 2]]]}}], "fromRevision": 4}"#
         let changeset = try JSONDecoder().decode(Changeset.self, from: Data(text.utf8))

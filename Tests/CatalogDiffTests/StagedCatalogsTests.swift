@@ -3,7 +3,7 @@ import CatalogTestSupport
 import Testing
 @testable import CatalogDiff
 
-/// The catalogue after each stage of a changeset (SPEC §9): on the diff's random pairs, every
+/// The catalogue after each stage of a changeset (docs/Live-updates.md): on the diff's random pairs, every
 /// stage leads from the data of the boundary before it to the data of the boundary after it, as
 /// the simulator checks a changeset (same counts, same ids in every slot), and the last is B.
 @Suite("Per-stage data")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import CatalogImport
 
-/// Files as real apps ship them (SPEC §2a), from `RealWorld/`: each in JSON, XML plist and binary
+/// Files as real apps ship them (docs/Catalogue-files.md), from `RealWorld/`: each in JSON, XML plist and binary
 /// plist (the plists made from the JSON), with the options a user passes, and its catalogue or
 /// its exact error.
 @Suite("Importing files as real apps ship them")

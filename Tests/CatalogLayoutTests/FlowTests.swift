@@ -3,7 +3,7 @@ import CatalogLayout
 import CatalogModel
 import Testing
 
-/// Flow and shelf layouts against SPEC §7's rule written out plainly: greedy lines, the leftover
+/// Flow and shelf layouts against docs/Layouts.md's rule written out plainly: greedy lines, the leftover
 /// room shared by the gaps, a lone item centred, the last line spaced as if filled with copies of
 /// its last item, items centred along their line.
 ///

@@ -3,7 +3,7 @@ import CatalogLayout
 import CatalogModel
 import Testing
 
-/// The test vectors of SPEC §7, exactly as written there.
+/// The test vectors of docs/Layouts.md, exactly as written there.
 @Suite struct SpecVectorTests {
     /// F1's configuration: W 320, insets 10, item 90×50, spacing 10/10, header 40, footer 30.
     static let f1 = LayoutConfiguration(style: .flow, itemSize: Size(width: 90, height: 50), lineSpacing: 10,

@@ -4,7 +4,7 @@ import CatalogModel
 import Foundation
 import Testing
 
-/// Behaviour beyond the SPEC vectors: horizontal flow, pinned footers, default sizes, carousel
+/// Behaviour beyond the test vectors of docs/Layouts.md: horizontal flow, pinned footers, default sizes, carousel
 /// scaling and snapping, offsets clamped to the content, configuration files.
 @Suite struct StyleBehaviourTests {
     @Test func horizontalFlowSwapsTheAxes() throws {

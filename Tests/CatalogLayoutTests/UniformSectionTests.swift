@@ -5,7 +5,7 @@ import Testing
 
 /// Flow and shelf sections whose items all have one size — no natural sizes, and the
 /// configuration's `itemSize` or one kind's default — are laid out from a few lines' places worked
-/// out once per prepare (`layOutUniform`). Their frames must be SPEC §7's rule to the bit, like
+/// out once per prepare (`layOutUniform`). Their frames must be docs/Layouts.md's rule to the bit, like
 /// every other section's: here against `FlowTests.expectedFrames` on the same items with their
 /// sizes written out.
 ///
@@ -17,7 +17,7 @@ import Testing
 @Suite struct UniformSectionTests {
     static let kinds: [ItemKind?] = [nil, .video, .book, .icon]
 
-    /// The size an item without a natural size gets (SPEC §7's per-kind defaults).
+    /// The size an item without a natural size gets (docs/Layouts.md's per-kind defaults).
     static func size(of kind: ItemKind?, _ config: LayoutConfiguration, crossLength: Double) -> Size {
         if let itemSize = config.itemSize { return itemSize }
         switch kind {

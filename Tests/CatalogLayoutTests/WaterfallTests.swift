@@ -3,7 +3,7 @@ import CatalogDiff
 import CatalogModel
 import Testing
 
-/// The waterfall against SPEC §7's rule written out plainly: every item in the shortest column,
+/// The waterfall against docs/Layouts.md's rule written out plainly: every item in the shortest column,
 /// ties to the lowest index, its height scaled to the column width and rounded down. The
 /// two-column layout takes a branch-free path of its own, so the inputs include what that path
 /// must get right: ties, items of zero height, sections of zero, one or two items.

@@ -8,7 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// `GET /catalogs/{name}/events` (SPEC §9): a snapshot, then one `changes` event per update with
+/// `GET /catalogs/{name}/events` (docs/Live-updates.md): a snapshot, then one `changes` event per update with
 /// the revision as its id, resumable with `Last-Event-ID`, kept alive, and refused up front for
 /// bad input.
 @Suite struct EventStreamTests {

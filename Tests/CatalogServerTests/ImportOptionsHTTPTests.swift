@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// `PUT /catalogs/{name}` takes the import options as query parameters (SPEC §2a); a bad one is a
+/// `PUT /catalogs/{name}` takes the import options as query parameters (docs/Catalogue-files.md); a bad one is a
 /// 400 that names it and writes nothing.
 @Suite struct ImportOptionsHTTPTests {
     static let wrapped = #"{"code": 0, "data": {"list": [{"id": 1, "text": "Wine", "price": 9, "pic": "w.png"}, {"id": 2, "text": "Beer", "price": 5, "pic": "b.png"}]}}"#

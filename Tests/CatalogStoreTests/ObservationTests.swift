@@ -5,7 +5,7 @@ import GRDB
 import Testing
 @testable import CatalogStore
 
-/// Observing a catalogue (SPEC §9): every write reaches every observer as one update that starts
+/// Observing a catalogue (docs/Live-updates.md): every write reaches every observer as one update that starts
 /// where the last ended, slow observers get one coalesced update, other connections' writes are
 /// seen, and cancelling ends the observation.
 @Suite struct ObservationTests {

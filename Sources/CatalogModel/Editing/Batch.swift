@@ -1,4 +1,4 @@
-/// An ordered list of edits applied to one catalogue in one transaction (SPEC §4): all of them
+/// An ordered list of edits applied to one catalogue in one transaction (docs/Batches-and-moves.md): all of them
 /// land, or — at the first that fails — none does.
 public struct Batch: Sendable, Hashable {
     /// The revision the edits were made against; `nil` applies them to whatever is current.
@@ -17,7 +17,7 @@ public enum BatchOperation: Sendable, Hashable {
     case insertItem(section: String, index: Int, item: Item)
     case deleteItem(id: String)
     case updateItem(id: String, fields: ItemFields)
-    /// Moves an item within its section or to another (SPEC §5); `policy` says what happens
+    /// Moves an item within its section or to another (docs/Batches-and-moves.md); `policy` says what happens
     /// when the target shelf is full. A `nil` index is the end of the section, as it is when
     /// the operation runs.
     case moveItem(id: String, toSection: String, index: Int?, policy: MovePolicy = .reject)
@@ -49,7 +49,7 @@ public enum BatchOperation: Sendable, Hashable {
     }
 }
 
-/// What happens when a book is moved into a full shelf (SPEC §5).
+/// What happens when a book is moved into a full shelf (docs/Batches-and-moves.md).
 public enum MovePolicy: String, Sendable, Hashable, CaseIterable, Codable {
     /// The move is refused with an error naming the shelf and its capacity.
     case reject

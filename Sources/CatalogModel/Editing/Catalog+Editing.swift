@@ -1,5 +1,5 @@
 extension Catalog {
-    /// This catalogue with `batch` applied (SPEC §4), its revision raised by one (itself, unchanged,
+    /// This catalogue with `batch` applied (docs/Batches-and-moves.md), its revision raised by one (itself, unchanged,
     /// when the batch changes nothing).
     ///
     /// - Throws: ``BatchError`` naming the failed operation; the catalogue is unchanged.

@@ -1,4 +1,4 @@
-/// Applies batch operations (SPEC §4) and moves (SPEC §5) to a catalogue read through a
+/// Applies batch operations (docs/Batches-and-moves.md) and moves (docs/Batches-and-moves.md) to a catalogue read through a
 /// ``CatalogSource``, checking every rule, and records what changed: the sections before and
 /// after, and the section order when it changed.
 ///

@@ -1,4 +1,4 @@
-/// What moving an item does (SPEC §5), decided from what both writers of a move know: the item's
+/// What moving an item does (docs/Batches-and-moves.md), decided from what both writers of a move know: the item's
 /// kind, the target section's kind, count and capacity, the index asked for and the policy. The
 /// editor applies the decision to sections in memory; the store's quick path writes the
 /// commonest ones straight in SQL. Both ask here, so the rules of a move are written once.
