@@ -27,6 +27,8 @@ let package = Package(
         // The client side of `catalog watch --server`: a streamed response body on every platform.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // `swift package generate-documentation`: the DocC catalogue in Sources/CatalogStore.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.

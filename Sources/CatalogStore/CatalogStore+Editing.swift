@@ -9,7 +9,7 @@ extension CatalogStore {
     /// and written.
     ///
     /// - Returns: the new revision and the staged changeset from the old snapshot to the new one.
-    /// - Throws: ``StoreError/rejected(catalog:_:)`` with the ``BatchError`` (which operation,
+    /// - Throws: ``StoreError/rejected(catalog:_:)`` with the `BatchError` (which operation,
     ///   why); ``StoreError/unknownCatalog(_:)``; ``StoreError/database(_:)``.
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
@@ -17,7 +17,7 @@ extension CatalogStore {
         return try combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
-    /// ``apply(_:to:)`` for async callers: the task waits for its transaction without holding a
+    /// `apply(_:to:)` for async callers: the task waits for its transaction without holding a
     /// thread (a server's requests queue for the next group commit, however many there are).
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
@@ -36,7 +36,7 @@ extension CatalogStore {
                          for: UpdateCache.Key(name: result.catalog, from: result.previousRevision, to: result.revision))
     }
 
-    /// What ``apply(_:to:)`` would do, computed in a read transaction that writes nothing: the
+    /// What `apply(_:to:)` would do, computed in a read transaction that writes nothing: the
     /// same checks and errors, the revision it would make and its changeset. Works on a store
     /// opened for reading, so a command line can refuse a bad batch without touching the file.
     public func preview(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
@@ -58,7 +58,7 @@ extension CatalogStore {
     }
 
     /// ``move(item:toSection:index:policy:in:baseRevision:)`` for async callers (see the async
-    /// ``apply(_:to:)``).
+    /// `apply(_:to:)`).
     @discardableResult
     public func move(item: String, toSection section: String, index: Int? = nil, policy: MovePolicy = .reject,
                      in catalog: String, baseRevision: Int? = nil) async throws(StoreError) -> WriteResult {

@@ -5,7 +5,7 @@ extension CatalogStore {
     /// Checks the whole database: SQLite's `integrity_check` and `foreign_key_check`, then the
     /// model's own rules — every catalogue's sections at positions exactly 0..<n, no two items
     /// of a section at one order key, no section over its capacity, and every name and id in
-    /// canonical form (``Identifier``), so that no two of them are the same id. Throws the first
+    /// canonical form (`Identifier`), so that no two of them are the same id. Throws the first
     /// problem found: ``StoreError/database(_:)``, ``StoreError/positionsNotContiguous(catalog:section:)``,
     /// ``StoreError/overCapacity(catalog:section:count:capacity:)`` or
     /// ``StoreError/nonCanonicalID(catalog:id:equivalent:)``.

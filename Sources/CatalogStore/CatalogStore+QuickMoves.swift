@@ -11,7 +11,7 @@ extension CatalogStore {
     /// Returns nil, having written nothing, for anything else or anything unusual (another
     /// operation, a full shelf, a swap, a book that stays in its place, a stale revision, an
     /// unknown id, a bad index or kind, no key left between the new neighbours):
-    /// ``apply(_:to:)`` then takes the general path in the same transaction, which applies the
+    /// `apply(_:to:)` then takes the general path in the same transaction, which applies the
     /// same rules and reports errors.
     /// The result, the database (keys included) and the journal are the same as the general
     /// path's (tested move by move).

@@ -26,7 +26,7 @@ extension CatalogStore {
 
     /// The catalogue's current revision: one statement, which SQLite runs in a transaction of its
     /// own (no BEGIN and COMMIT around it: the HTTP API asks this on every read), on a connection
-    /// kept for it in a file store (see ``RevisionReader``).
+    /// kept for it in a file store (see `RevisionReader`).
     public func revision(of name: String) throws(StoreError) -> Int {
         do {
             guard let row = try revisions.catalogRow(named: name) else { throw StoreError.unknownCatalog(name) }
@@ -63,7 +63,7 @@ extension CatalogStore {
 
     /// The row key and revision of the catalogue named `name`, or nil when there is none: where
     /// every read and write that starts from a name begins (one cached statement). Names are
-    /// stored in canonical form (``Identifier``), and `name` is looked up in it.
+    /// stored in canonical form (`Identifier`), and `name` is looked up in it.
     static func catalogRow(named name: String, in db: Database) throws -> (pk: Int64, revision: Int)? {
         try RawStatement(db, "SELECT pk, revision FROM catalog WHERE name = ?")
             .first(.text(Identifier.canonical(name))) { ($0.int64(0), $0.int(1)) }

@@ -11,7 +11,7 @@ public struct WriteResult: Sendable, Hashable {
     /// The revision the write made: `previousRevision + 1`.
     public var revision: Int
     /// The staged changeset from the previous content to the new one (from an empty catalogue
-    /// when the catalogue is new), valid under ``BatchUpdateSimulator``.
+    /// when the catalogue is new), valid under `BatchUpdateSimulator`.
     public var changeset: Changeset
 }
 
@@ -25,7 +25,9 @@ extension CatalogStore {
 
     /// Stores several catalogues in one transaction: all of them land, or none does.
     ///
-    /// - Parameter progress: called now and then with (items written, items in all).
+    /// - Parameters:
+    ///   - catalogs: the catalogues, each with the record of the file it came from (or nil).
+    ///   - progress: called now and then with (items written, items in all).
     /// - Throws: ``StoreError/invalidCatalog(_:)`` before touching the database when a catalogue
     ///   breaks a rule of the model; ``StoreError/database(_:)`` when SQLite refuses the write.
     @discardableResult
@@ -70,7 +72,7 @@ extension CatalogStore {
     }
 
     /// The catalogues in the form they are stored in, once each is known to be storable: ids and
-    /// names in one canonical form (``Identifier``), so SQLite's byte comparisons agree with
+    /// names in one canonical form (`Identifier`), so SQLite's byte comparisons agree with
     /// Swift's string equality; every rule of the model kept; no name twice.
     static func checkedForReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [(Catalog, ImportRecord?)] {
         let catalogs = catalogs.map { ($0.0.canonicalized(), $0.1) }

@@ -24,7 +24,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case revisionTooOld(catalog: String, requested: Int, oldest: Int)
     /// The catalogue has not reached this revision (or it is negative).
     case revisionNotReached(catalog: String, requested: Int, current: Int)
-    /// An id or catalogue name is stored in a form other than the canonical one (``Identifier``),
+    /// An id or catalogue name is stored in a form other than the canonical one (`Identifier`),
     /// found by `checkIntegrity`: written by a version that stored ids as given. `equivalent` is
     /// another id of the catalogue that is the same id (canonically equivalent), if there is one.
     case nonCanonicalID(catalog: String, id: String, equivalent: String?)

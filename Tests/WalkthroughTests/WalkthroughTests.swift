@@ -1,7 +1,7 @@
-// README's Swift walk-through, compiled and run here. The test below checks that README shows
-// exactly the lines between the markers, so the two never drift apart.
+// README's Swift walk-through, also the DocC catalogue's "Getting started", compiled and run
+// here. DocumentedCodeTests checks that both show exactly the lines between the markers.
 
-// README: begin
+// DOC: README.md Sources/CatalogStore/CatalogStore.docc/GettingStarted.md
 import CatalogDiff
 import CatalogImport
 import CatalogLayout
@@ -42,7 +42,7 @@ func tour(file: URL, database: String) async throws -> [LayoutAttributes] {
                             viewportSize: Size(width: 390, height: 844))
     return layout.elements(in: Rect(x: 0, y: 0, width: 390, height: 844))
 }
-// README: end
+// DOC: end
 
 import Testing
 
@@ -64,12 +64,54 @@ struct WalkthroughTests {
         #expect(shelves.sections[1].items.last?.id == "b-moby")
     }
 
-    @Test func readmeShowsTheCodeAsCompiled() throws {
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let begin = try #require(source.range(of: "// README: begin\n"))
-        let end = try #require(source.range(of: "// README: end", range: begin.upperBound..<source.endIndex))
-        let code = String(source[begin.upperBound..<end.lowerBound])
-        let readme = try String(contentsOf: Self.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("```swift\n" + code + "```\n"), "README's walk-through differs from WalkthroughTests.swift")
+    @Test func movesWithCapacityRun() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("moves-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try movesWithCapacity(database: folder.appendingPathComponent("c.sqlite").path) == [["c", "e", "d", "b"], ["a"]])
+    }
+
+    @Test func changesetsRunStageByStage() throws {
+        #expect(try changesetsStageByStage() == ["reload", "batch: 1 moved, 1 inserted"])
+    }
+
+    @Test func shelvesLayOutOnAPhone() throws {
+        let catalog = try CatalogImporter.read(contentsOf: Self.packageRoot.appendingPathComponent("SampleData/bookshelf.json")).catalog
+        let (visible, touched, svg) = try shelvesOnAPhone(catalog)
+        #expect(visible > 10)
+        #expect(touched == ItemPath(section: 0, item: 0))
+        #expect(svg.hasPrefix("<svg") || svg.hasPrefix("<?xml"))
+    }
+}
+
+/// Every `// DOC: FILE…` block of this folder's sources appears, exactly, as a Swift code block
+/// in each file it names, so that the documents show code that compiles and runs.
+@Suite("documented code")
+struct DocumentedCodeTests {
+    @Test func documentsShowTheCodeAsCompiled() throws {
+        let folder = WalkthroughTests.packageRoot.appendingPathComponent("Tests/WalkthroughTests")
+        var blocks = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+            let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+            var documents: [String]?
+            var code: [String] = []
+            for line in lines {
+                if line == "// DOC: end", let names = documents {
+                    blocks += 1
+                    let block = "```swift\n" + code.joined(separator: "\n") + "\n```\n"
+                    for name in names {
+                        let text = try String(contentsOf: WalkthroughTests.packageRoot.appendingPathComponent(name), encoding: .utf8)
+                        #expect(text.contains(block), "\(name) does not show the code of \(file) as it is")
+                    }
+                    documents = nil
+                } else if line.hasPrefix("// DOC: ") {
+                    documents = line.dropFirst("// DOC: ".count).split(separator: " ").map(String.init)
+                    code = []
+                } else if documents != nil {
+                    code.append(line)
+                }
+            }
+        }
+        #expect(blocks == 4)
     }
 }
