@@ -184,10 +184,18 @@ private struct BatchDecoding {
         return try decoder.nativeSection(value, at: Location(layout: .prefixed(path), section: 0, item: nil))
     }
 
+    /// The keys an `updateItem` may change: CatalogKit's own key of every field in the field
+    /// table but the id, and the size as one `[width, height]`.
+    static let updatableItemKeys: Set<String> = {
+        var keys = Set(ItemFieldTable.video.map { $0.keys[0] } + ItemFieldTable.book.map { $0.keys[0] } + ItemFieldTable.icon.map { $0.keys[0] })
+        keys.subtract(ItemFieldTable.common.map { $0.keys[0] })
+        keys.insert("size")
+        return keys
+    }()
+
     func itemFields(_ value: PropertyValue, at path: String) throws(ImportError) -> ItemFields {
         let fields = try dictionary(value, at: path, expected: "a dictionary of item fields")
-        try refuseUnknownKeys(fields, known: ["title", "cover", "author", "playCount", "likeCount", "status", "statusText",
-                                              "name", "icon", "size"], at: path)
+        try refuseUnknownKeys(fields, known: Self.updatableItemKeys, at: path)
         var result = ItemFields()
         func text(_ key: String) throws(ImportError) -> String? {
             try fields[key].map { v throws(ImportError) in try nonEmptyString(v, at: "\(path).\(key)") }
@@ -198,10 +206,7 @@ private struct BatchDecoding {
             return .some(try string(value, at: "\(path).\(key)"))
         }
         func counter(_ key: String) throws(ImportError) -> Int? {
-            guard let value = fields[key] else { return nil }
-            let number = try integer(value, at: "\(path).\(key)")
-            guard number >= 0 else { throw error("\(path).\(key)", .invalidValue(expected: "an integer ≥ 0", found: "\(number)")) }
-            return number
+            try fields[key].map { v throws(ImportError) in try CatalogDecoder.counter(fileName, v, at: "\(path).\(key)") }
         }
         result.title = try text("title")
         result.cover = try text("cover")
@@ -269,9 +274,7 @@ private struct BatchDecoding {
     }
 
     func nonEmptyString(_ value: PropertyValue, at path: String) throws(ImportError) -> String {
-        let text = try string(value, at: path)
-        guard !text.isEmpty else { throw error(path, .invalidValue(expected: "a non-empty string", found: "an empty string")) }
-        return text
+        try CatalogDecoder.nonEmptyString(fileName, value, at: path)
     }
 
     func integer(_ value: PropertyValue, at path: String) throws(ImportError) -> Int {

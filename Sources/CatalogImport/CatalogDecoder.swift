@@ -605,9 +605,22 @@ struct CatalogDecoder {
     }
 
     func nonEmptyString(_ value: PropertyValue, at path: @autoclosure () -> String) throws(ImportError) -> String {
-        let result = try string(value, at: path())
+        try Self.nonEmptyString(fileName, value, at: path())
+    }
+
+    static func nonEmptyString(_ fileName: String, _ value: PropertyValue, at path: @autoclosure () -> String) throws(ImportError) -> String {
+        let result = try string(fileName, value, at: path())
         guard !result.isEmpty else {
-            throw error(path(), .invalidValue(expected: "a non-empty string", found: "an empty string"))
+            throw ImportError(file: fileName, path: path(), reason: .invalidValue(expected: "a non-empty string", found: "an empty string"))
+        }
+        return result
+    }
+
+    /// A counter (plays, likes): an integer ≥ 0.
+    static func counter(_ fileName: String, _ value: PropertyValue, at path: @autoclosure () -> String) throws(ImportError) -> Int {
+        let result = try integer(fileName, value, at: path())
+        guard result >= 0 else {
+            throw ImportError(file: fileName, path: path(), reason: .invalidValue(expected: "an integer ≥ 0", found: "\(result)"))
         }
         return result
     }
@@ -665,11 +678,7 @@ extension CatalogDecoder {
     /// A counter: an integer ≥ 0; absent means 0.
     func count(_ field: ItemField, at location: Location) throws(ImportError) -> Int {
         guard let (key, value) = self.field(field) else { return 0 }
-        let result = try CatalogDecoder.integer(fileName, value, at: location.path(key))
-        guard result >= 0 else {
-            throw error(location.path(key), .invalidValue(expected: "an integer ≥ 0", found: "\(result)"))
-        }
-        return result
+        return try CatalogDecoder.counter(fileName, value, at: location.path(key))
     }
 
     /// A review status by name, or by its index in ``VideoStatus/allCases`` as numeric feeds ship
