@@ -88,31 +88,25 @@ public struct ImportBenchmark {
         var readOnly = Configuration()
         readOnly.readonly = true
         let pool = try DatabasePool(path: loadedPath, configuration: readOnly)
-        // Cold: a store opened for the run (not timed) has kept nothing, so the snapshot is read
-        // from SQLite's rows.
-        let cold = try Clock.compare(
-            runs: runs,
-            case: { try CatalogStore.openForReading(path: loadedPath) }, { store in
-                let snapshot = try store.catalog(named: "bench")
-                precondition(snapshot.itemCount == items)
-            },
-            baseline: {}, { try Self.scanRows(in: pool) })
-        results.append(BenchmarkResult(suite: "import", name: "load snapshot of \(items.abbreviated) items from SQLite (cold)",
-                                       medianMS: cold.median, baseline: "raw row scan (GRDB cursor)",
-                                       baselineMedianMS: cold.baselineMedian, items: items))
+        /// A load of the catalogue from the store `store` makes (not timed), against the raw scan.
+        func load(_ label: String, from store: @escaping () throws -> CatalogStore) throws {
+            let loaded = try Clock.compare(
+                runs: runs,
+                case: store, { store in
+                    let snapshot = try store.catalog(named: "bench")
+                    precondition(snapshot.itemCount == items)
+                },
+                baseline: {}, { try Self.scanRows(in: pool) })
+            results.append(BenchmarkResult(suite: "import", name: "load snapshot of \(items.abbreviated) items\(label)",
+                                           medianMS: loaded.median, baseline: "raw row scan (GRDB cursor)",
+                                           baselineMedianMS: loaded.baselineMedian, items: items))
+        }
+        // Cold: a store opened for the run has kept nothing, so the snapshot is read from rows.
+        try load(" from SQLite (cold)") { try CatalogStore.openForReading(path: loadedPath) }
         // Kept: the catalogue is unchanged since the store last read it (``SnapshotCache``).
-        let store = try CatalogStore.openForReading(path: loadedPath)
-        _ = try store.catalog(named: "bench")
-        let kept = try Clock.compare(
-            runs: runs,
-            case: {}, {
-                let snapshot = try store.catalog(named: "bench")
-                precondition(snapshot.itemCount == items)
-            },
-            baseline: {}, { try Self.scanRows(in: pool) })
-        results.append(BenchmarkResult(suite: "import", name: "load snapshot of \(items.abbreviated) items, kept since the last read",
-                                       medianMS: kept.median, baseline: "raw row scan (GRDB cursor)",
-                                       baselineMedianMS: kept.baselineMedian, items: items))
+        let kept = try CatalogStore.openForReading(path: loadedPath)
+        _ = try kept.catalog(named: "bench")
+        try load(", kept since the last read") { kept }
         return results
     }
 

@@ -9,18 +9,12 @@ import Foundation
 /// checks every offset, refuses sets, cycles and "billion laughs" expansions, and, like the JSON
 /// parser, avoids bridging `Any` values.
 struct BinaryPropertyListParser {
-    struct Failure: Error {
-        var message: String
-        /// The file is over the limits (``DocumentLimits``), not broken.
-        var tooLarge = false
-    }
-
-    static let maximumDepth = 512
+    typealias Failure = ParseFailure
 
     static func parse(_ data: Data, limits: DocumentLimits = .files) throws(Failure) -> PropertyValue {
         let bytes = [UInt8](data)
         var parser = try BinaryPropertyListParser(bytes: bytes)
-        parser.depthLimit = min(max(limits.maxDepth, 1), maximumDepth)
+        parser.depthLimit = ParseFailure.depthLimit(limits)
         parser.valueBudget = limits.valueBudget
         return try parser.value(at: parser.topObject, depth: 0)
     }
@@ -34,7 +28,7 @@ struct BinaryPropertyListParser {
     /// How many values may still be produced: a file cannot expand beyond its own size in
     /// references, so anything more is a crafted expansion.
     private var budget: Int
-    private var depthLimit = maximumDepth
+    private var depthLimit = ParseFailure.maximumDepth
     /// Values still allowed by the limits (``DocumentLimits/valueBudget``): each scalar takes one,
     /// each array or dictionary four.
     private var valueBudget = Int.max

@@ -72,29 +72,19 @@ public enum CatalogImporter {
             if format == .plist { throw ImportError(file: fileName, reason: .damagedBinaryPropertyList(header: printedHeader(data))) }
             throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
         }
-        switch format {
-        case .json:
-            let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes, limits: limits) } }
-            switch result {
-            case .success(let value): return value
-            case .failure(let failure) where failure.tooLarge: throw ImportError(file: fileName, reason: .tooLarge(failure.message))
-            case .failure(let failure): throw ImportError(file: fileName, reason: .malformed(format: .json, detail: failure.message))
+        let result = data.withUnsafeBytes { bytes in
+            Result { () throws(ParseFailure) in
+                switch format {
+                case .json: try JSONParser.parse(bytes, limits: limits)
+                case .plist where isBinaryPlist: try BinaryPropertyListParser.parse(data, limits: limits)
+                case .plist: try XMLPropertyListParser.parse(bytes, limits: limits)
+                }
             }
-        case .plist where isBinaryPlist:
-            do throws(BinaryPropertyListParser.Failure) {
-                return try BinaryPropertyListParser.parse(data, limits: limits)
-            } catch {
-                throw ImportError(file: fileName, reason: error.tooLarge ? .tooLarge(error.message) : .malformed(format: .plist, detail: error.message))
-            }
-        case .plist:
-            let result = data.withUnsafeBytes { bytes in
-                Result { () throws(XMLPropertyListParser.Failure) in try XMLPropertyListParser.parse(bytes, limits: limits) }
-            }
-            switch result {
-            case .success(let value): return value
-            case .failure(let failure) where failure.tooLarge: throw ImportError(file: fileName, reason: .tooLarge(failure.message))
-            case .failure(let failure): throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: failure.message))
-            }
+        }
+        do {
+            return try result.get()
+        } catch {
+            throw error.importError(file: fileName, format: format)
         }
     }
 

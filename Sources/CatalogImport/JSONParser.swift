@@ -5,20 +5,13 @@
 /// from `true` reliably, and reports errors without a position. This parser reads the UTF-8 bytes
 /// once, keeps integers exact, and says where a file is broken ("line 3, column 14: …").
 package struct JSONParser {
-    package struct Failure: Error {
-        package var message: String
-        /// The document is over the limits (``DocumentLimits``), not broken.
-        package var tooLarge = false
-    }
-
-    /// Nesting deeper than this is refused instead of exhausting the stack, whatever the limits say.
-    static let maximumDepth = 512
+    package typealias Failure = ParseFailure
 
     /// Parses a complete JSON text within `limits` (nesting, and the budget of values). The bytes
     /// must be valid UTF-8 (the caller checks).
     package static func parse(_ bytes: UnsafeRawBufferPointer, limits: DocumentLimits = .files) throws(Failure) -> PropertyValue {
         var parser = JSONParser(bytes: bytes)
-        parser.depthLimit = min(max(limits.maxDepth, 1), maximumDepth)
+        parser.depthLimit = ParseFailure.depthLimit(limits)
         parser.budget = limits.valueBudget
         parser.pending.reserveCapacity(16)  // one allocation, not one per doubling up to a move's members
         // A UTF-8 byte-order mark is tolerated, as editors on some systems write one.
@@ -34,7 +27,7 @@ package struct JSONParser {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
-    private var depthLimit = maximumDepth
+    private var depthLimit = ParseFailure.maximumDepth
     /// Values still allowed (``DocumentLimits/valueBudget``): each scalar takes one, each array
     /// or object four.
     private var budget = Int.max

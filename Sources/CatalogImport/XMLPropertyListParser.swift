@@ -15,19 +15,13 @@ import Foundation
 /// (`<string/>`, `<dict/>`). Entities declared in a document type are refused, so a document
 /// cannot expand beyond its own size.
 struct XMLPropertyListParser {
-    struct Failure: Error {
-        var message: String
-        /// The document is over the limits (``DocumentLimits``), not broken.
-        var tooLarge = false
-    }
-
-    static let maximumDepth = 512
+    typealias Failure = ParseFailure
 
     /// Parses a complete XML property list within `limits`. The bytes must be valid UTF-8 (the
     /// caller checks).
     static func parse(_ bytes: UnsafeRawBufferPointer, limits: DocumentLimits = .files) throws(Failure) -> PropertyValue {
         var parser = XMLPropertyListParser(bytes: bytes)
-        parser.depthLimit = min(max(limits.maxDepth, 1), maximumDepth)
+        parser.depthLimit = ParseFailure.depthLimit(limits)
         parser.budget = limits.valueBudget
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         try parser.skipMisc()
@@ -57,7 +51,7 @@ struct XMLPropertyListParser {
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
-    private var depthLimit = maximumDepth
+    private var depthLimit = ParseFailure.maximumDepth
     /// Values still allowed (``DocumentLimits/valueBudget``): each scalar takes one, each array or
     /// dictionary four.
     private var budget = Int.max
