@@ -40,8 +40,8 @@ public enum StagedDiff {
     }
 }
 
-/// The working state of one diff. Section coordinates in the item stage ("S1") are A's sections
-/// plus the new sections inserted first; `Entry` names a section in S1.
+/// The working state of one diff. The item stage works on the *interim sections*: A's sections
+/// plus the new sections stage 1 inserts; `Entry` names an interim section.
 private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     enum Entry: Hashable {
         /// A section of A, by its index in A.
@@ -76,10 +76,10 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     /// How many ids A and B share.
     let matchedCount: Int
 
-    /// The sections of the item stage, in order, and the S1 index of each A section / B section.
-    var s1: [Entry] = []
-    var s1OfA: [Int] = []
-    var s1OfB: [Int?] = []
+    /// The interim sections, in order, and the interim index of each A section / B section.
+    var interim: [Entry] = []
+    var interimOfA: [Int] = []
+    var interimOfB: [Int?] = []
 
     init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>,
          workspace: DiffWorkspace) throws(DuplicateIDError) {
@@ -155,200 +155,12 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     /// The B index of A's section `s`, or nil when B deletes it.
     func survivingIndex(ofA s: Int) -> Int? { bIndexOfA[s] }
 
+    /// The changeset: the three stages planned, then item and section reloads placed where they
+    /// keep their paths, stages 2 and 3 merged when they can be, and the empty stages dropped.
     mutating func plan() -> Changeset {
-        // Stage 1: new sections that receive items from A, placed after the A section that
-        // precedes them in B, so that few of them need moving later.
-        var receivers = Set<Int>()
-        for s in b.sections.indices where aIndexOfB[s] == nil {
-            if bIDs.positions(ofSection: s).contains(where: { bToA[$0] >= 0 }) { receivers.insert(s) }
-        }
-        var following: [Int: [Int]] = [:]  // A index (−1: the front) → receiving B sections
-        var anchor = -1
-        for s in b.sections.indices {
-            if let old = aIndexOfB[s] { anchor = old } else if receivers.contains(s) { following[anchor, default: []].append(s) }
-        }
-        s1.reserveCapacity(a.sections.count + receivers.count)
-        for s in following[-1] ?? [] { s1.append(.new(s)) }
-        for s in a.sections.indices {
-            s1.append(.old(s))
-            for t in following[s] ?? [] { s1.append(.new(t)) }
-        }
-        s1OfA = [Int](repeating: 0, count: a.sections.count)
-        s1OfB = [Int?](repeating: nil, count: b.sections.count)
-        for (index, entry) in s1.enumerated() {
-            switch entry {
-            case .old(let s): s1OfA[s] = index
-            case .new(let t): s1OfB[t] = index
-            }
-        }
-        for s in a.sections.indices { if let t = bIndexOfA[s] { s1OfB[t] = s1OfA[s] } }
-
-        var first = Stage()
-        first.sections.inserted = s1.indices.filter { if case .new = s1[$0] { true } else { false } }
-
-        // Stage 2: items, in S1 coordinates on both sides.
-        var items = ItemChanges()
-        // At most every id that only one side has (those of deleted or inserted sections are left
-        // out): reserved once instead of growing the lists a dozen times.
-        items.deleted.reserveCapacity(aIDs.count - matchedCount)
-        items.inserted.reserveCapacity(bIDs.count - matchedCount)
-        // Which B positions moved, by B position: only needed to place item reloads.
-        var moved = updatedItems.isEmpty ? []
-            : workspace.take(\.moved, count: bIDs.count, repeating: false)
-        var deferredItemReloads: [ItemPath] = []  // B paths
-        // Survivors of one section: their B index in the section, in A's order, written
-        // through a pointer into scratch space one larger than the largest section, with the
-        // indexes of the section's items that leave for another section from its back; and
-        // their index in A's section, from the front of a second space as large, with the
-        // indexes of the section's deleted items from its back. The first space also holds, for
-        // a B section, the positions of its inserted items, so it is sized for the largest
-        // section of either snapshot.
-        let largest = max(a.items.reduce(0) { max($0, $1.count) }, b.items.reduce(0) { max($0, $1.count) })
-        var stayTo = workspace.takeScratch(\.stayTo, count: largest + 1, filler: 0)
-        var stayFrom = workspace.takeScratch(\.stayFrom, count: largest + 1, filler: 0)
-        var subsequence = LongestIncreasingSubsequence()
-        swap(&subsequence, &workspace.subsequence)
-        defer {
-            swap(&subsequence, &workspace.subsequence)
-            workspace.keep(stayTo, at: \.stayTo)
-            workspace.keep(stayFrom, at: \.stayFrom)
-            workspace.keep(moved, at: \.moved)
-            Self.giveBack(aIDs, bIDs, aToB, bToA, to: workspace)
-        }
-        aToB.withUnsafeBufferPointer { aToB in
-            /// The move of A's item `i` of S1 section `index` (at flat position `start + i`) to
-            /// where B has it. The caller lists it: a nested function that changes a variable it
-            /// captures checks that variable's exclusive access at run time, on every call.
-            func move(_ i: Int, ofSection index: Int, at start: Int) -> Move<ItemPath> {
-                let q = Int(aToB[start + i])
-                let target = bIDs.path(q)
-                return Move(from: ItemPath(section: index, item: i),
-                            to: ItemPath(section: s1OfB[target.section]!, item: target.item))
-            }
-            // Every move is listed here, from its A section, in A's order: moves into other
-            // sections too, so the stage's moves need no sorting (in 100 sections, sorting 4,900
-            // moves listed in B's order was a tenth of the diff).
-            for (index, entry) in s1.enumerated() {
-                guard case .old(let s) = entry else { continue }
-                let sources = aIDs.positions(ofSection: s)
-                let (start, count) = (sources.lowerBound, sources.count)
-                guard let t = survivingIndex(ofA: s) else {
-                    // Deleted: its dying items go with it, the others leave for other sections.
-                    for i in 0..<count where aToB[start + i] >= 0 { items.moved.append(move(i, ofSection: index, at: start)) }
-                    continue
-                }
-                let targets = bIDs.positions(ofSection: t)
-                var (stays, deletes, departures) = (0, 0, 0)
-                stayTo.withUnsafeMutableBufferPointer { stayTo in
-                    stayFrom.withUnsafeMutableBufferPointer { stayFrom in
-                        // Without a branch on what happens to each item (deleted ones come at
-                        // random: a branch on them was mispredicted every time): every slot is
-                        // written, and only the count of the kind the item is moves on. A stay's
-                        // slot from the front is always below the next delete's or departure's
-                        // from the back.
-                        for i in 0..<count {
-                            let q = Int(aToB[start &+ i])
-                            let local = q &- targets.lowerBound  // negative for a deleted item
-                            stayTo[stays] = Int32(truncatingIfNeeded: local)
-                            stayTo[count &- departures] = Int32(truncatingIfNeeded: i)
-                            stayFrom[stays] = Int32(truncatingIfNeeded: i)
-                            stayFrom[count &- deletes] = Int32(truncatingIfNeeded: i)
-                            // Sign bits, not comparisons: the compiler turned `cond ? 1 : 0` back
-                            // into branches. −1 when 0 ≤ local < count, and when q < 0.
-                            let (stay, delete) = (((local &- targets.count) & ~local) >> 63, q >> 63)
-                            stays &-= stay
-                            deletes &-= delete
-                            departures &+= 1 &+ stay &+ delete
-                        }
-                    }
-                }
-                for d in 0..<deletes { items.deleted.append(ItemPath(section: index, item: Int(stayFrom[count - d]))) }
-                // Keep the survivors on a longest increasing subsequence, move the others — and
-                // those that leave — in A's order.
-                stayTo.withUnsafeMutableBufferPointer { subsequence.find(in: UnsafeMutableBufferPointer(rebasing: $0[..<stays])) }
-                var (k, d) = (0, 0)
-                let off = subsequence.off
-                while k < off.count || d < departures {
-                    let staying = k < off.count ? Int(stayFrom[Int(off[k])]) : count
-                    let leaving = d < departures ? Int(stayTo[count - d]) : count
-                    if staying < leaving {
-                        items.moved.append(move(staying, ofSection: index, at: start))
-                        k += 1
-                    } else {
-                        items.moved.append(move(leaving, ofSection: index, at: start))
-                        d += 1
-                    }
-                }
-            }
-            // The B positions the moves go to, for placing item reloads.
-            if !moved.isEmpty {
-                for m in items.moved {
-                    guard case .old(let s) = s1[m.from.section] else { continue }
-                    moved[Int(aToB[aIDs.positions(ofSection: s).lowerBound + m.from.item])] = true
-                }
-            }
-        }
-        bToA.withUnsafeBufferPointer { bToA in
-            for t in b.sections.indices {
-                // Items moved here from another section were listed with their section's (above);
-                // a section inserted, in stage 1 or 3, brings its new items with it.
-                guard let index = s1OfB[t], aIndexOfB[t] != nil else { continue }
-                let targets = bIDs.positions(ofSection: t)
-                // The inserted items, gathered without a branch on each item (they come at
-                // random: a branch on them was mispredicted every time): a sign bit, as for the
-                // A side.
-                var inserted = 0
-                stayTo.withUnsafeMutableBufferPointer { found in
-                    for q in targets {
-                        found[inserted] = Int32(truncatingIfNeeded: q &- targets.lowerBound)
-                        inserted &-= Int(bToA[q] >> 31)
-                    }
-                }
-                for k in 0..<inserted { items.inserted.append(ItemPath(section: index, item: Int(stayTo[k]))) }
-            }
-        }
-        // Reloading a section redraws its items, so items of sections reloaded later need no
-        // reload of their own.
-        let reloadedSectionIDs = updatedSections.filter { aSection[$0] != nil && bSection[$0] != nil }
-        for id in updatedItems {
-            let p = table.position(of: id, in: aIDs, bIDs)
-            guard p >= 0, aToB[p] >= 0 else { continue }
-            let q = Int(aToB[p])
-            let source = aIDs.path(p)
-            let target = bIDs.path(q)
-            if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
-            let before = ItemPath(section: s1OfA[source.section], item: source.item)
-            let after = ItemPath(section: s1OfB[target.section]!, item: target.item)
-            if before == after && !moved[q] {
-                items.reloaded.append(before)
-            } else {
-                deferredItemReloads.append(target)
-            }
-        }
-
-        // Stage 3: sections, from S1 to B.
-        var sections = SectionChanges()
-        var survivors: [(from: Int, to: Int)] = []
-        for (index, entry) in s1.enumerated() {
-            switch entry {
-            case .old(let s):
-                if let t = survivingIndex(ofA: s) { survivors.append((index, t)) } else { sections.deleted.append(index) }
-            case .new(let t):
-                survivors.append((index, t))
-            }
-        }
-        for t in b.sections.indices where s1OfB[t] == nil { sections.inserted.append(t) }
-        let keptSections = longestIncreasingSubsequence(survivors.map(\.to))
-        var movedSections = Set<Int>()  // B indices
-        for (k, survivor) in survivors.enumerated() where !keptSections[k] {
-            sections.moved.append(Move(from: survivor.from, to: survivor.to))
-            movedSections.insert(survivor.to)
-        }
-        var deferredSectionReloads: [Int] = []  // B indices
-        for id in updatedSections {
-            guard let s = aSection[id], let t = bSection[id] else { continue }
-            if s1OfA[s] == t && !movedSections.contains(t) { sections.reloaded.append(t) } else { deferredSectionReloads.append(t) }
-        }
+        var first = planInterimSections()
+        var (items, deferredItemReloads) = planItems()
+        let (sections, movedSections, deferredSectionReloads) = planSections()
 
         // An item reload deferred past the item stage may ride in the section stage when its
         // section keeps its index there and is not reloaded or moved in it.
@@ -356,7 +168,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         var lateItemReloads: [ItemPath] = []
         let touched = Set(sections.reloaded).union(movedSections)
         for path in deferredItemReloads {
-            if !sections.isEmpty && s1OfB[path.section] == path.section && !touched.contains(path.section) {
+            if !sections.isEmpty && interimOfB[path.section] == path.section && !touched.contains(path.section) {
                 sectionStageItemReloads.append(path)
             } else {
                 lateItemReloads.append(path)
@@ -387,8 +199,197 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         return Changeset(stages: stages)
     }
 
+    /// Stage 1: the new sections that receive items from A, placed after the A section that
+    /// precedes them in B, so that few of them need moving later. Sets the interim sections.
+    mutating func planInterimSections() -> Stage {
+        var receivers = Set<Int>()
+        for s in b.sections.indices where aIndexOfB[s] == nil {
+            if bIDs.positions(ofSection: s).contains(where: { bToA[$0] >= 0 }) { receivers.insert(s) }
+        }
+        var following: [Int: [Int]] = [:]  // A index (−1: the front) → receiving B sections
+        var anchor = -1
+        for s in b.sections.indices {
+            if let old = aIndexOfB[s] { anchor = old } else if receivers.contains(s) { following[anchor, default: []].append(s) }
+        }
+        interim.reserveCapacity(a.sections.count + receivers.count)
+        for s in following[-1] ?? [] { interim.append(.new(s)) }
+        for s in a.sections.indices {
+            interim.append(.old(s))
+            for t in following[s] ?? [] { interim.append(.new(t)) }
+        }
+        interimOfA = [Int](repeating: 0, count: a.sections.count)
+        interimOfB = [Int?](repeating: nil, count: b.sections.count)
+        for (index, entry) in interim.enumerated() {
+            switch entry {
+            case .old(let s): interimOfA[s] = index
+            case .new(let t): interimOfB[t] = index
+            }
+        }
+        for s in a.sections.indices { if let t = bIndexOfA[s] { interimOfB[t] = interimOfA[s] } }
+
+        var first = Stage()
+        first.sections.inserted = interim.indices.filter { if case .new = interim[$0] { true } else { false } }
+        return first
+
+    }
+
+    /// Stage 2: the items' deletes, inserts and moves, in interim coordinates on both sides, and
+    /// the reloads of items that keep their path; the B paths of the other reloads, for a later
+    /// stage. Gives the diff's scratch arrays back to the workspace.
+    func planItems() -> (items: ItemChanges, deferredReloads: [ItemPath]) {
+        var items = ItemChanges()
+        // At most every id that only one side has (those of deleted or inserted sections are left
+        // out): reserved once instead of growing the lists a dozen times.
+        items.deleted.reserveCapacity(aIDs.count - matchedCount)
+        items.inserted.reserveCapacity(bIDs.count - matchedCount)
+        // Which B positions moved, by B position: only needed to place item reloads.
+        var moved = updatedItems.isEmpty ? []
+            : workspace.take(\.moved, count: bIDs.count, repeating: false)
+        var deferredReloads: [ItemPath] = []  // B paths
+        // Survivors of one section: their B index in the section, in A's order, written
+        // through a pointer into scratch space one larger than the largest section, with the
+        // indexes of the section's items that leave for another section from its back; and
+        // their index in A's section, from the front of a second space as large, with the
+        // indexes of the section's deleted items from its back. The first space also holds, for
+        // a B section, the positions of its inserted items, so it is sized for the largest
+        // section of either snapshot.
+        let largest = max(a.items.reduce(0) { max($0, $1.count) }, b.items.reduce(0) { max($0, $1.count) })
+        var stayTo = workspace.takeScratch(\.stayTo, count: largest + 1, filler: 0)
+        var stayFrom = workspace.takeScratch(\.stayFrom, count: largest + 1, filler: 0)
+        var subsequence = LongestIncreasingSubsequence()
+        swap(&subsequence, &workspace.subsequence)
+        defer {
+            swap(&subsequence, &workspace.subsequence)
+            workspace.keep(stayTo, at: \.stayTo)
+            workspace.keep(stayFrom, at: \.stayFrom)
+            workspace.keep(moved, at: \.moved)
+            Self.giveBack(aIDs, bIDs, aToB, bToA, to: workspace)
+        }
+        aToB.withUnsafeBufferPointer { aToB in
+            /// The move of A's item `i` of interim section `index` (at flat position `start + i`) to
+            /// where B has it. The caller lists it: a nested function that changes a variable it
+            /// captures checks that variable's exclusive access at run time, on every call.
+            func move(_ i: Int, ofSection index: Int, at start: Int) -> Move<ItemPath> {
+                let q = Int(aToB[start + i])
+                let target = bIDs.path(q)
+                return Move(from: ItemPath(section: index, item: i),
+                            to: ItemPath(section: interimOfB[target.section]!, item: target.item))
+            }
+            // Every move is listed here, from its A section, in A's order: moves into other
+            // sections too, so the stage's moves need no sorting (in 100 sections, sorting 4,900
+            // moves listed in B's order was a tenth of the diff).
+            for (index, entry) in interim.enumerated() {
+                guard case .old(let s) = entry else { continue }
+                let sources = aIDs.positions(ofSection: s)
+                let (start, count) = (sources.lowerBound, sources.count)
+                guard let t = survivingIndex(ofA: s) else {
+                    // Deleted: its dying items go with it, the others leave for other sections.
+                    for i in 0..<count where aToB[start + i] >= 0 { items.moved.append(move(i, ofSection: index, at: start)) }
+                    continue
+                }
+                let targets = bIDs.positions(ofSection: t)
+                let (stays, deletes, departures) = stayTo.withUnsafeMutableBufferPointer { stayTo in
+                    stayFrom.withUnsafeMutableBufferPointer { stayFrom in
+                        ItemPartition.partition(aToB, start: start, count: count, targets: targets, stayTo: stayTo, stayFrom: stayFrom)
+                    }
+                }
+                for d in 0..<deletes { items.deleted.append(ItemPath(section: index, item: Int(stayFrom[count - d]))) }
+                // Keep the survivors on a longest increasing subsequence, move the others — and
+                // those that leave — in A's order.
+                stayTo.withUnsafeMutableBufferPointer { subsequence.find(in: UnsafeMutableBufferPointer(rebasing: $0[..<stays])) }
+                var (k, d) = (0, 0)
+                let off = subsequence.off
+                while k < off.count || d < departures {
+                    let staying = k < off.count ? Int(stayFrom[Int(off[k])]) : count
+                    let leaving = d < departures ? Int(stayTo[count - d]) : count
+                    if staying < leaving {
+                        items.moved.append(move(staying, ofSection: index, at: start))
+                        k += 1
+                    } else {
+                        items.moved.append(move(leaving, ofSection: index, at: start))
+                        d += 1
+                    }
+                }
+            }
+            // The B positions the moves go to, for placing item reloads.
+            if !moved.isEmpty {
+                for m in items.moved {
+                    guard case .old(let s) = interim[m.from.section] else { continue }
+                    moved[Int(aToB[aIDs.positions(ofSection: s).lowerBound + m.from.item])] = true
+                }
+            }
+        }
+        bToA.withUnsafeBufferPointer { bToA in
+            for t in b.sections.indices {
+                // Items moved here from another section were listed with their section's (above);
+                // a section inserted, in stage 1 or 3, brings its new items with it.
+                guard let index = interimOfB[t], aIndexOfB[t] != nil else { continue }
+                let targets = bIDs.positions(ofSection: t)
+                // The inserted items, gathered without a branch on each item (they come at
+                // random: a branch on them was mispredicted every time): a sign bit, as for the
+                // A side.
+                var inserted = 0
+                stayTo.withUnsafeMutableBufferPointer { found in
+                    for q in targets {
+                        found[inserted] = Int32(truncatingIfNeeded: q &- targets.lowerBound)
+                        inserted &-= Int(bToA[q] >> 31)
+                    }
+                }
+                for k in 0..<inserted { items.inserted.append(ItemPath(section: index, item: Int(stayTo[k]))) }
+            }
+        }
+        // Reloading a section redraws its items, so items of sections reloaded later need no
+        // reload of their own.
+        let reloadedSectionIDs = updatedSections.filter { aSection[$0] != nil && bSection[$0] != nil }
+        for id in updatedItems {
+            let p = table.position(of: id, in: aIDs, bIDs)
+            guard p >= 0, aToB[p] >= 0 else { continue }
+            let q = Int(aToB[p])
+            let source = aIDs.path(p)
+            let target = bIDs.path(q)
+            if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
+            let before = ItemPath(section: interimOfA[source.section], item: source.item)
+            let after = ItemPath(section: interimOfB[target.section]!, item: target.item)
+            if before == after && !moved[q] {
+                items.reloaded.append(before)
+            } else {
+                deferredReloads.append(target)
+            }
+        }
+        return (items, deferredReloads)
+    }
+
+    /// Stage 3: the sections' deletes, inserts, moves and the reloads of sections that keep their
+    /// index, from the interim sections to B; the B indexes of the sections moved and of the
+    /// other reloads.
+    func planSections() -> (sections: SectionChanges, moved: Set<Int>, deferredReloads: [Int]) {
+        var sections = SectionChanges()
+        var survivors: [(from: Int, to: Int)] = []
+        for (index, entry) in interim.enumerated() {
+            switch entry {
+            case .old(let s):
+                if let t = survivingIndex(ofA: s) { survivors.append((index, t)) } else { sections.deleted.append(index) }
+            case .new(let t):
+                survivors.append((index, t))
+            }
+        }
+        for t in b.sections.indices where interimOfB[t] == nil { sections.inserted.append(t) }
+        let keptSections = longestIncreasingSubsequence(survivors.map(\.to))
+        var movedSections = Set<Int>()  // B indices
+        for (k, survivor) in survivors.enumerated() where !keptSections[k] {
+            sections.moved.append(Move(from: survivor.from, to: survivor.to))
+            movedSections.insert(survivor.to)
+        }
+        var deferredSectionReloads: [Int] = []  // B indices
+        for id in updatedSections {
+            guard let s = aSection[id], let t = bSection[id] else { continue }
+            if interimOfA[s] == t && !movedSections.contains(t) { sections.reloaded.append(t) } else { deferredSectionReloads.append(t) }
+        }
+        return (sections, movedSections, deferredSectionReloads)
+    }
+
     /// Stage 2 and 3 as one stage, or nil when an item operation touches a section that stage 3
-    /// changes. Only called when stage 1 is empty, so S1 is A.
+    /// changes. Only called when stage 1 is empty, so the interim sections are A's.
     func merge(_ itemStage: Stage, _ sectionStage: Stage) -> Stage? {
         var touched = Set(sectionStage.sections.deleted)
         touched.formUnion(sectionStage.sections.reloaded)
