@@ -236,171 +236,6 @@ extension Layout {
         case notTaken
     }
 
-    /// Lays out a section in which no three items fit on a line, so that every line holds one
-    /// item or two, without a branch on where lines break; `.notTaken` if three may fit.
-    ///
-    /// Greedy lines then follow a rule on bits: an item that starts a line takes the next one
-    /// with it when the two fit (`fits[i]`), so the line starts are the items preceded by an even
-    /// number of consecutive fitting pairs. Three passes: the items' sizes and the fits bits, 64
-    /// to a word; the line starts, a word at a time with carries; the lines, placed from their
-    /// starts with arithmetic instead of choices. With mixed sizes the general loop's line break
-    /// is a branch the CPU mispredicts about every other line (13 cycles an item on the benchmark's
-    /// video cards); here the breaks are known before any line is placed. Frames, lines and
-    /// positions are the general loop's to the bit: the same operations on the same values.
-    @inline(__always)
-    private static func layOutPairs(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, _ start: Int, _ end: Int,
-                                    allNatural: Bool, sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                    frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                                    position: Double, lineCount: Int) -> SectionLines {
-        // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
-        // direction, each with the axes fixed (two copies in one function, LLVM merged back into
-        // one that tests the direction on every item), and per way of sizing items.
-        @inline(__always) func layOut<Axis: ScrollAxis, Sizing: ItemSizing>(_ axis: Axis.Type, _ sizingKind: Sizing.Type) -> SectionLines {
-            layOutPairs(axis, sizingKind, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds, frames: out,
-                        lines: lines, position: position, lineCount: lineCount)
-        }
-        @inline(__always) func layOut<Axis: ScrollAxis>(_ axis: Axis.Type) -> SectionLines {
-            allNatural ? layOut(axis, NaturalSizes.self) : layOut(axis, ContentSizes.self)
-        }
-        return horizontal ? layOut(HorizontalScroll.self) : layOut(VerticalScroll.self)
-    }
-
-    @inline(never)
-    private static func layOutPairs<Axis: ScrollAxis, Sizing: ItemSizing>(_: Axis.Type, _: Sizing.Type, _ metrics: FlowMetrics,
-                                                                          sizing: ContentSizes, _ start: Int, _ end: Int,
-                                                                          sizes: UnsafeBufferPointer<Size>,
-                                                                          kinds: UnsafeBufferPointer<ItemKind?>,
-                                                                          frames out: UnsafeMutableBufferPointer<Rect>,
-                                                                          lines: UnsafeMutableBufferPointer<Band>,
-                                                                          position sectionPosition: Double,
-                                                                          lineCount sectionLineCount: Int) -> SectionLines {
-        let horizontal = Axis.isHorizontal
-        let (available, spacing, lineSpacing, lead) = (metrics.available, metrics.spacing, metrics.lineSpacing, metrics.leadCross)
-        @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
-        @inline(__always) func main(_ k: Int) -> Double { mainLength(of: k, in: out, horizontal: horizontal) }
-        @inline(__always) func measure(_ k: Int) -> Double {
-            if Sizing.allNatural {
-                // Copied as it is: no test for a missing size between reading its width and its height.
-                let size = sizes[k]
-                out[k].width = size.width
-                out[k].height = size.height
-                return horizontal ? size.height : size.width
-            }
-            return Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, horizontal: horizontal).cross
-        }
-        /// Whether three items this long fit on a line, as the general loop adds them up. Addition
-        /// rounds monotonically, so if three of the shortest do not fit, no three do.
-        @inline(__always) func threeFit(_ length: Double) -> Bool {
-            (length + (spacing + length)) + (spacing + length) <= available
-        }
-        let first = measure(start)
-        if threeFit(first) { return .notTaken }
-        let count = end &- start
-        let wordCount = (count &+ 63) &>> 6
-        // The fits bits, then the line starts, in `words[0..<wordCount]`; the lines of two in the rest.
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 &* wordCount) { words in
-            // Running values declared in the closure: captured from outside, they would be kept in
-            // memory, and the position's chain of additions would wait on a store and a load per line.
-            var (position, lineCount) = (sectionPosition, sectionLineCount)
-            // 1. Sizes, and bit i of the section: items i and i + 1 fit on one line.
-            var shortest = first, previous = first
-            // Each bit enters the word at the top and moves down one place per item: shifts by a
-            // constant, where setting bit `i & 63` would shift by a variable amount.
-            var word: UInt64 = 0
-            @inline(__always) func enter(_ k: Int) {
-                let length = measure(k)
-                // `previous + (spacing + length) <= available`, as the sign of the room left (for
-                // finite lengths the same answer: a difference of two distinct doubles is never 0),
-                // since LLVM made the comparison in this loop a branch, mispredicted half the time.
-                let room = available - (previous + (spacing + length))
-                word = (word &>> 1) | (~room.bitPattern & (1 &<< 63))
-                shortest = min(shortest, length)
-                previous = length
-            }
-            // A word's 64 items in a loop of their own, so that no item tests for a word's end.
-            var (next, w) = (start &+ 1, 0)
-            while end &- next >= 64 {
-                for k in next..<next &+ 64 { enter(k) }
-                words[w] = word
-                // Checked once a word, so that a short item early in a long section costs at
-                // most a word of items measured twice.
-                if threeFit(shortest) { return .notTaken }
-                (next, w) = (next &+ 64, w &+ 1)
-            }
-            for k in next..<end { enter(k) }
-            let filled = end &- next   // bits in the last word, at its top
-            words[w] = filled == 0 ? 0 : word &>> UInt64(64 &- filled)
-            if threeFit(shortest) { return .notTaken }
-
-            // 2. Line starts. In a run of fitting pairs that begins at a line start, the items at
-            // even distances from its beginning start lines of two; the item after the run starts
-            // a line unless the run's last item did. Adding a run's lowest bit clears the run, so
-            // `f & ~(f + evenStarts)` marks the runs that begin at even positions.
-            let even: UInt64 = 0x5555_5555_5555_5555
-            var carry: UInt64 = 1   // whether the word's first item starts a line
-            var total = 0
-            for w in 0..<wordCount {
-                let f = words[w] & ~(1 &- carry)   // a first item that does not start a line takes no partner
-                let runStarts = f & ~(f &<< 1)
-                let evenRuns = f & ~(f &+ (runStarts & even))
-                let pairs = (evenRuns & even) | (f & ~evenRuns & ~even)
-                var starts = (~(pairs &<< 1) & ~1) | carry
-                let valid = count &- (w &<< 6)
-                if valid < 64 { starts &= (1 &<< UInt64(valid)) &- 1 }
-                words[w] = starts
-                words[wordCount &+ w] = pairs
-                total &+= starts.nonzeroBitCount
-                carry = (~pairs &>> 63) & 1
-            }
-            guard lineCount &+ total <= lines.count else { return .outOfRoom }
-
-            // 3. Every line but the last (whose spacing has rules of its own, left to
-            // `placeLine`), placed as `placeLine` places a line that is not its section's last.
-            let lastItem = count &- 1
-            let lastStart = (words[lastItem &>> 6] &>> UInt64(lastItem & 63)) & 1 == 1 ? lastItem : lastItem &- 1
-            words[lastStart &>> 6] &= ~(1 &<< UInt64(lastStart & 63))
-            @inline(__always) func place(_ k: Int, along: Double, main: Double) {
-                setPosition(of: k, in: out, along: along, main: main, horizontal: horizontal)
-            }
-            for w in 0..<wordCount {
-                var starts = words[w]
-                let pairs = words[wordCount &+ w]
-                while starts != 0 {
-                    let b = starts.trailingZeroBitCount
-                    let i = start &+ (w &<< 6) &+ b
-                    starts &= starts &- 1
-                    let c0 = cross(i), m0 = main(i), c1 = cross(i &+ 1), m1 = main(i &+ 1)
-                    let pairUsed = c0 + (spacing + c1)
-                    // Both cases worked out and weighed by 0 or 1 (lengths are finite and not
-                    // negative), the bit read from the pass above: LLVM compiles a choice between
-                    // two values, or a comparison it can see, as a branch, which would be
-                    // mispredicted as often as the general loop's line break.
-                    let pair = Int(truncatingIfNeeded: (pairs &>> UInt64(b)) & 1)
-                    let weight = Double(pair)
-                    let partner = weight * m1
-                    let thickness = m0 > partner ? m0 : partner   // `max` without its NaN rule: one instruction
-                    let along = lead + (1 - weight) * ((available - c0) / 2)
-                    // The partner's frame first: for a lone item `j == i`, and its own frame wins.
-                    let j = i &+ pair
-                    place(j, along: lead + (c0 + (spacing + (available - pairUsed))), main: position + (thickness - m1) / 2)
-                    place(i, along: along, main: position + (thickness - m0) / 2)
-                    lines[lineCount] = Band(lo: position, hi: position + thickness,
-                                            start: Int32(truncatingIfNeeded: i), end: Int32(truncatingIfNeeded: j &+ 1))
-                    lineCount &+= 1
-                    position += thickness
-                    position += lineSpacing
-                }
-            }
-            let i = start &+ lastStart
-            let (used, thickness) = i == end &- 1
-                ? (cross(i), main(i))
-                : (cross(i) + (spacing + cross(i &+ 1)), max(main(i), main(i &+ 1)))
-            let after = placeLine(metrics, fixedAxis: horizontal, frames: out, i, end, used: used, thickness: thickness,
-                                  position: position, isLast: true, into: lines, at: lineCount)
-            return .placed(position: after, lineCount: lineCount &+ 1)
-        }
-    }
-
     /// Places the items `lineStart..<lineEnd` of a line whose items' lengths and spacings add up
     /// to `used` across the scroll axis, `thickness` along it, at `position`. The leftover room is
     /// shared by the gaps, a lone item (or one that only fits once) is centred, and the last line
@@ -446,7 +281,7 @@ extension Layout {
     /// Writes item `k`'s size into its frame (its position follows when its line is placed) and
     /// returns its lengths across and along the scroll axis.
     @inline(__always)
-    private static func measure(_ k: Int, _ sizing: ContentSizes, sizes: UnsafeBufferPointer<Size>,
+    static func measure(_ k: Int, _ sizing: ContentSizes, sizes: UnsafeBufferPointer<Size>,
                                 kinds: UnsafeBufferPointer<ItemKind?>, into out: UnsafeMutableBufferPointer<Rect>,
                                 horizontal: Bool) -> (cross: Double, main: Double) {
         let size = sizing.size(natural: sizes[k], kind: kinds[k])
@@ -457,20 +292,20 @@ extension Layout {
 
     /// Item `k`'s length across the scroll axis (along its line), from its frame.
     @inline(__always)
-    private static func crossLength(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, horizontal: Bool) -> Double {
+    static func crossLength(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, horizontal: Bool) -> Double {
         horizontal ? out[k].height : out[k].width
     }
 
     /// Item `k`'s length along the scroll axis, from its frame.
     @inline(__always)
-    private static func mainLength(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, horizontal: Bool) -> Double {
+    static func mainLength(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, horizontal: Bool) -> Double {
         horizontal ? out[k].width : out[k].height
     }
 
     /// Sets item `k`'s position from its offsets along its line (`along`) and along the scroll
     /// axis (`main`).
     @inline(__always)
-    private static func setPosition(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, along: Double, main: Double,
+    static func setPosition(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, along: Double, main: Double,
                                     horizontal: Bool) {
         if horizontal {
             out[k].x = main
@@ -478,56 +313,6 @@ extension Layout {
         } else {
             out[k].x = along
             out[k].y = main
-        }
-    }
-
-    /// Takes an array out of the layout, emptied but keeping its capacity, so that preparing again
-    /// writes into the same memory instead of allocating (and faulting in) new pages.
-    static func takeStorage<T>(_ array: inout [T], capacity: Int) -> [T] {
-        var taken = array
-        array = []
-        taken.removeAll(keepingCapacity: true)
-        taken.reserveCapacity(capacity)
-        return taken
-    }
-
-    /// Runs `body` on storage for exactly `count` elements of a trivial type, all of which `body`
-    /// must write: the array's own memory when this layout is its only owner and it is large
-    /// enough (preparing again), else new memory left uninitialised (no zeroing pass first).
-    static func withStorage<T: BitwiseCopyable>(_ array: inout [T], count: Int,
-                                                _ body: (UnsafeMutableBufferPointer<T>) -> Void) -> [T] {
-        var taken = array
-        array = []
-        guard taken.capacity >= count, count > 0, !taken.isEmpty else {
-            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                body(buffer)
-                initialized = count
-            }
-        }
-        if taken.count > count {
-            taken.removeLast(taken.count - count)
-        } else if taken.count < count {
-            taken.append(contentsOf: repeatElement(taken[0], count: count - taken.count))
-        }
-        taken.withUnsafeMutableBufferPointer { body($0) }
-        return taken
-    }
-
-    /// `count` elements of plain data (every bit pattern of which is a value) for a pass to write
-    /// before it reads them, their contents unspecified: the array's own memory when this layout
-    /// is its only owner and it is large enough, else new memory.
-    static func room<T: BitwiseCopyable>(_ array: inout [T], count: Int) -> [T] {
-        withStorage(&array, count: count) { _ in }
-    }
-
-    /// A copy of `array` with `count` elements, the first `kept` of them from `array` and the rest
-    /// unspecified, as in ``room(_:count:)``.
-    static func grown<T: BitwiseCopyable>(_ array: [T], keeping kept: Int, count: Int) -> [T] {
-        [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            array.withUnsafeBufferPointer { old in
-                _ = buffer.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: old[..<kept]))
-            }
-            initialized = count
         }
     }
 
