@@ -45,43 +45,39 @@ extension Layout {
         // the room runs out, the pass stops at the section whose line did not fit, the room grows
         // to what the sections before suggest, and the pass starts that section again. (Room for
         // one line per item would cost up to 24 bytes an item, and a temporary buffer of that size
-        // made glibc unmap and fault in memory at every prepare: 3 ms instead of 0.7 for a new
-        // 100k-item layout.)
+        // makes glibc unmap and fault in memory at every prepare.)
         var bands = Self.room(&self.bands, count: self.bands.isEmpty
                                 ? min(itemCount, max(itemCount / 8, sectionCount) + 16) : self.bands.count)
         var progress = FlowProgress(section: 0, position: 0, lineCount: 0)
         let sizing = ContentSizes(config, crossLength: metrics.available)
+        // Into the storage of the frames, the sections' extents and their first lines: each
+        // written whole by the pass.
         let frames = Self.withStorage(&self.frames, count: itemCount) { out in
-        sectionExtents = Self.withStorage(&sectionExtents, count: sectionCount) { extentsOut in
-        sectionBands = Self.withStorage(&sectionBands, count: sectionCount + 1) { sectionBandsOut in
-            input.naturalSizes.withUnsafeBufferPointer { sizes in
-            input.kinds.withUnsafeBufferPointer { kinds in
-            input.sectionStarts.withUnsafeBufferPointer { starts in
-            input.sectionSizing.withUnsafeBufferPointer { shapes in
-            UniformLines.with { uniform in
-                sectionBandsOut[0] = 0
-                while true {
-                    progress = bands.withUnsafeMutableBufferPointer { lines in
-                        Self.layOutLines(metrics, sizing: sizing, uniform: uniform, horizontal: horizontal, from: progress,
-                                         sizes: sizes, kinds: kinds, sectionStarts: starts, sectionSizing: shapes, frames: out,
-                                         lines: lines, extents: extentsOut, sectionBands: sectionBandsOut)
+            sectionExtents = Self.withStorage(&sectionExtents, count: sectionCount) { extentsOut in
+                sectionBands = Self.withStorage(&sectionBands, count: sectionCount + 1) { sectionBandsOut in
+                    sectionBandsOut[0] = 0
+                    input.withBuffers { buffers in
+                        UniformLines.with { uniform in
+                            while true {
+                                progress = bands.withUnsafeMutableBufferPointer { lines in
+                                    Self.layOutLines(metrics, sizing: sizing, uniform: uniform, horizontal: horizontal, from: progress,
+                                                     sizes: buffers.sizes, kinds: buffers.kinds, sectionStarts: buffers.sectionStarts,
+                                                     sectionSizing: buffers.sectionSizing, frames: out,
+                                                     lines: lines, extents: extentsOut, sectionBands: sectionBandsOut)
+                                }
+                                if progress.section == sectionCount { break }
+                                // Out of room in `progress.section`: as many lines an item as so
+                                // far, and a little more, but at least room for that whole section.
+                                let done = buffers.sectionStarts[progress.section]
+                                let expected = done > 0 ? progress.lineCount * itemCount / done + progress.lineCount / 8 : 0
+                                let capacity = min(itemCount, max(bands.count + bands.count / 2, expected,
+                                                                  progress.lineCount + buffers.sectionStarts[progress.section + 1] - done))
+                                bands = Self.grown(bands, keeping: progress.lineCount, count: capacity)
+                            }
+                        }
                     }
-                    if progress.section == sectionCount { break }
-                    // Out of room in `progress.section`: as many lines an item as so far, and a
-                    // little more, but at least room for that whole section.
-                    let done = starts[progress.section]
-                    let expected = done > 0 ? progress.lineCount * itemCount / done + progress.lineCount / 8 : 0
-                    let capacity = min(itemCount, max(bands.count + bands.count / 2, expected,
-                                                      progress.lineCount + starts[progress.section + 1] - done))
-                    bands = Self.grown(bands, keeping: progress.lineCount, count: capacity)
                 }
             }
-            }
-            }
-            }
-            }
-        }
-        }
         }
         bands.removeLast(bands.count - progress.lineCount)
         self.bands = bands

@@ -163,3 +163,27 @@ public struct LayoutItemInput: Sendable, Hashable {
         self.label = label
     }
 }
+
+extension LayoutInput {
+    /// The input's arrays as buffers, for the layout passes' loops.
+    struct Buffers {
+        let sizes: UnsafeBufferPointer<Size>
+        let kinds: UnsafeBufferPointer<ItemKind?>
+        let sectionStarts: UnsafeBufferPointer<Int>
+        let sectionSizing: UnsafeBufferPointer<SectionSizing>
+    }
+
+    /// Calls `body` with every array of the input as a buffer, valid inside `body` only.
+    @inline(__always)
+    func withBuffers<R>(_ body: (Buffers) throws -> R) rethrows -> R {
+        try naturalSizes.withUnsafeBufferPointer { sizes in
+            try kinds.withUnsafeBufferPointer { kinds in
+                try sectionStarts.withUnsafeBufferPointer { starts in
+                    try sectionSizing.withUnsafeBufferPointer { shapes in
+                        try body(Buffers(sizes: sizes, kinds: kinds, sectionStarts: starts, sectionSizing: shapes))
+                    }
+                }
+            }
+        }
+    }
+}
