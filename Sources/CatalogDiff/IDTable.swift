@@ -136,20 +136,6 @@ final class IDTable {
         }
     }
 
-    /// Calls `body(position, slot)` for every id of `ids` in a dense table, in order, with its
-    /// slot prefetched ``denseLookahead`` ids ahead (within its section).
-    @inline(__always)
-    func forEachDenseSlot<ID: Hashable>(_ ids: ItemIDs<ID>, base: Int, _ body: (_ position: Int, _ slot: Int) -> Void) {
-        let slots = storage
-        Self.forEachIntegerSection(ids) { start, ids in
-            for i in ids.indices {
-                if i &+ Self.denseLookahead < ids.count { catalog_prefetch(slots + (ids[i &+ Self.denseLookahead] &- base)) }
-                body(start &+ i, ids[i] &- base)
-            }
-            return true
-        }
-    }
-
     /// The smallest and largest of `ids` (Int.max and Int.min when there are none), in locals
     /// the compiler can keep in vector registers.
     static func span(of ids: UnsafeBufferPointer<Int>) -> (low: Int, high: Int) {
@@ -182,14 +168,8 @@ final class IDTable {
     /// returns the positions whose id an earlier position already has, or nil when the hash gave
     /// up on an id (see ``IDHash``).
     func enter<ID: Hashable>(_ a: ItemIDs<ID>) -> [Int]? {
+        if let base = denseBase { return enterDense(a, base: base) }
         var duplicates: [Int] = []
-        if let base = denseBase {
-            let slots = storage
-            forEachDenseSlot(a, base: base) { p, slot in
-                if slots[slot] != 0 { duplicates.append(p) } else { slots[slot] = UInt32(truncatingIfNeeded: p &+ 1) }
-            }
-            return duplicates
-        }
         if ID.self == Int.self && hash.kind == .integer {
             // Integer ids: a loop of its own, with its state in registers (see `enterIntegers`).
             let ids = a as! ItemIDs<Int>
@@ -227,18 +207,7 @@ final class IDTable {
             return lookUpExpectingOrder(b, in: a, into: &results)
         }
         if let base = denseBase {
-            let (slots, aCount) = (storage, self.aCount)
-            forEachDenseSlot(b, base: base) { q, slot in
-                let entry = Int(slots[slot])
-                if entry == 0 {
-                    slots[slot] = UInt32(truncatingIfNeeded: aCount &+ q &+ 1)
-                    results.unmatched(q, -1)
-                } else if entry <= aCount {
-                    results.matched(q, entry &- 1)
-                } else {
-                    results.unmatched(q, entry &- 1 &- aCount)
-                }
-            }
+            lookUpDense(b, base: base, into: &results)
             return true
         }
         return forEachHashed(b, grow: { grow(a, b) }) { q, ids, i, hash, slots in
@@ -268,12 +237,7 @@ final class IDTable {
 
     /// The A position of `id`, or −1. `id` must be hashable by this table's hash.
     func position<ID: Hashable>(of id: ID, in a: ItemIDs<ID>, _ b: ItemIDs<ID>) -> Int {
-        if let base = denseBase {
-            let (slot, overflow) = (id as! Int).subtractingReportingOverflow(base)
-            guard !overflow, slot >= 0, slot <= mask else { return -1 }
-            let entry = Int(storage[slot])
-            return entry >= 1 && entry <= aCount ? entry - 1 : -1
-        }
+        if let base = denseBase { return densePosition(of: id as! Int, base: base) }
         guard let hash = hash(id) else { return -1 }
         let found = slots.probe(hash) { $0 < aCount ? a[$0] == id : b[$0 - aCount] == id }
         // Not found is −1 − a free slot; found beyond A is an id only B has.
