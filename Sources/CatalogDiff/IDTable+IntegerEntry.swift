@@ -65,8 +65,8 @@ extension IDTable {
     /// the loop would keep its bounds and the ids' address on the stack.
     @inline(never)
     static func enterRun(from start: Int, to end: Int, ids id: UnsafePointer<Int>, ring: UnsafeMutablePointer<Int>,
-                                 slots: UnsafeMutablePointer<UInt32>, mask: Int, tagMask: UInt32,
-                                 seed: UInt64) -> (entry: Int, slot: Int) {
+                         slots: UnsafeMutablePointer<UInt32>, mask: Int, tagMask: UInt32,
+                         seed: UInt64) -> (entry: Int, slot: Int) {
         let distance = pipelineDistance
         @inline(__always) func place(_ e: Int, _ hash: Int) -> Int? {
             Self.place(e, tag: UInt32(truncatingIfNeeded: hash >> 32) & tagMask, from: hash & mask,
@@ -95,7 +95,7 @@ extension IDTable {
     /// the way whose entry has the same tag, for the caller to compare the ids.
     @inline(__always)
     static func place(_ e: Int, tag: UInt32, from slot: Int, slots: UnsafeMutablePointer<UInt32>, mask: Int,
-                              tagMask: UInt32) -> Int? {
+                      tagMask: UInt32) -> Int? {
         var slot = slot
         while true {
             let entry = slots[slot]

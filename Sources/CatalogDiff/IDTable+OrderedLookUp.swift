@@ -15,7 +15,7 @@ extension IDTable {
     /// prefetched ``blockSize`` ids ahead.
     @inline(__always)
     func lookUpExpectingOrder<ID: Hashable, Results: LookUpResults>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
-                                                                            into results: inout Results) -> Bool {
+                                                                    into results: inout Results) -> Bool {
         let aCount = self.aCount
         var next = 0  // the A position after the last match
         // The A section holding `next`, while `next` is in it.
@@ -113,8 +113,8 @@ extension IDTable {
     /// in order, their slots prefetched a block ahead; empties `indices`. False when the hash gave up.
     @inline(__always)
     func probe<ID: Hashable, Results: LookUpResults>(_ indices: inout DeferredIndices, of section: UnsafeBufferPointer<ID>,
-                                                             at base: Int, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
-                                                             into results: inout Results) -> Bool {
+                                                     at base: Int, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
+                                                     into results: inout Results) -> Bool {
         defer { indices.removeAll() }
         return forEachHashed(indices.indices, of: section, grow: { grow(a, b) }) { i, hash, slots in
             let p = probeForB(base &+ i, section, i, hash: hash, slots: slots, in: a, b, into: &results)
@@ -169,7 +169,7 @@ extension IDTable {
     /// nil when none is.
     @inline(__always)
     static func nextExpected<ID: Hashable>(after i: Int, in bIDs: UnsafeBufferPointer<ID>, where ids: [ID],
-                                                   at sectionStart: Int, from start: Int, to end: Int) -> Int? {
+                                           at sectionStart: Int, from start: Int, to end: Int) -> Int? {
         for k in (i &+ 1)..<min(i &+ 1 &+ arrivalsAhead, bIDs.count)
         where position(of: bIDs[k], in: ids, at: sectionStart, from: start, to: end) < end {
             return k

@@ -130,7 +130,7 @@ final class IDTable {
     @inline(__always)
     @discardableResult
     static func forEachIntegerSection<ID: Hashable>(_ ids: ItemIDs<ID>,
-                                                            _ body: (_ start: Int, _ ids: UnsafeBufferPointer<Int>) -> Bool) -> Bool {
+                                                    _ body: (_ start: Int, _ ids: UnsafeBufferPointer<Int>) -> Bool) -> Bool {
         ids.forEachSection { start, section in
             section.withMemoryRebound(to: Int.self) { body(start, $0) }
         }
@@ -221,8 +221,8 @@ final class IDTable {
     /// the caller to report.
     @inline(__always)
     func probeForB<ID: Hashable, Results: LookUpResults>(_ q: Int, _ ids: UnsafeBufferPointer<ID>, _ i: Int, hash: Int,
-                                                                 slots: Slots, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
-                                                                 into results: inout Results) -> Int {
+                                                         slots: Slots, in a: ItemIDs<ID>, _ b: ItemIDs<ID>,
+                                                         into results: inout Results) -> Int {
         let found = slots.probe(hash) { $0 < aCount ? a[$0] == ids[i] : b[$0 - aCount] == ids[i] }
         if found < 0 {
             insert(aCount + q, hash: hash, at: -1 - found, in: slots)
@@ -250,7 +250,7 @@ final class IDTable {
     /// it: handing every id over cost a retain and a release per string id.
     @inline(__always)
     func forEachHashed<ID: Hashable>(_ ids: ItemIDs<ID>, grow: () -> Void = {},
-                                             _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int,
+                                     _ body: (_ position: Int, _ section: UnsafeBufferPointer<ID>, _ index: Int,
                                                       _ hash: Int, _ slots: Slots) -> Void) -> Bool {
         ids.forEachSection { base, section in
             forEachHashed(section.indices, of: section, grow: grow) { i, hash, slots in body(base &+ i, section, i, hash, slots) }

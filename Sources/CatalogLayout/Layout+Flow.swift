@@ -61,9 +61,8 @@ extension Layout {
                             while true {
                                 progress = bands.withUnsafeMutableBufferPointer { lines in
                                     Self.layOutLines(metrics, sizing: sizing, uniform: uniform, horizontal: horizontal, from: progress,
-                                                     sizes: buffers.sizes, kinds: buffers.kinds, sectionStarts: buffers.sectionStarts,
-                                                     sectionSizing: buffers.sectionSizing, frames: out,
-                                                     lines: lines, extents: extentsOut, sectionBands: sectionBandsOut)
+                                                     input: buffers, into: FlowOutput(frames: out, lines: lines, extents: extentsOut,
+                                                                                      sectionBands: sectionBandsOut))
                                 }
                                 if progress.section == sectionCount { break }
                                 // Out of room in `progress.section`: as many lines an item as so
@@ -125,30 +124,27 @@ extension Layout {
     /// compiler would not inline a function this large on its own.
     @inline(__always)
     static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, uniform: UniformLines, horizontal: Bool,
-                            from progress: FlowProgress,
-                            sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                            sectionStarts starts: UnsafeBufferPointer<Int>, sectionSizing shapes: UnsafeBufferPointer<SectionSizing>,
-                            frames out: UnsafeMutableBufferPointer<Rect>,
-                            lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
-                            sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
+                            from progress: FlowProgress, input: LayoutInput.Buffers, into output: FlowOutput) -> FlowProgress {
         // One copy of the loops per scroll direction, each with the axes fixed.
         horizontal
-            ? layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: true, from: progress, sizes: sizes, kinds: kinds,
-                          sectionStarts: starts, sectionSizing: shapes, frames: out, lines: lines, extents: extents,
-                          sectionBands: sectionBands)
-            : layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: false, from: progress, sizes: sizes, kinds: kinds,
-                          sectionStarts: starts, sectionSizing: shapes, frames: out, lines: lines, extents: extents,
-                          sectionBands: sectionBands)
+            ? layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: true, from: progress, input: input, into: output)
+            : layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: false, from: progress, input: input, into: output)
+    }
+
+    /// Where the flow pass writes: every item's frame, the lines, the sections' extents and the
+    /// first line of each section.
+    struct FlowOutput {
+        let frames: UnsafeMutableBufferPointer<Rect>
+        let lines: UnsafeMutableBufferPointer<Band>
+        let extents: UnsafeMutableBufferPointer<Extent>
+        let sectionBands: UnsafeMutableBufferPointer<Int32>
     }
 
     @inline(__always)
     private static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, uniform: UniformLines, fixedAxis horizontal: Bool,
-                                    from progress: FlowProgress,
-                                    sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                    sectionStarts starts: UnsafeBufferPointer<Int>, sectionSizing shapes: UnsafeBufferPointer<SectionSizing>,
-                                    frames out: UnsafeMutableBufferPointer<Rect>,
-                                    lines: UnsafeMutableBufferPointer<Band>, extents: UnsafeMutableBufferPointer<Extent>,
-                                    sectionBands: UnsafeMutableBufferPointer<Int32>) -> FlowProgress {
+                                    from progress: FlowProgress, input: LayoutInput.Buffers, into output: FlowOutput) -> FlowProgress {
+        let (sizes, kinds, starts, shapes) = (input.sizes, input.kinds, input.sectionStarts, input.sectionSizing)
+        let (out, lines, extents, sectionBands) = (output.frames, output.lines, output.extents, output.sectionBands)
         let (available, spacing, lineSpacing) = (metrics.available, metrics.spacing, metrics.lineSpacing)
         @inline(__always) func measure(_ k: Int) -> (cross: Double, main: Double) {
             Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, horizontal: horizontal)
@@ -278,8 +274,8 @@ extension Layout {
     /// returns its lengths across and along the scroll axis.
     @inline(__always)
     static func measure(_ k: Int, _ sizing: ContentSizes, sizes: UnsafeBufferPointer<Size>,
-                                kinds: UnsafeBufferPointer<ItemKind?>, into out: UnsafeMutableBufferPointer<Rect>,
-                                horizontal: Bool) -> (cross: Double, main: Double) {
+                        kinds: UnsafeBufferPointer<ItemKind?>, into out: UnsafeMutableBufferPointer<Rect>,
+                        horizontal: Bool) -> (cross: Double, main: Double) {
         let size = sizing.size(natural: sizes[k], kind: kinds[k])
         out[k].width = size.width
         out[k].height = size.height
@@ -302,7 +298,7 @@ extension Layout {
     /// axis (`main`).
     @inline(__always)
     static func setPosition(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, along: Double, main: Double,
-                                    horizontal: Bool) {
+                            horizontal: Bool) {
         if horizontal {
             out[k].x = main
             out[k].y = along

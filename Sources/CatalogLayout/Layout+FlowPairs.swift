@@ -16,9 +16,9 @@ extension Layout {
     /// positions are the general loop's to the bit: the same operations on the same values.
     @inline(__always)
     static func layOutPairs(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, _ start: Int, _ end: Int,
-                                    allNatural: Bool, sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                                    frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                                    position: Double, lineCount: Int) -> SectionLines {
+                            allNatural: Bool, sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
+                            frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
+                            position: Double, lineCount: Int) -> SectionLines {
         // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
         // direction, each with the axes fixed (two copies in one function, LLVM merged back into
         // one that tests the direction on every item), and per way of sizing items.
@@ -34,13 +34,13 @@ extension Layout {
 
     @inline(never)
     static func layOutPairs<Axis: ScrollAxis, Sizing: ItemSizing>(_: Axis.Type, _: Sizing.Type, _ metrics: FlowMetrics,
-                                                                          sizing: ContentSizes, _ start: Int, _ end: Int,
-                                                                          sizes: UnsafeBufferPointer<Size>,
-                                                                          kinds: UnsafeBufferPointer<ItemKind?>,
-                                                                          frames out: UnsafeMutableBufferPointer<Rect>,
-                                                                          lines: UnsafeMutableBufferPointer<Band>,
-                                                                          position sectionPosition: Double,
-                                                                          lineCount sectionLineCount: Int) -> SectionLines {
+                                                                  sizing: ContentSizes, _ start: Int, _ end: Int,
+                                                                  sizes: UnsafeBufferPointer<Size>,
+                                                                  kinds: UnsafeBufferPointer<ItemKind?>,
+                                                                  frames out: UnsafeMutableBufferPointer<Rect>,
+                                                                  lines: UnsafeMutableBufferPointer<Band>,
+                                                                  position sectionPosition: Double,
+                                                                  lineCount sectionLineCount: Int) -> SectionLines {
         let horizontal = Axis.isHorizontal
         let (available, spacing, lineSpacing, lead) = (metrics.available, metrics.spacing, metrics.lineSpacing, metrics.leadCross)
         @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
