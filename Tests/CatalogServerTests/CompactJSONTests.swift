@@ -2,14 +2,15 @@ import CatalogDiff
 import CatalogJSON
 import CatalogModel
 @testable import CatalogStore
+import Foundation
 import Testing
 
 /// The bytes the API answers writes and change feeds with are exactly the documented JSON,
 /// written compactly.
 @Suite("Compact write answers and changesets")
 struct CompactJSONTests {
-    @Test("2,000 random write results: compactWrite is write(_:).serialized(pretty: false), and compactChangeset is jsonValue.serialized(pretty: false), byte for byte")
-    func sameBytes() {
+    @Test("2,000 random write results: compactWrite is write(_:).serialized(pretty: false), and compactChangeset is jsonValue.serialized(pretty: false), byte for byte; Codable writes the same document and reads it back")
+    func sameBytes() throws {
         var random = SplitMix64(seed: 0xC0DE)
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
         func number() -> Int { [0, 1, 9, 10, 12_345, Int.max, Int.min, -1, pick(1_000_000)][pick(9)] }
@@ -34,6 +35,15 @@ struct CompactJSONTests {
             let changesetBytes = String(decoding: Documents.compactChangeset(changeset), as: UTF8.self)
             if changesetBytes != changeset.jsonValue.serialized(pretty: false) {
                 Issue.record("compact \(changesetBytes), documented \(changeset.jsonValue.serialized(pretty: false))")
+                return
+            }
+            // The third writer, Codable's: the same document (keys in any order), read back whole.
+            let encoded = try JSONEncoder().encode(changeset)
+            let fromCodable = try JSONSerialization.jsonObject(with: encoded) as? NSDictionary
+            let fromCompact = try JSONSerialization.jsonObject(with: Data(changesetBytes.utf8)) as? NSDictionary
+            let decoded = try JSONDecoder().decode(Changeset.self, from: encoded)
+            if fromCodable != fromCompact || decoded != changeset {
+                Issue.record("Codable wrote \(String(decoding: encoded, as: UTF8.self)), documented \(changesetBytes)")
                 return
             }
         }
