@@ -25,7 +25,9 @@ struct CLIEventStreamTests {
         if await stream.awaitEvents(1, seconds: 10).isEmpty {
             // On a loaded CI machine the first request to a fresh server process has been seen
             // to get no answer at all (not even logged); say so, and try once more.
-            print("warning: no snapshot within 10 s (closed: \(stream.closedBecause ?? "no")); reconnecting")
+            let log = (try? String(contentsOfFile: server.logPath, encoding: .utf8)) ?? ""
+            print("warning: no snapshot within 10 s (closed: \(stream.closedBecause ?? "no"); "
+                  + "the server logged \(log.split(separator: "\n").count) lines); reconnecting")
             stream = try RawConnection(port: server.port)
             stream.openEventStream("/catalogs/bookshelf/events")
         }
