@@ -28,17 +28,10 @@ public enum CatalogExporter {
 
     private static func jsonValue(item: Item) -> OrderedJSON {
         var members: [(String, OrderedJSON)] = [("id", .string(item.id)), ("kind", .string(item.kind.rawValue))]
-        switch item.content {
-        case .video(let video):
-            members += [("title", .string(video.title)), ("cover", .string(video.cover)),
-                        ("playCount", .integer(video.playCount)), ("likeCount", .integer(video.likeCount)),
-                        ("status", .string(video.status.rawValue))]
-            if let text = video.statusText { members.append(("statusText", .string(text))) }
-        case .book(let book):
-            members += [("title", .string(book.title)), ("cover", .string(book.cover))]
-            if let author = book.author { members.append(("author", .string(author))) }
-        case .icon(let icon):
-            members += [("name", .string(icon.name)), ("icon", .string(icon.icon))]
+        // The kind's own fields in the field table's order, each under CatalogKit's own key (the
+        // table's first); the size as one `[width, height]` after them.
+        for (field, keys) in ItemFieldTable.rows(for: item.kind).dropFirst(ItemFieldTable.common.count) {
+            if let value = field.exportedValue(of: item.content) { members.append((keys[0], value)) }
         }
         if let size = item.size { members.append(("size", [.double(size.width), .double(size.height)])) }
         return .object(members)
@@ -71,6 +64,27 @@ extension OrderedJSON {
         case .double(let double): return double
         case .bool(let bool): return bool
         case .null: return ""
+        }
+    }
+}
+
+extension ItemField {
+    /// The field's value in `content` as the native format writes it; nil for a field the content
+    /// does not have or leaves empty (an optional one), and for the id and size, which are not content.
+    func exportedValue(of content: ItemContent) -> OrderedJSON? {
+        switch (self, content) {
+        case (.title, .video(let video)): .string(video.title)
+        case (.cover, .video(let video)): .string(video.cover)
+        case (.playCount, .video(let video)): .integer(video.playCount)
+        case (.likeCount, .video(let video)): .integer(video.likeCount)
+        case (.status, .video(let video)): .string(video.status.rawValue)
+        case (.statusText, .video(let video)): video.statusText.map(OrderedJSON.string)
+        case (.title, .book(let book)): .string(book.title)
+        case (.cover, .book(let book)): .string(book.cover)
+        case (.author, .book(let book)): book.author.map(OrderedJSON.string)
+        case (.name, .icon(let icon)): .string(icon.name)
+        case (.icon, .icon(let icon)): .string(icon.icon)
+        default: nil
         }
     }
 }
