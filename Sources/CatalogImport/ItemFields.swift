@@ -26,8 +26,9 @@ public enum ItemField: String, CaseIterable, Sendable, Hashable {
 
 /// The one table of which keys fill which field, per item kind (docs/Catalogue-files.md). The first key of each
 /// field is CatalogKit's own (what the exporter writes); the rest are aliases that files from
-/// real apps use, matched without regard to case. Decoding, detection, the report's ignored keys
-/// and README's table all come from here, so adding an alias is one line.
+/// real apps use, matched without regard to case. Decoding, detection, the report's ignored keys,
+/// the exporter's keys and their order, the keys a batch's `updateItem` accepts and README's table
+/// all come from here, so adding an alias is one line.
 enum ItemFieldTable {
     typealias Row = (field: ItemField, keys: [String])
 
