@@ -69,7 +69,14 @@ public enum CatalogImporter {
         let isBinaryPlist = format == .plist && data.starts(with: Data("bplist".utf8))
         // Text must be UTF-8; say where it is not rather than letting a parser guess.
         if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
-            if format == .plist { throw ImportError(file: fileName, reason: .damagedBinaryPropertyList(header: printedHeader(data))) }
+            if format == .plist {
+                // Text in UTF-16 (a byte-order mark first) is an XML property list in an encoding
+                // this reader does not take; anything else that is not text, a damaged binary one.
+                if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
+                    throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: "UTF-16 text; expected an XML property list in UTF-8, or a binary one"))
+                }
+                throw ImportError(file: fileName, reason: .damagedBinaryPropertyList(header: printedHeader(data)))
+            }
             throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
         }
         let result = data.withUnsafeBytes { bytes in

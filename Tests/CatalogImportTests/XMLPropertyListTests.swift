@@ -147,6 +147,8 @@ struct XMLPropertyListTests {
         #expect(header.description == #"icons.plist: a damaged binary property list: it begins with "bplisx00" where "bplist00" belongs"#)
         damaged.replaceSubrange(0..<8, with: [0, 1] + Array("plist0".utf8))
         #expect(try #require(throwing(damaged, as: "icons.plist")).reason == .damagedBinaryPropertyList(header: #"\x00\x01plist0"#))
+        let utf16 = Data([0xFF, 0xFE]) + plist("<array/>").data(using: .utf16LittleEndian)!
+        #expect(try #require(throwing(utf16, as: "icons.plist")).description.contains("UTF-16 text; expected an XML property list in UTF-8"))
         damaged.replaceSubrange(0..<8, with: Array("bplist17".utf8))
         #expect(try #require(throwing(damaged, as: "icons.plist")).description.contains(#"the header "bplist17" is not a version this reader knows"#))
     }
