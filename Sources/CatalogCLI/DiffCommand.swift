@@ -69,7 +69,7 @@ struct ValidateCommand: ParsableCommand {
         }
         let decoded: Changeset
         do {
-            decoded = try JSONDecoder().decode(Changeset.self, from: data)
+            decoded = try Documents.changeset(data)
         } catch {
             throw CLIError("\(changeset): not a changeset (docs/Changesets.md): \(Self.describe(error))")
         }

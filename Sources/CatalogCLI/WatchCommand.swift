@@ -153,7 +153,7 @@ struct EventStreamFollower: Sendable {
                 guard let id = event.id.flatMap({ Int($0) }) else { continue }
                 switch event.event {
                 case "changes":
-                    let changeset = try JSONDecoder().decode(Changeset.self, from: Data(event.data.utf8))
+                    let changeset = try Documents.changeset(Data(event.data.utf8))
                     printer.print(revision: id, changeset: changeset, catalog: nil)
                 default:
                     let catalog = try? CatalogImporter.decode(Data(event.data.utf8), fileName: "event.json").catalog

@@ -37,18 +37,37 @@ public enum Documents {
         ])
     }
 
+    /// Why strict JSON was refused before decoding: not UTF-8 text, or not JSON (with line and
+    /// column), or a name twice in one object.
+    public struct StrictJSONError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Checks `data` with the product's strict JSON parser — UTF-8, syntax errors with a line and
+    /// column, a name twice in one object refused, as in every document the product reads — so
+    /// that a decoder that would keep one of two equal names never sees such a document.
+    public static func checkStrictJSON(_ data: Data) throws(StrictJSONError) {
+        guard String(data: data, encoding: .utf8) != nil else { throw StrictJSONError(description: "bytes that are not UTF-8 text") }
+        let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) } }
+        if case .failure(let failure) = result { throw StrictJSONError(description: failure.message) }
+    }
+
+    /// A changeset file (`catalog validate`) or an event's changeset (`catalog watch`): strict
+    /// JSON first (``checkStrictJSON(_:)``), then the format of docs/Changesets.md.
+    public static func changeset(_ data: Data) throws -> Changeset {
+        try checkStrictJSON(data)
+        return try JSONDecoder().decode(Changeset.self, from: data)
+    }
+
     /// A `LAYOUT.json` document, as the command line's `--config` and the API's `config=` give
-    /// it: strict JSON (a repeated key is refused, as in every document the product reads), then
-    /// every key and value checked (``LayoutConfiguration``).
+    /// it: strict JSON (``checkStrictJSON(_:)``), then every key and value checked
+    /// (``LayoutConfiguration``).
     public static func layoutConfiguration(_ data: Data) throws(LayoutConfigurationError) -> LayoutConfiguration {
         let expected = "a JSON object such as {\"style\": \"flow\"}"
-        guard String(data: data, encoding: .utf8) != nil else {
-            throw LayoutConfigurationError(key: "", expected: expected, found: "bytes that are not UTF-8 text")
-        }
         do {
-            _ = try data.withUnsafeBytes { bytes in try JSONParser.parse(bytes) }
+            try checkStrictJSON(data)
         } catch {
-            throw LayoutConfigurationError(key: "", expected: expected, found: (error as? JSONParser.Failure)?.message ?? "\(error)")
+            throw LayoutConfigurationError(key: "", expected: expected, found: error.description)
         }
         do {
             return try JSONDecoder().decode(LayoutConfiguration.self, from: data)

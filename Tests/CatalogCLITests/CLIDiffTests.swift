@@ -64,6 +64,23 @@ struct CLIDiffTests {
         #expect(result.stderr.contains("bad.json: not a changeset (docs/Changesets.md): stages[0].items.moved[0]"))
     }
 
+    @Test("validate reads changeset files as strict JSON: a name twice in one object, or broken syntax, is refused with where")
+    func strictChangesetJSON() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let sample = CLIRunner.packageRoot.appendingPathComponent("SampleData/icons.plist").path
+        for (text, expected) in [
+            (#"{"stages": [], "stages": [{"items": {"moved": [[[0, 0], [1, 0]]]}}]}"#,
+             #"not a changeset (docs/Changesets.md): line 1, column 69: the member name "stages" appears twice in one object"#),
+            ("{\"stages\": [\n  {\"items\": }]}", "not a changeset (docs/Changesets.md): line 2, column 13: unexpected '}', expected a value"),
+        ] {
+            let file = try cli.file("changes.json", text)
+            let result = try cli.run(["validate", file, "--from", sample, "--to", sample])
+            #expect(result.status == 1)
+            #expect(result.stderrLines.count == 1 && result.stderr.contains(expected), "\(result.stderr)")
+        }
+    }
+
     @Test("re-importing prints the changeset from the old content, valid under the simulator")
     func reimportChangeset() throws {
         let cli = try CLIRunner()
