@@ -91,9 +91,8 @@ struct ImportCommand: ParsableCommand {
         try CatalogStore.checkDistinctNames(catalogs)
         if dryRun {
             // What the import would change, read without writing (and without creating a database).
-            let results = FileManager.default.fileExists(atPath: global.path)
-                ? try global.openStoreForReading().previewReplacing(catalogs)
-                : try CatalogStore.previewReplacingInEmptyStore(catalogs)
+            let store = FileManager.default.fileExists(atPath: global.path) ? try global.openStoreForReading() : nil
+            let results = try CatalogStore.previewReplacing(catalogs, in: store)
             report(imported, results: results, written: false)
             return
         }

@@ -45,28 +45,18 @@ extension CatalogStore {
 }
 
 extension CatalogStore {
-    /// What ``replace(_:progress:)`` would make of `catalogs` now, without writing: for each, the
-    /// revision it would get and the changeset from its stored content (from an empty catalogue
-    /// when there is none), refused for the same reasons. The database is not modified.
-    public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
-        var results: [WriteResult] = []
-        for (catalog, _) in try Self.checkedForReplacing(catalogs) {
-            let stored: Catalog
-            do {
-                stored = try self.catalog(named: catalog.name)
-            } catch .unknownCatalog {
-                stored = Catalog(name: catalog.name)
-            }
-            results.append(try Self.replacement(of: stored, by: catalog))
-        }
-        return results
-    }
-
-    /// ``previewReplacing(_:)`` where there is no database yet: every catalogue is new.
-    public static func previewReplacingInEmptyStore(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
+    /// What ``replace(_:progress:)`` would make of `catalogs` in `store` now, without writing:
+    /// for each, the revision it would get and the changeset from its stored content (from an
+    /// empty catalogue when there is none, or no store: a database not created yet), refused for
+    /// the same reasons. Nothing is written.
+    public static func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)], in store: CatalogStore?) throws(StoreError) -> [WriteResult] {
         var results: [WriteResult] = []
         for (catalog, _) in try checkedForReplacing(catalogs) {
-            results.append(try replacement(of: Catalog(name: catalog.name), by: catalog))
+            var stored = Catalog(name: catalog.name)
+            do {
+                if let store { stored = try store.catalog(named: catalog.name) }
+            } catch .unknownCatalog {}
+            results.append(try replacement(of: stored, by: catalog))
         }
         return results
     }
