@@ -135,6 +135,15 @@ struct BadInputTests {
         #expect(sections.path == "sections[1].id")
     }
 
+    @Test("a capacity no file could use, or one for a file without loose shelves, is refused by the importer itself")
+    func unusableCapacity() throws {
+        let zero = try #require(decode(#"[["1", "2"]]"#, as: "shelves.json", ImportOptions(shelfCapacity: 0)))
+        #expect(zero.reason == .unusableOption("capacity 0: expected a positive integer"))
+        let icons = try #require(decode(#"[{"name": "A", "icon": "a"}]"#, as: "icons.json", ImportOptions(shelfCapacity: 3)))
+        guard case .unusableOption(let message) = icons.reason else { Issue.record("\(icons)"); return }
+        #expect(message.hasPrefix("capacity 3 applies to a loose bookshelf"))
+    }
+
     @Test("a shelf over its capacity, native and loose")
     func overCapacity() throws {
         let native = try #require(decode(#"{"sections": [{"id": "top", "kind": "bookshelf", "capacity": 2, "items": [{"title": "a", "cover": "1"}, {"title": "b", "cover": "2"}, {"title": "c", "cover": "3"}]}]}"#))
