@@ -157,11 +157,13 @@ extension RawConnection {
         // The socket is read once more after the deadline passes: a test process whose tasks
         // wait for a thread may wake past the deadline with the answer already there.
         while !done(events) {
+            // Taken before the read, so that the read after the deadline still happens.
+            let late = Date() >= deadline
             switch poll() {
             case .closed: return events
-            case .received: continue
+            case .received: if late { return events }
             case .nothing:
-                if Date() >= deadline { return events }
+                if late { return events }
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
