@@ -11,7 +11,7 @@ import OrderedCollections
 /// `difference(from:).inferringMoves()` (skipped at 1M, where it takes minutes).
 ///
 /// Int ids come three ways: as generated, `0..<n` plus the inserted ones — the shape of row ids,
-/// which the diff matches through a dense table (see `IDTable`); the same span in no particular
+/// which the diff matches through a dense table (see `DenseIDTable`); the same span in no particular
 /// order (flat only), so that each id's slot lands anywhere in that table; and spread over all of
 /// `Int` by an odd multiplier, which the diff must hash like any other ids.
 public struct DiffBenchmark {

@@ -11,7 +11,7 @@ public enum DiffFloor {
     @_specialize(where ID == String)
     public static func hashPass<ID: Hashable>(_ a: [ID], _ b: [ID]) -> Int {
         let (a, b) = (ItemIDs([a]), ItemIDs([b]))
-        let table = IDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
+        let table = HashedIDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
         var found = Found()
         guard table.enter(a) != nil, table.lookUp(b, in: a, into: &found) else { return -1 }
         return found.count

@@ -1,5 +1,5 @@
-// The tuning of the id table in one place: how far ahead it hashes and prefetches, and when its
-// ordered lookup gives up expecting order. Each is measured by the diff benchmark and
+// The tuning of the id tables in one place: how far ahead they hash and prefetch, and when the
+// hashed table's ordered lookup gives up expecting order. Each is measured by the diff benchmark and
 // Scripts/instruction-counts.sh.
 extension IDTable {
     /// How far ahead a dense table's slots are prefetched: ids in no particular order reach every

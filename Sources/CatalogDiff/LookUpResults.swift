@@ -1,4 +1,4 @@
-/// What ``IDTable/lookUp(_:in:expectingOrder:into:)`` reports for each id of B.
+/// What ``IDMatching/lookUp(_:in:expectingOrder:into:)`` reports for each id of B.
 ///
 /// A protocol rather than two closures: the lookup is specialised for the concrete type, so the
 /// calls are direct and small ones are inlined wherever the lookup reports — closures were inlined

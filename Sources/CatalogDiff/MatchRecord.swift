@@ -1,4 +1,4 @@
-/// What the diff keeps of a lookup of B's item ids in A's (``IDTable/lookUp(_:in:expectingOrder:into:)``):
+/// What the diff keeps of a lookup of B's item ids in A's (``IDMatching/lookUp(_:in:expectingOrder:into:)``):
 /// each A position's B position and the reverse, how many ids matched, and the positions where B
 /// repeats an id.
 struct MatchRecord: LookUpResults {

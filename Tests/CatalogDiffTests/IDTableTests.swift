@@ -70,7 +70,7 @@ struct IDTableTests {
                              sectionSize: Int = 5) -> (repeatedA: [Int], bToA: [Int], repeatedB: [Int])? {
         // Split into sections of up to `sectionSize` ids, so that positions cross section boundaries.
         var (a, b) = (ItemIDs(Self.chunked(a, by: sectionSize)), ItemIDs(Self.chunked(b, by: sectionSize)))
-        let table = choosing ? IDTable.forIDs(&a, &b, hash: hash, workspace: nil) : IDTable(aCount: a.count, bCount: b.count, hash: hash)
+        let table = choosing ? IDTable.forIDs(&a, &b, hash: hash, workspace: nil) : .hashed(HashedIDTable(aCount: a.count, bCount: b.count, hash: hash))
         guard let repeatedA = table.enter(a) else { return nil }
         var answers = Answers(count: b.count)
         guard table.lookUp(b, in: a, into: &answers) else { return nil }
@@ -133,7 +133,7 @@ struct IDTableTests {
         // bits 49–63) and 2¹⁷ slots (bits 0–16). Two ids agreeing in those 32 bits start their
         // probes at the same slot with the same tag; among 200,000 ids such pairs exist.
         let (aCount, bCount) = (4, 1 << 16)
-        #expect(IDTable.hashCapacity(aCount: aCount, bCount: bCount) == 1 << 17)
+        #expect(HashedIDTable.slotCount(aCount: aCount, bCount: bCount) == 1 << 17)
         var seen: [UInt64: Int] = [:]
         var pair: (Int, Int)?
         for id in 1...200_000 {
@@ -146,7 +146,7 @@ struct IDTableTests {
         // Sections of one id, of two and of four: the pipelined loop and the ids after it.
         for sections in [[[x], [y], [7], [x]], [[x, y], [7, x]], [[x, y, 7, x]]] {
             let a = ItemIDs(sections)
-            let table = IDTable(aCount: aCount, bCount: bCount, hash: hash)
+            let table = HashedIDTable(aCount: aCount, bCount: bCount, hash: hash)
             #expect(table.enter(a) == [3], "only the second x repeats an id")
             let b = ItemIDs([[y, 7, x, 99]])
             #expect([y, 7, x, 99].map { table.position(of: $0, in: a, b) } == [1, 2, 0, -1])

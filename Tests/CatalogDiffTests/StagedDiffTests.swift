@@ -104,7 +104,7 @@ struct StagedDiffTests {
         // Every other id of B is new and followed by A's next id: the lookup probes for the new
         // ones later, in batches of at most `DeferredIndices.capacity`. A repeat of an A id among
         // them must still be found.
-        let count = 3 * IDTable.DeferredIndices.capacity
+        let count = 3 * HashedIDTable.DeferredIndices.capacity
         for ids in [(0..<count).map { $0 &* -0x61C8_8646_80B5_83EB }, Array(0..<count)] {
             let a = ids.map(String.init)
             var b: [String] = []

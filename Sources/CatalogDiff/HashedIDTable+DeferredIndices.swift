@@ -1,4 +1,4 @@
-extension IDTable {
+extension HashedIDTable {
     /// B indices that the ordered lookup (``lookUpExpectingOrder(_:in:into:)``) probes for later,
     /// in room for ``capacity`` of them that the lookup provides (a workspace's scratch memory),
     /// written through a pointer: an array's append is a call, and a call anywhere in
@@ -15,7 +15,7 @@ extension IDTable {
 
         var isEmpty: Bool { count == 0 }
         /// Whether the walk may have no room left: it stops at a full room, and the lookup
-        /// appends up to ``arrivalsAhead`` at a time.
+        /// appends up to ``IDTable/arrivalsAhead`` at a time.
         var isNearlyFull: Bool { count > Self.capacity &- IDTable.arrivalsAhead &- 1 }
         var isFull: Bool { count == Self.capacity }
 

@@ -2,12 +2,12 @@ import CCatalogSupport
 
 // Entering A's integer ids (`Int` ids under the integer hash): the same probe and insert as
 // ``IDTable/enter(_:)``, in a loop written for `Int` so that its values stay in registers.
-extension IDTable {
+extension HashedIDTable {
     /// Enters A's integer ids `ids`, the section whose first id is at flat position `start`, under
     /// the integer hash; appends to `duplicates` the positions whose id an earlier one has.
     ///
     /// The same probe and insert as the generic loop of ``enter(_:)``, with two differences:
-    /// - Each id is hashed and its slot prefetched ``pipelineDistance`` ids before it is entered,
+    /// - Each id is hashed and its slot prefetched ``IDTable/pipelineDistance`` ids before it is entered,
     ///   a steady distance, rather than a block at once, so that the loop does not wait for a
     ///   block's slots when the table is larger than the cache.
     /// - Every value the loop uses is a local, with one induction variable, so that the loop keeps
@@ -19,7 +19,7 @@ extension IDTable {
     func enterIntegers(_ ids: UnsafeBufferPointer<Int>, at start: Int, of a: ItemIDs<Int>, duplicates: inout [Int]) {
         guard let first = ids.baseAddress else { return }
         let (slots, mask, tagMask, seed) = (storage, mask, ~indexMask, hash.seed)
-        let distance = Self.pipelineDistance
+        let distance = IDTable.pipelineDistance
         // Entries, not positions: the entry of the id at `id[e]` is its flat position + 1.
         let (id, end) = (first - (start &+ 1), start &+ 1 &+ ids.count)
         let repeatsBefore = duplicates.count
@@ -55,7 +55,7 @@ extension IDTable {
     }
 
     /// The loop of ``enterIntegers(_:at:of:duplicates:)``: enters entries `start..<end` whose
-    /// slots hold no entry with the same tag, each id hashed ``pipelineDistance`` entries ahead
+    /// slots hold no entry with the same tag, each id hashed ``IDTable/pipelineDistance`` entries ahead
     /// into `ring` (whose hashes for the first `distance` entries from `start` are in place). Stops at the
     /// first entry that meets a slot with its tag, returning the entry and that slot, for the
     /// caller to compare ids and probe on; `(end, 0)` when every entry went in.
@@ -67,7 +67,7 @@ extension IDTable {
     static func enterRun(from start: Int, to end: Int, ids id: UnsafePointer<Int>, ring: UnsafeMutablePointer<Int>,
                          slots: UnsafeMutablePointer<UInt32>, mask: Int, tagMask: UInt32,
                          seed: UInt64) -> (entry: Int, slot: Int) {
-        let distance = pipelineDistance
+        let distance = IDTable.pipelineDistance
         @inline(__always) func place(_ e: Int, _ hash: Int) -> Int? {
             Self.place(e, tag: UInt32(truncatingIfNeeded: hash >> 32) & tagMask, from: hash & mask,
                        slots: slots, mask: mask, tagMask: tagMask)

@@ -3,7 +3,7 @@ import CCatalogSupport
 // Looking B's ids up expecting A's order: each id compared with the A ids expected next before it
 // is hashed, misses probed for later in blocks, and stretches out of order probed for without
 // comparisons (the constants are in IDTable+Tuning.swift).
-extension IDTable {
+extension HashedIDTable {
     /// ``lookUp(_:in:expectingOrder:into:)`` comparing each id with the A ids expected next
     /// first. An id not there whose next id is (inserted or moved in: the usual miss) is probed
     /// for later, with the others of its section, a block at a time with their slots prefetched:
@@ -11,8 +11,8 @@ extension IDTable {
     /// its slot from memory (half the lookup's time at a million ids). Any other id that must be
     /// probed for is probed at once, since the next comparison depends on where it was found —
     /// after the deferred ones, so that ids are entered in B's order; where most are (see
-    /// ``strikeLimit``), a stretch of ids is probed for without comparisons, each id's slot
-    /// prefetched ``blockSize`` ids ahead.
+    /// ``IDTable/strikeLimit``), a stretch of ids is probed for without comparisons, each id's slot
+    /// prefetched ``IDTable/blockSize`` ids ahead.
     @inline(__always)
     func lookUpExpectingOrder<ID: Hashable, Results: LookUpResults>(_ b: ItemIDs<ID>, in a: ItemIDs<ID>,
                                                                     into results: inout Results) -> Bool {
@@ -28,17 +28,17 @@ extension IDTable {
         defer { workspace?.keep(room, at: \.deferred) }
         return room.withUnsafeMutableBufferPointer { room in
         var deferred = DeferredIndices(room.baseAddress!)  // `capacity` elements: never nil
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: Self.blockSize) { ahead in
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: IDTable.blockSize) { ahead in
             b.forEachSection { base, bIDs in
                 var i = 0
                 var stretchEnd = 0  // ids before it (from i on) are probed for without comparisons
                 var inOrder = 0  // ids probed for in the stretch, each found after the one before
                 /// Hashes the id `blockSize` after `k` when it is in the stretch, and prefetches its slot.
                 func hashAhead(_ k: Int) -> Bool {
-                    let k = k &+ Self.blockSize
+                    let k = k &+ IDTable.blockSize
                     guard k < stretchEnd else { return true }
                     guard let hash = hash(bIDs[k]) else { return false }
-                    ahead[k & (Self.blockSize &- 1)] = hash
+                    ahead[k & (IDTable.blockSize &- 1)] = hash
                     catalog_prefetch(storage + (hash & mask))
                     return true
                 }
@@ -61,8 +61,8 @@ extension IDTable {
                             (i, next, strikes) = (walked.i, walked.next, max(0, strikes &- walked.matched))
                             continue
                         }
-                        // The walk stopped here: this id is not among the next ``lookahead`` ids of A.
-                        let end = min(next &+ Self.lookahead, sectionEnd)  // below `next` when A has no ids left
+                        // The walk stopped here: this id is not among the next ``IDTable/lookahead`` ids of A.
+                        let end = min(next &+ IDTable.lookahead, sectionEnd)  // below `next` when A has no ids left
                         if let found = Self.nextExpected(after: i, in: bIDs, where: ids, at: sectionStart, from: next, to: end) {
                             // An id soon after it is where A has it: the ones before were
                             // inserted or moved here (the common case), which a probe tells
@@ -71,11 +71,11 @@ extension IDTable {
                             i = found
                             continue
                         }
-                        strikes &+= Self.missPenalty
-                        if strikes > Self.strikeLimit {
+                        strikes &+= IDTable.missPenalty
+                        if strikes > IDTable.strikeLimit {
                             // Not in A's order here: a stretch without comparisons.
-                            (stretchEnd, strikes, inOrder) = (min(i &+ Self.unorderedStretch, bIDs.count), 0, 0)
-                            for k in i..<min(i &+ Self.blockSize, stretchEnd) where !hashAhead(k &- Self.blockSize) { return false }
+                            (stretchEnd, strikes, inOrder) = (min(i &+ IDTable.unorderedStretch, bIDs.count), 0, 0)
+                            for k in i..<min(i &+ IDTable.blockSize, stretchEnd) where !hashAhead(k &- IDTable.blockSize) { return false }
                         }
                     }
                     // Hashed and probed for: in a stretch, hashed ahead; else now (rarely, so the
@@ -84,7 +84,7 @@ extension IDTable {
                     else { return false }
                     let hash: Int
                     if i < stretchEnd {
-                        hash = ahead[i & (Self.blockSize &- 1)]
+                        hash = ahead[i & (IDTable.blockSize &- 1)]
                         guard hashAhead(i) else { return false }
                     } else {
                         guard let now = self.hash(bIDs[i]) else { return false }
@@ -98,7 +98,7 @@ extension IDTable {
                     }
                     if i < stretchEnd {
                         inOrder = p == next ? inOrder &+ 1 : 0
-                        if inOrder == Self.backInOrder { stretchEnd = i &+ 1 }
+                        if inOrder == IDTable.backInOrder { stretchEnd = i &+ 1 }
                     }
                     results.matched(base &+ i, p)
                     (next, i) = (p &+ 1, i &+ 1)
@@ -164,13 +164,13 @@ extension IDTable {
         return (j, o &+ sectionStart, matched)
     }
 
-    /// The first of the (up to ``arrivalsAhead``) ids after `bIDs[i]` that is among A's ids from
+    /// The first of the (up to ``IDTable/arrivalsAhead``) ids after `bIDs[i]` that is among A's ids from
     /// `start` up to `end` (in the A section `ids`, which starts at position `sectionStart`), or
     /// nil when none is.
     @inline(__always)
     static func nextExpected<ID: Hashable>(after i: Int, in bIDs: UnsafeBufferPointer<ID>, where ids: [ID],
                                            at sectionStart: Int, from start: Int, to end: Int) -> Int? {
-        for k in (i &+ 1)..<min(i &+ 1 &+ arrivalsAhead, bIDs.count)
+        for k in (i &+ 1)..<min(i &+ 1 &+ IDTable.arrivalsAhead, bIDs.count)
         where position(of: bIDs[k], in: ids, at: sectionStart, from: start, to: end) < end {
             return k
         }
