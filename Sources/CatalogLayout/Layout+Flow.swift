@@ -127,8 +127,8 @@ extension Layout {
                             from progress: FlowProgress, input: LayoutInput.Buffers, into output: FlowOutput) -> FlowProgress {
         // One copy of the loops per scroll direction, each with the axes fixed.
         horizontal
-            ? layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: true, from: progress, input: input, into: output)
-            : layOutLines(metrics, sizing: sizing, uniform: uniform, fixedAxis: false, from: progress, input: input, into: output)
+            ? layOutLines(HorizontalScroll.self, metrics, sizing: sizing, uniform: uniform, from: progress, input: input, into: output)
+            : layOutLines(VerticalScroll.self, metrics, sizing: sizing, uniform: uniform, from: progress, input: input, into: output)
     }
 
     /// Where the flow pass writes: every item's frame, the lines, the sections' extents and the
@@ -141,13 +141,14 @@ extension Layout {
     }
 
     @inline(__always)
-    private static func layOutLines(_ metrics: FlowMetrics, sizing: ContentSizes, uniform: UniformLines, fixedAxis horizontal: Bool,
-                                    from progress: FlowProgress, input: LayoutInput.Buffers, into output: FlowOutput) -> FlowProgress {
+    private static func layOutLines<Axis: ScrollAxis>(_ axis: Axis.Type, _ metrics: FlowMetrics, sizing: ContentSizes,
+                                                      uniform: UniformLines, from progress: FlowProgress,
+                                                      input: LayoutInput.Buffers, into output: FlowOutput) -> FlowProgress {
         let (sizes, kinds, starts, shapes) = (input.sizes, input.kinds, input.sectionStarts, input.sectionSizing)
         let (out, lines, extents, sectionBands) = (output.frames, output.lines, output.extents, output.sectionBands)
         let (available, spacing, lineSpacing) = (metrics.available, metrics.spacing, metrics.lineSpacing)
         @inline(__always) func measure(_ k: Int) -> (cross: Double, main: Double) {
-            Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, horizontal: horizontal)
+            Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, axis)
         }
         let room = lines.count
         var position = progress.position
@@ -161,18 +162,16 @@ extension Layout {
             // items fit on a line may take a path without the line-break branch.
             var placed = false
             if start < end {
-                switch layOutUniform(uniform, metrics, sizing: sizing, fixedAxis: horizontal, start, end, shape: shapes[s],
-                                     sizes: sizes, kinds: kinds, frames: out, lines: lines, position: position,
-                                     lineCount: lineCount) {
+                switch layOutUniform(axis, uniform, metrics, sizing: sizing, start, end, shape: shapes[s],
+                                     input: input, into: output, position: position, lineCount: lineCount) {
                 case .outOfRoom: return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
                 case let .placed(after, lines): (position, lineCount, placed) = (after, lines, true)
                 case .notTaken: break
                 }
             }
             if !placed && end &- start >= minimumPairedSection {
-                switch layOutPairs(metrics, sizing: sizing, horizontal: horizontal, start, end,
-                                   allNatural: shapes[s].contains(.allNaturalSizes), sizes: sizes, kinds: kinds,
-                                   frames: out, lines: lines, position: position, lineCount: lineCount) {
+                switch layOutPairs(axis, metrics, sizing: sizing, start, end, allNatural: shapes[s].contains(.allNaturalSizes),
+                                   input: input, into: output, position: position, lineCount: lineCount) {
                 case .outOfRoom: return FlowProgress(section: s, position: sectionStart, lineCount: sectionLineCount)
                 case let .placed(after, lines): (position, lineCount, placed) = (after, lines, true)
                 case .notTaken: break
@@ -185,7 +184,7 @@ extension Layout {
                 /// lines have no room left for it.
                 @inline(__always) func closeLine(at lineEnd: Int, isLast: Bool) -> Bool {
                     guard lineCount < room else { return false }
-                    position = placeLine(metrics, fixedAxis: horizontal, frames: out, lineStart, lineEnd, used: used,
+                    position = placeLine(axis, metrics, frames: out, lineStart, lineEnd, used: used,
                                          thickness: thickness, position: position, isLast: isLast, into: lines, at: lineCount)
                     lineCount &+= 1
                     return true
@@ -234,12 +233,12 @@ extension Layout {
     /// of a section is spaced as if it were filled with copies of its last item. Records the line
     /// at `lines[index]` and returns where it ends along the scroll axis.
     @inline(__always)
-    static func placeLine(_ metrics: FlowMetrics, fixedAxis horizontal: Bool, frames out: UnsafeMutableBufferPointer<Rect>,
-                          _ lineStart: Int, _ lineEnd: Int, used: Double, thickness: Double, position: Double,
-                          isLast: Bool, into lines: UnsafeMutableBufferPointer<Band>, at index: Int) -> Double {
+    static func placeLine<Axis: ScrollAxis>(_: Axis.Type, _ metrics: FlowMetrics, frames out: UnsafeMutableBufferPointer<Rect>,
+                                            _ lineStart: Int, _ lineEnd: Int, used: Double, thickness: Double, position: Double,
+                                            isLast: Bool, into lines: UnsafeMutableBufferPointer<Band>, at index: Int) -> Double {
         let (available, spacing) = (metrics.available, metrics.spacing)
-        @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
-        @inline(__always) func main(_ k: Int) -> Double { mainLength(of: k, in: out, horizontal: horizontal) }
+        @inline(__always) func cross(_ k: Int) -> Double { Axis.crossLength(of: out[k]) }
+        @inline(__always) func main(_ k: Int) -> Double { Axis.mainLength(of: out[k]) }
         var used = used
         // Counted as a `Double`: copies of a tiny last item can outnumber any integer.
         let items = Double(lineEnd &- lineStart)
@@ -261,7 +260,7 @@ extension Layout {
         let gap = slots == 1 ? 0 : spacing + (available - used) / (slots - 1)
         for k in lineStart..<lineEnd {
             let m = main(k), c = cross(k)
-            setPosition(of: k, in: out, along: along, main: position + (thickness - m) / 2, horizontal: horizontal)
+            Axis.setPosition(of: &out[k], along: along, main: position + (thickness - m) / 2)
             along += c + gap
         }
         // Item counts fit in 32 bits (checked in `prepare`).
@@ -273,39 +272,13 @@ extension Layout {
     /// Writes item `k`'s size into its frame (its position follows when its line is placed) and
     /// returns its lengths across and along the scroll axis.
     @inline(__always)
-    static func measure(_ k: Int, _ sizing: ContentSizes, sizes: UnsafeBufferPointer<Size>,
-                        kinds: UnsafeBufferPointer<ItemKind?>, into out: UnsafeMutableBufferPointer<Rect>,
-                        horizontal: Bool) -> (cross: Double, main: Double) {
+    static func measure<Axis: ScrollAxis>(_ k: Int, _ sizing: ContentSizes, sizes: UnsafeBufferPointer<Size>,
+                                          kinds: UnsafeBufferPointer<ItemKind?>, into out: UnsafeMutableBufferPointer<Rect>,
+                                          _: Axis.Type) -> (cross: Double, main: Double) {
         let size = sizing.size(natural: sizes[k], kind: kinds[k])
         out[k].width = size.width
         out[k].height = size.height
-        return horizontal ? (size.height, size.width) : (size.width, size.height)
-    }
-
-    /// Item `k`'s length across the scroll axis (along its line), from its frame.
-    @inline(__always)
-    static func crossLength(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, horizontal: Bool) -> Double {
-        horizontal ? out[k].height : out[k].width
-    }
-
-    /// Item `k`'s length along the scroll axis, from its frame.
-    @inline(__always)
-    static func mainLength(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, horizontal: Bool) -> Double {
-        horizontal ? out[k].width : out[k].height
-    }
-
-    /// Sets item `k`'s position from its offsets along its line (`along`) and along the scroll
-    /// axis (`main`).
-    @inline(__always)
-    static func setPosition(of k: Int, in out: UnsafeMutableBufferPointer<Rect>, along: Double, main: Double,
-                            horizontal: Bool) {
-        if horizontal {
-            out[k].x = main
-            out[k].y = along
-        } else {
-            out[k].x = along
-            out[k].y = main
-        }
+        return Axis.lengths(of: size)
     }
 
     /// A shelf's board: the union of its items' frames, grown by the top and bottom insets,
@@ -340,9 +313,50 @@ extension ContentSizes: ItemSizing {
     static var allNatural: Bool { false }
 }
 
-/// A scroll direction as a type, so that a pass specialized for it is compiled with the axes fixed.
+/// A scroll direction as a type: the flow passes are generic over it, so that each is compiled
+/// once per direction with the axes fixed (`main` is the scroll direction, `cross` the line's).
 protocol ScrollAxis {
     static var isHorizontal: Bool { get }
+}
+
+extension ScrollAxis {
+    /// A size's lengths across the scroll axis (along a line) and along it.
+    @inline(__always)
+    static func lengths(of size: Size) -> (cross: Double, main: Double) {
+        isHorizontal ? (size.height, size.width) : (size.width, size.height)
+    }
+
+    /// A frame's length across the scroll axis.
+    @inline(__always)
+    static func crossLength(of frame: Rect) -> Double { isHorizontal ? frame.height : frame.width }
+
+    /// A frame's length along the scroll axis.
+    @inline(__always)
+    static func mainLength(of frame: Rect) -> Double { isHorizontal ? frame.width : frame.height }
+
+    /// A frame's offset across the scroll axis (along its line).
+    @inline(__always)
+    static func along(of frame: Rect) -> Double { isHorizontal ? frame.y : frame.x }
+
+    /// Moves a frame to `along` across the scroll axis and `main` along it.
+    @inline(__always)
+    static func setPosition(of frame: inout Rect, along: Double, main: Double) {
+        if isHorizontal {
+            frame.x = main
+            frame.y = along
+        } else {
+            frame.x = along
+            frame.y = main
+        }
+    }
+
+    /// A frame of `size` at `along` across the scroll axis and `main` along it.
+    @inline(__always)
+    static func frame(along: Double, main: Double, size: Size) -> Rect {
+        isHorizontal
+            ? Rect(x: main, y: along, width: size.width, height: size.height)
+            : Rect(x: along, y: main, width: size.width, height: size.height)
+    }
 }
 
 enum VerticalScroll: ScrollAxis {

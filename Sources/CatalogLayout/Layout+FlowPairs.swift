@@ -15,45 +15,38 @@ extension Layout {
     /// any line is placed. Frames, lines and
     /// positions are the general loop's to the bit: the same operations on the same values.
     @inline(__always)
-    static func layOutPairs(_ metrics: FlowMetrics, sizing: ContentSizes, horizontal: Bool, _ start: Int, _ end: Int,
-                            allNatural: Bool, sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                            frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                            position: Double, lineCount: Int) -> SectionLines {
-        // Out of the general loop, whose registers it would otherwise crowd; one copy per scroll
-        // direction, each with the axes fixed (two copies in one function, LLVM merged back into
-        // one that tests the direction on every item), and per way of sizing items.
-        @inline(__always) func layOut<Axis: ScrollAxis, Sizing: ItemSizing>(_ axis: Axis.Type, _ sizingKind: Sizing.Type) -> SectionLines {
-            layOutPairs(axis, sizingKind, metrics, sizing: sizing, start, end, sizes: sizes, kinds: kinds, frames: out,
-                        lines: lines, position: position, lineCount: lineCount)
+    static func layOutPairs<Axis: ScrollAxis>(_ axis: Axis.Type, _ metrics: FlowMetrics, sizing: ContentSizes,
+                                              _ start: Int, _ end: Int, allNatural: Bool,
+                                              input: LayoutInput.Buffers, into output: FlowOutput,
+                                              position: Double, lineCount: Int) -> SectionLines {
+        // Out of the general loop, whose registers it would otherwise crowd; one copy per way of
+        // sizing items (and, as the general loop, per scroll direction).
+        @inline(__always) func layOut<Sizing: ItemSizing>(_ sizingKind: Sizing.Type) -> SectionLines {
+            layOutPairs(axis, sizingKind, metrics, sizing: sizing, start, end, input: input, into: output,
+                        position: position, lineCount: lineCount)
         }
-        @inline(__always) func layOut<Axis: ScrollAxis>(_ axis: Axis.Type) -> SectionLines {
-            allNatural ? layOut(axis, NaturalSizes.self) : layOut(axis, ContentSizes.self)
-        }
-        return horizontal ? layOut(HorizontalScroll.self) : layOut(VerticalScroll.self)
+        return allNatural ? layOut(NaturalSizes.self) : layOut(ContentSizes.self)
     }
 
     @inline(never)
     static func layOutPairs<Axis: ScrollAxis, Sizing: ItemSizing>(_: Axis.Type, _: Sizing.Type, _ metrics: FlowMetrics,
                                                                   sizing: ContentSizes, _ start: Int, _ end: Int,
-                                                                  sizes: UnsafeBufferPointer<Size>,
-                                                                  kinds: UnsafeBufferPointer<ItemKind?>,
-                                                                  frames out: UnsafeMutableBufferPointer<Rect>,
-                                                                  lines: UnsafeMutableBufferPointer<Band>,
+                                                                  input: LayoutInput.Buffers, into output: FlowOutput,
                                                                   position sectionPosition: Double,
                                                                   lineCount sectionLineCount: Int) -> SectionLines {
-        let horizontal = Axis.isHorizontal
+        let (sizes, kinds, out, lines) = (input.sizes, input.kinds, output.frames, output.lines)
         let (available, spacing, lineSpacing, lead) = (metrics.available, metrics.spacing, metrics.lineSpacing, metrics.leadCross)
-        @inline(__always) func cross(_ k: Int) -> Double { crossLength(of: k, in: out, horizontal: horizontal) }
-        @inline(__always) func main(_ k: Int) -> Double { mainLength(of: k, in: out, horizontal: horizontal) }
+        @inline(__always) func cross(_ k: Int) -> Double { Axis.crossLength(of: out[k]) }
+        @inline(__always) func main(_ k: Int) -> Double { Axis.mainLength(of: out[k]) }
         @inline(__always) func measure(_ k: Int) -> Double {
             if Sizing.allNatural {
                 // Copied as it is: no test for a missing size between reading its width and its height.
                 let size = sizes[k]
                 out[k].width = size.width
                 out[k].height = size.height
-                return horizontal ? size.height : size.width
+                return Axis.lengths(of: size).cross
             }
-            return Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, horizontal: horizontal).cross
+            return Self.measure(k, sizing, sizes: sizes, kinds: kinds, into: out, Axis.self).cross
         }
         /// Whether three items this long fit on a line, as the general loop adds them up. Addition
         /// rounds monotonically, so if three of the shortest do not fit, no three do.
@@ -127,7 +120,7 @@ extension Layout {
             let lastStart = (words[lastItem &>> 6] &>> UInt64(lastItem & 63)) & 1 == 1 ? lastItem : lastItem &- 1
             words[lastStart &>> 6] &= ~(1 &<< UInt64(lastStart & 63))
             @inline(__always) func place(_ k: Int, along: Double, main: Double) {
-                setPosition(of: k, in: out, along: along, main: main, horizontal: horizontal)
+                Axis.setPosition(of: &out[k], along: along, main: main)
             }
             for w in 0..<wordCount {
                 var starts = words[w]
@@ -162,7 +155,7 @@ extension Layout {
             let (used, thickness) = i == end &- 1
                 ? (cross(i), main(i))
                 : (cross(i) + (spacing + cross(i &+ 1)), max(main(i), main(i &+ 1)))
-            let after = placeLine(metrics, fixedAxis: horizontal, frames: out, i, end, used: used, thickness: thickness,
+            let after = placeLine(Axis.self, metrics, frames: out, i, end, used: used, thickness: thickness,
                                   position: position, isLast: true, into: lines, at: lineCount)
             return .placed(position: after, lineCount: lineCount &+ 1)
         }

@@ -61,18 +61,18 @@ extension Layout {
     /// recording its lines from `lines[lineCount]` on; `.notTaken` when they do not, or when more
     /// than ``UniformLines/maximumPerLine`` fit on a line.
     @inline(__always)
-    static func layOutUniform(_ uniform: UniformLines, _ metrics: FlowMetrics, sizing: ContentSizes, fixedAxis horizontal: Bool,
-                              _ start: Int, _ end: Int, shape: SectionSizing,
-                              sizes: UnsafeBufferPointer<Size>, kinds: UnsafeBufferPointer<ItemKind?>,
-                              frames out: UnsafeMutableBufferPointer<Rect>, lines: UnsafeMutableBufferPointer<Band>,
-                              position: Double, lineCount: Int) -> SectionLines {
+    static func layOutUniform<Axis: ScrollAxis>(_ axis: Axis.Type, _ uniform: UniformLines, _ metrics: FlowMetrics,
+                                                sizing: ContentSizes, _ start: Int, _ end: Int, shape: SectionSizing,
+                                                input: LayoutInput.Buffers, into output: FlowOutput,
+                                                position: Double, lineCount: Int) -> SectionLines {
+        let (sizes, kinds, out, lines) = (input.sizes, input.kinds, output.frames, output.lines)
         // One size: no natural sizes, and one kind unless the configuration sizes every kind alike.
         guard shape.contains(.noNaturalSizes), sizing.sameForAll || shape.contains(.oneKind) else { return .notTaken }
         let kind = kinds[start]
         let index = sizing.slot(of: kind)
         let slot = uniform.slots + index
         let size = sizing.size(natural: sizes[start], kind: kind)
-        let (cross, main) = horizontal ? (size.height, size.width) : (size.width, size.height)
+        let (cross, main) = Axis.lengths(of: size)
         if slot.pointee.perLine == 0 { slot.pointee.perLine = itemsPerLine(cross, metrics) }
         let perLine = slot.pointee.perLine
         guard perLine > 0 else { return .notTaken }
@@ -89,11 +89,7 @@ extension Layout {
         var (position, lineCount, i) = (position, lineCount, start)
         @inline(__always) func place(_ places: UnsafeMutablePointer<Double>, _ n: Int) {
             let along = position + lift
-            for j in 0..<n {
-                out[i &+ j] = horizontal
-                    ? Rect(x: along, y: places[j], width: size.width, height: size.height)
-                    : Rect(x: places[j], y: along, width: size.width, height: size.height)
-            }
+            for j in 0..<n { out[i &+ j] = Axis.frame(along: places[j], main: along, size: size) }
             // Item counts fit in 32 bits (checked in `prepare`).
             lines[lineCount] = Band(lo: position, hi: position + main,
                                    start: Int32(truncatingIfNeeded: i), end: Int32(truncatingIfNeeded: i &+ n))
@@ -103,7 +99,7 @@ extension Layout {
         }
         if lineTotal > 1 {
             if !slot.pointee.hasFullLine {
-                workOutPlaces(into: fullLine, count: perLine, isLast: false, cross: cross, main: main, metrics, fixedAxis: horizontal)
+                workOutPlaces(into: fullLine, count: perLine, isLast: false, cross: cross, main: main, metrics, axis)
                 slot.pointee.hasFullLine = true
             }
             for _ in 1..<lineTotal {
@@ -115,7 +111,7 @@ extension Layout {
         let lastPlaces = uniform.lastLine(ofSlot: index, count: last)
         let bit: UInt64 = 1 &<< UInt64(last &- 1)
         if slot.pointee.lastLines & bit == 0 {
-            workOutPlaces(into: lastPlaces, count: last, isLast: true, cross: cross, main: main, metrics, fixedAxis: horizontal)
+            workOutPlaces(into: lastPlaces, count: last, isLast: true, cross: cross, main: main, metrics, axis)
             slot.pointee.lastLines |= bit
         }
         place(lastPlaces, last)
@@ -137,19 +133,20 @@ extension Layout {
     /// The places across a line of `count` items, `cross` by `main` (along the scroll axis), as
     /// ``placeLine`` places them: it places a line of such items, and their places are read back.
     @inline(never)
-    private static func workOutPlaces(into places: UnsafeMutablePointer<Double>, count: Int, isLast: Bool,
-                                      cross: Double, main: Double, _ metrics: FlowMetrics, fixedAxis horizontal: Bool) {
+    private static func workOutPlaces<Axis: ScrollAxis>(into places: UnsafeMutablePointer<Double>, count: Int, isLast: Bool,
+                                                        cross: Double, main: Double, _ metrics: FlowMetrics, _ axis: Axis.Type) {
         withUnsafeTemporaryAllocation(of: Rect.self, capacity: count) { items in
             var used = cross
+            let size = Axis.isHorizontal ? Size(width: main, height: cross) : Size(width: cross, height: main)
             for k in 0..<count {
-                items[k] = horizontal ? Rect(x: 0, y: 0, width: main, height: cross) : Rect(x: 0, y: 0, width: cross, height: main)
+                items[k] = Rect(x: 0, y: 0, width: size.width, height: size.height)
                 if k > 0 { used = used + (metrics.spacing + cross) }
             }
             withUnsafeTemporaryAllocation(of: Band.self, capacity: 1) { band in
-                _ = placeLine(metrics, fixedAxis: horizontal, frames: items, 0, count, used: used, thickness: main,
+                _ = placeLine(axis, metrics, frames: items, 0, count, used: used, thickness: main,
                               position: 0, isLast: isLast, into: band, at: 0)
             }
-            for k in 0..<count { places[k] = horizontal ? items[k].y : items[k].x }
+            for k in 0..<count { places[k] = Axis.along(of: items[k]) }
         }
     }
 }
