@@ -184,44 +184,32 @@ private struct BatchDecoding {
         return try decoder.nativeSection(value, at: Location(layout: .prefixed(path), section: 0, item: nil))
     }
 
-    /// The keys an `updateItem` may change: CatalogKit's own key of every field in the field
-    /// table but the id, and the size as one `[width, height]`.
-    static let updatableItemKeys: Set<String> = {
-        var keys = Set(ItemFieldTable.video.map { $0.keys[0] } + ItemFieldTable.book.map { $0.keys[0] } + ItemFieldTable.icon.map { $0.keys[0] })
-        keys.subtract(ItemFieldTable.common.map { $0.keys[0] })
-        keys.insert("size")
-        return keys
-    }()
+    /// The keys an `updateItem` may change: every content field of the field table, by its own
+    /// name, and the size as one `[width, height]`.
+    static let updatableItemKeys = Set(ItemKind.allCases.flatMap { ItemField.content(of: $0).map(\.rawValue) } + ["size"])
 
     func itemFields(_ value: PropertyValue, at path: String) throws(ImportError) -> ItemFields {
         let fields = try dictionary(value, at: path, expected: "a dictionary of item fields")
         try refuseUnknownKeys(fields, known: Self.updatableItemKeys, at: path)
         var result = ItemFields()
-        func text(_ key: String) throws(ImportError) -> String? {
-            try fields[key].map { v throws(ImportError) in try nonEmptyString(v, at: "\(path).\(key)") }
-        }
-        func clearable(_ key: String) throws(ImportError) -> String?? {
-            guard let value = fields[key] else { return nil }
-            if case .null = value { return .some(nil) }
-            return .some(try string(value, at: "\(path).\(key)"))
-        }
-        func counter(_ key: String) throws(ImportError) -> Int? {
-            try fields[key].map { v throws(ImportError) in try CatalogDecoder.counter(fileName, v, at: "\(path).\(key)") }
-        }
-        result.title = try text("title")
-        result.cover = try text("cover")
-        result.name = try text("name")
-        result.icon = try text("icon")
-        result.author = try clearable("author")
-        result.statusText = try clearable("statusText")
-        result.playCount = try counter("playCount")
-        result.likeCount = try counter("likeCount")
-        if let value = fields["status"] {
-            let name = try string(value, at: "\(path).status")
-            guard let status = VideoStatus(rawValue: name) else {
-                throw error("\(path).status", .invalidValue(expected: "one of draft, reviewing, recommended, published, rejected", found: "\"\(name)\""))
+        for field in ItemField.allCases {
+            guard let type = field.contentType, let value = fields[field.rawValue] else { continue }
+            let at = "\(path).\(field.rawValue)"
+            switch type {
+            case .text:
+                result.content[field] = .some(.text(try nonEmptyString(value, at: at)))
+            case .optionalText:
+                if case .null = value { result.content[field] = .some(nil) } else { result.content[field] = .some(.text(try string(value, at: at))) }
+            case .count:
+                result.content[field] = .some(.count(try CatalogDecoder.counter(fileName, value, at: at)))
+            case .status:
+                let name = try string(value, at: at)
+                guard VideoStatus(rawValue: name) != nil else {
+                    throw error(at, .invalidValue(expected: "one of " + VideoStatus.allCases.map(\.rawValue).joined(separator: ", "),
+                                                  found: "\"\(name)\""))
+                }
+                result.content[field] = .some(.text(name))
             }
-            result.status = status
         }
         if let value = fields["size"] {
             if case .null = value {

@@ -256,7 +256,7 @@ struct CatalogDecoder {
                 guard let field = table[key.lowercased()], !common.contains(field) else { return nil }
                 return (field, key)
             }
-            return named.sorted { ($0.0.slot, $0.1) < ($1.0.slot, $1.1) }.map(\.1)
+            return named.sorted { ($0.0.ordinal, $0.1) < ($1.0.ordinal, $1.1) }.map(\.1)
         }
         let icon = telling(.icon), video = telling(.video)
         guard !icon.isEmpty || !video.isEmpty else { return nil }
@@ -441,7 +441,7 @@ struct CatalogDecoder {
 
     /// The key and value that fill `field` in the current item.
     func field(_ field: ItemField) -> (key: String, value: PropertyValue)? {
-        slots[field.slot]
+        slots[field.ordinal]
     }
 
     /// Finds which key fills each field of one item: a `--map` key first, then CatalogKit's own
@@ -456,11 +456,11 @@ struct CatalogDecoder {
         for (field, keys) in ItemFieldTable.rows(for: kind) {
             if mapping, let mapped = options.fieldMap[field] {
                 if let value = dictionary[mapped] {
-                    slots[field.slot] = (mapped, value)
+                    slots[field.ordinal] = (mapped, value)
                     used += 1
                 }
             } else if let value = dictionary[keys[0]] {
-                slots[field.slot] = (keys[0], value)
+                slots[field.ordinal] = (keys[0], value)
                 used += 1
             }
         }
@@ -475,7 +475,7 @@ struct CatalogDecoder {
                 ignoredKeys[key, default: 0] += 1
                 continue
             }
-            let slot = field.slot
+            let slot = field.ordinal
             if let taken = slots[slot] {
                 throw error(location.path(key), .invalidValue(
                     expected: "one key for the \(field.rawValue) of the \(kind.rawValue)",

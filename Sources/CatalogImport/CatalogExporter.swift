@@ -31,7 +31,11 @@ public enum CatalogExporter {
         // The kind's own fields in the field table's order, each under CatalogKit's own key (the
         // table's first); the size as one `[width, height]` after them.
         for (field, keys) in ItemFieldTable.rows(for: item.kind).dropFirst(ItemFieldTable.common.count) {
-            if let value = field.exportedValue(of: item.content) { members.append((keys[0], value)) }
+            switch item.content[field] {
+            case .text(let text)?: members.append((keys[0], .string(text)))
+            case .count(let count)?: members.append((keys[0], .integer(count)))
+            case nil: break
+            }
         }
         if let size = item.size { members.append(("size", [.double(size.width), .double(size.height)])) }
         return .object(members)
@@ -64,27 +68,6 @@ extension OrderedJSON {
         case .double(let double): return double
         case .bool(let bool): return bool
         case .null: return ""
-        }
-    }
-}
-
-extension ItemField {
-    /// The field's value in `content` as the native format writes it; nil for a field the content
-    /// does not have or leaves empty (an optional one), and for the id and size, which are not content.
-    func exportedValue(of content: ItemContent) -> OrderedJSON? {
-        switch (self, content) {
-        case (.title, .video(let video)): .string(video.title)
-        case (.cover, .video(let video)): .string(video.cover)
-        case (.playCount, .video(let video)): .integer(video.playCount)
-        case (.likeCount, .video(let video)): .integer(video.likeCount)
-        case (.status, .video(let video)): .string(video.status.rawValue)
-        case (.statusText, .video(let video)): video.statusText.map(OrderedJSON.string)
-        case (.title, .book(let book)): .string(book.title)
-        case (.cover, .book(let book)): .string(book.cover)
-        case (.author, .book(let book)): book.author.map(OrderedJSON.string)
-        case (.name, .icon(let icon)): .string(icon.name)
-        case (.icon, .icon(let icon)): .string(icon.icon)
-        default: nil
         }
     }
 }

@@ -1,29 +1,5 @@
 import CatalogModel
 
-/// A field of an item in the model, as `--map FIELD=KEY` names it (docs/Catalogue-files.md).
-public enum ItemField: String, CaseIterable, Sendable, Hashable {
-    case id, name, icon, title, cover, author, playCount, likeCount, status, statusText, width, height
-
-    /// The field's place in a decoder's per-item buffer (a switch, not a hash: it runs for
-    /// every field of every item).
-    var slot: Int {
-        switch self {
-        case .id: 0
-        case .name: 1
-        case .icon: 2
-        case .title: 3
-        case .cover: 4
-        case .author: 5
-        case .playCount: 6
-        case .likeCount: 7
-        case .status: 8
-        case .statusText: 9
-        case .width: 10
-        case .height: 11
-        }
-    }
-}
-
 /// The one table of which keys fill which field, per item kind (docs/Catalogue-files.md). The first key of each
 /// field is CatalogKit's own (what the exporter writes); the rest are aliases that files from
 /// real apps use, matched without regard to case. Decoding, detection, the report's ignored keys,
@@ -32,32 +8,35 @@ public enum ItemField: String, CaseIterable, Sendable, Hashable {
 enum ItemFieldTable {
     typealias Row = (field: ItemField, keys: [String])
 
+    /// The keys files from real apps use for `field` of a `kind` item besides the field's own
+    /// name, which comes first.
+    private static func aliases(of field: ItemField, in kind: ItemKind) -> [String] {
+        switch (field, kind) {
+        case (.id, _): ["identifier", "uuid"]
+        case (.width, _): ["w"]
+        case (.height, _): ["h"]
+        case (.cover, .video): ["images", "image", "img", "poster", "thumbnail"]
+        case (.playCount, _): ["play_count"]
+        case (.likeCount, _): ["praise_count"]
+        case (.statusText, _): ["status_desc"]
+        case (.name, _): ["title", "text", "label"]
+        case (.icon, _): ["image", "img", "imageName", "pic"]
+        default: []
+        }
+    }
+
+    /// A kind's rows: the fields every kind has, then its content fields in the model's order
+    /// (``ItemField/content(of:)``), each with its own name and its aliases.
+    private static func table(for kind: ItemKind) -> [Row] {
+        (ItemField.common + ItemField.content(of: kind)).map { ($0, [$0.rawValue] + aliases(of: $0, in: kind)) }
+    }
+
+    static let video = table(for: .video)
+    static let book = table(for: .book)
+    static let icon = table(for: .icon)
+
     /// Fields every kind has.
-    static let common: [Row] = [
-        (.id, ["id", "identifier", "uuid"]),
-        (.width, ["width", "w"]),
-        (.height, ["height", "h"]),
-    ]
-
-    static let video: [Row] = common + [
-        (.title, ["title"]),
-        (.cover, ["cover", "images", "image", "img", "poster", "thumbnail"]),
-        (.playCount, ["playCount", "play_count"]),
-        (.likeCount, ["likeCount", "praise_count"]),
-        (.status, ["status"]),
-        (.statusText, ["statusText", "status_desc"]),
-    ]
-
-    static let book: [Row] = common + [
-        (.title, ["title"]),
-        (.cover, ["cover"]),
-        (.author, ["author"]),
-    ]
-
-    static let icon: [Row] = common + [
-        (.name, ["name", "title", "text", "label"]),
-        (.icon, ["icon", "image", "img", "imageName", "pic"]),
-    ]
+    static let common = Array(video.prefix(ItemField.common.count))
 
     static func rows(for kind: ItemKind) -> [Row] {
         switch kind {

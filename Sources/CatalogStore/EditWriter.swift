@@ -132,16 +132,16 @@ struct EditWriter {
         for (item, sectionPK, key) in newItems {
             try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: key)
         }
-        let update = try db.cachedStatement(sql: """
-            UPDATE item SET title = ?, cover = ?, play_count = ?, like_count = ?, status = ?, status_text = ?,
-                            author = ?, name = ?, icon = ?, width = ?, height = ? WHERE pk = ?
-            """)
+        let assignments = ItemColumns.content.map { ItemColumns.column($0) + " = ?" }.joined(separator: ", ")
+        let update = try db.cachedStatement(sql: "UPDATE item SET \(assignments), width = ?, height = ? WHERE pk = ?")
         for (pk, item) in updatedItems {
-            var values: [(any DatabaseValueConvertible)?] = Array(repeating: nil, count: 9)
-            switch item.content {
-            case .video(let v): values = [v.title, v.cover, v.playCount, v.likeCount, v.status.rawValue, v.statusText, nil, nil, nil]
-            case .book(let b): values = [b.title, b.cover, nil, nil, nil, nil, b.author, nil, nil]
-            case .icon(let i): values = [nil, nil, nil, nil, nil, nil, nil, i.name, i.icon]
+            // NULL for the fields of other kinds and for optional fields left empty.
+            var values: [(any DatabaseValueConvertible)?] = ItemColumns.content.map { field in
+                switch item.content[field] {
+                case .text(let text)?: text
+                case .count(let count)?: count
+                case nil: nil
+                }
             }
             values += [item.size?.width, item.size?.height, pk]
             try update.execute(arguments: StatementArguments(values))

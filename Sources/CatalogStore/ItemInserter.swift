@@ -4,7 +4,7 @@ import GRDBSQLite
 
 /// Inserts items through one prepared statement, binding values with SQLite's C API.
 ///
-/// Going through `StatementArguments` boxes sixteen values per row into existentials; binding
+/// Going through `StatementArguments` boxes every value of a row into existentials; binding
 /// them directly is what makes storing 100k items cost about the same as a hand-written GRDB
 /// loop (see BENCHMARKS.md). The statement belongs to the caller's transaction; errors come back
 /// as GRDB's `DatabaseError`, so a failed insert rolls the transaction back like any other.
@@ -14,10 +14,10 @@ struct ItemInserter {
 
     init(db: Database) throws {
         self.db = db
+        let values = Array(repeating: "?", count: 7 + ItemColumns.content.count).joined(separator: ", ")
         statement = try db.cachedStatement(sql: """
-            INSERT INTO item (catalog_pk, section_pk, id, position, kind, title, cover, play_count, like_count,
-                              status, status_text, author, name, icon, width, height)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(ItemColumns.list()), width, height)
+            VALUES (\(values))
             """)
     }
 
@@ -32,29 +32,20 @@ struct ItemInserter {
         sqlite3_bind_int64(handle, 2, sectionPK)
         bind(item.id, at: 3)
         sqlite3_bind_int64(handle, 4, key)
-        // Unbound parameters are NULL after sqlite3_clear_bindings.
-        switch item.content {
-        case .video(let video):
-            bind("video", at: 5)
-            bind(video.title, at: 6)
-            bind(video.cover, at: 7)
-            sqlite3_bind_int64(handle, 8, Int64(video.playCount))
-            sqlite3_bind_int64(handle, 9, Int64(video.likeCount))
-            bind(video.status.rawValue, at: 10)
-            if let text = video.statusText { bind(text, at: 11) }
-        case .book(let book):
-            bind("book", at: 5)
-            bind(book.title, at: 6)
-            bind(book.cover, at: 7)
-            if let author = book.author { bind(author, at: 12) }
-        case .icon(let icon):
-            bind("icon", at: 5)
-            bind(icon.name, at: 13)
-            bind(icon.icon, at: 14)
+        bind(item.kind.rawValue, at: 5)
+        // Unbound parameters are NULL after sqlite3_clear_bindings: the fields of other kinds,
+        // and optional fields left empty.
+        for field in ItemField.content(of: item.kind) {
+            let index = Self.contentParameter &+ ItemColumns.offset(of: field)
+            switch item.content[field] {
+            case .text(let text)?: bind(text, at: index)
+            case .count(let count)?: sqlite3_bind_int64(handle, index, Int64(count))
+            case nil: break
+            }
         }
         if let size = item.size {
-            sqlite3_bind_double(handle, 15, size.width)
-            sqlite3_bind_double(handle, 16, size.height)
+            sqlite3_bind_double(handle, Self.sizeParameter, size.width)
+            sqlite3_bind_double(handle, Self.sizeParameter &+ 1, size.height)
         }
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else {
@@ -63,6 +54,10 @@ struct ItemInserter {
                                 message: message, sql: statement.sql)
         }
     }
+
+    /// The parameter of the first content column; the width's follows the last.
+    private static let contentParameter: Int32 = 6
+    private static let sizeParameter = contentParameter + Int32(ItemColumns.content.count)
 
     private func bind(_ text: String, at index: Int32) {
         RawStatement.bind(text, at: index, of: statement.sqliteStatement)

@@ -11,8 +11,7 @@ struct ItemReader {
 
     init(db: Database) throws {
         statement = try RawStatement(db, """
-            SELECT i.section_pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
-                   i.status_text, i.author, i.name, i.icon, i.width, i.height
+            SELECT i.section_pk, i.id, i.kind, \(ItemColumns.list(prefix: "i.")), i.width, i.height
             FROM section s JOIN item i ON i.section_pk = s.pk
             WHERE s.catalog_pk = ? ORDER BY s.position, i.position
             """)
@@ -24,13 +23,12 @@ struct ItemReader {
         // The same columns as the catalogue walk, with the item's own key first and its order
         // key last.
         let reader = ItemReader(statement: try RawStatement(db, """
-            SELECT i.pk, i.id, i.kind, i.title, i.cover, i.play_count, i.like_count, i.status,
-                   i.status_text, i.author, i.name, i.icon, i.width, i.height, i.position
+            SELECT i.pk, i.id, i.kind, \(ItemColumns.list(prefix: "i.")), i.width, i.height, i.position
             FROM item i WHERE i.section_pk = ? ORDER BY i.position
             """))
         var result: [(pk: Int64, key: Int64, item: Item)] = []
         try reader.forEachRow(binding: sectionPK) { row, item in
-            result.append((row.int64(0), row.int64(14), item))
+            result.append((row.int64(0), row.int64(Self.sizeColumn + 2), item))
         }
         return result
     }
@@ -54,24 +52,32 @@ struct ItemReader {
         }
     }
 
+    /// Where the content columns start: after the section's (or item's) key, the id and the kind.
+    private static let contentColumn: Int32 = 3
+    /// Where the width is; the height follows.
+    private static let sizeColumn = contentColumn + Int32(ItemColumns.content.count)
+
     private func item(_ row: RawStatement.Columns) throws -> Item {
         let id = row.text(1) ?? ""
-        let content: ItemContent
-        switch row.text(2) {
-        case "video":
-            guard let statusName = row.text(7), let status = VideoStatus(rawValue: statusName) else {
-                throw StoreError.database("item \(id) has an unknown status")
+        let kind = try row.withText(2) { name throws(StoreError) -> ItemKind in
+            switch String(decoding: name, as: UTF8.self) {
+            case "video": .video
+            case "book": .book
+            case "icon": .icon
+            case let other: throw StoreError.database("item \(id) has an unknown kind \(row.isNull(2) ? "NULL" : other)")
             }
-            content = .video(Video(title: row.text(3) ?? "", cover: row.text(4) ?? "", playCount: row.int(5),
-                                   likeCount: row.int(6), status: status, statusText: row.text(8)))
-        case "book":
-            content = .book(Book(title: row.text(3) ?? "", cover: row.text(4) ?? "", author: row.text(9)))
-        case "icon":
-            content = .icon(Icon(name: row.text(10) ?? "", icon: row.text(11) ?? ""))
-        case let other:
-            throw StoreError.database("item \(id) has an unknown kind \(other ?? "NULL")")
         }
-        let size = row.isNull(12) ? nil : Size(width: row.double(12), height: row.double(13))
+        let content: ItemContent
+        do {
+            content = try ItemContent(kind: kind) { field in
+                let column = Self.contentColumn &+ ItemColumns.offset(of: field)
+                if row.isNull(column) { return nil }
+                return field.contentType == .count ? .count(row.int(column)) : .text(row.text(column) ?? "")
+            }
+        } catch {
+            throw StoreError.database("item \(id) holds a value its field may not: \(error)")
+        }
+        let size = row.isNull(Self.sizeColumn) ? nil : Size(width: row.double(Self.sizeColumn), height: row.double(Self.sizeColumn + 1))
         return Item(id: id, content: content, size: size)
     }
 }

@@ -175,52 +175,70 @@ struct StoredSection: Codable, Equatable {
     }
 }
 
+/// An item as the journal stores it: its id, kind, content fields under their own names
+/// (``ItemField``) and its size as `[width, height]`. Read back into an item only when a revision
+/// is rewound or replayed, so a damaged entry is reported then.
 struct StoredItem: Codable, Equatable {
     var id: String
     var kind: String
-    var title: String?
-    var cover: String?
-    var playCount: Int?
-    var likeCount: Int?
-    var status: String?
-    var statusText: String?
-    var author: String?
-    var name: String?
-    var icon: String?
+    var content: [ItemField: ItemFieldValue]
     var size: [Double]?
 
     init(_ item: Item) {
         id = item.id
         kind = item.kind.rawValue
-        switch item.content {
-        case .video(let v):
-            (title, cover, playCount, likeCount, status, statusText) = (v.title, v.cover, v.playCount, v.likeCount, v.status.rawValue, v.statusText)
-        case .book(let b):
-            (title, cover, author) = (b.title, b.cover, b.author)
-        case .icon(let i):
-            (name, icon) = (i.name, i.icon)
-        }
+        content = [:]
+        for field in ItemField.content(of: item.kind) { content[field] = item.content[field] }
         size = item.size.map { [$0.width, $0.height] }
     }
 
     func item() throws -> Item {
-        let content: ItemContent
-        switch kind {
-        case "video":
-            guard let title, let cover, let playCount, let likeCount, let status = status.flatMap(VideoStatus.init(rawValue:)) else {
-                throw StoreError.database("the journal holds an incomplete video \(id)")
-            }
-            content = .video(Video(title: title, cover: cover, playCount: playCount, likeCount: likeCount, status: status, statusText: statusText))
-        case "book":
-            guard let title, let cover else { throw StoreError.database("the journal holds an incomplete book \(id)") }
-            content = .book(Book(title: title, cover: cover, author: author))
-        case "icon":
-            guard let name, let icon else { throw StoreError.database("the journal holds an incomplete icon \(id)") }
-            content = .icon(Icon(name: name, icon: icon))
-        default:
-            throw StoreError.database("the journal holds an unknown item kind \(kind)")
+        guard let itemKind = ItemKind(rawValue: kind) else { throw StoreError.database("the journal holds an unknown item kind \(kind)") }
+        let itemContent: ItemContent
+        do {
+            itemContent = try ItemContent(kind: itemKind) { content[$0] }
+        } catch {
+            throw StoreError.database("the journal holds an incomplete \(kind) \(id): \(error)")
         }
         let itemSize = size.flatMap { $0.count == 2 ? Size(width: $0[0], height: $0[1]) : nil }
-        return Item(id: id, content: content, size: itemSize)
+        return Item(id: id, content: itemContent, size: itemSize)
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        id = try container.decode(String.self, forKey: Key("id"))
+        kind = try container.decode(String.self, forKey: Key("kind"))
+        size = try container.decodeIfPresent([Double].self, forKey: Key("size"))
+        content = [:]
+        for field in ItemColumns.content {
+            let key = Key(field.rawValue)
+            if field.contentType == .count {
+                content[field] = try container.decodeIfPresent(Int.self, forKey: key).map(ItemFieldValue.count)
+            } else {
+                content[field] = try container.decodeIfPresent(String.self, forKey: key).map(ItemFieldValue.text)
+            }
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(id, forKey: Key("id"))
+        try container.encode(kind, forKey: Key("kind"))
+        for field in ItemColumns.content {
+            switch content[field] {
+            case .text(let text)?: try container.encode(text, forKey: Key(field.rawValue))
+            case .count(let count)?: try container.encode(count, forKey: Key(field.rawValue))
+            case nil: break
+            }
+        }
+        try container.encodeIfPresent(size, forKey: Key("size"))
     }
 }

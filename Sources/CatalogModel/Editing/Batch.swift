@@ -60,49 +60,38 @@ public enum MovePolicy: String, Sendable, Hashable, CaseIterable, Codable {
     case swap
 }
 
-/// New values for some of an item's fields; `nil` leaves a field as it is. Optional fields
-/// (`author`, `statusText`, `size`) are cleared with `.some(nil)`.
+/// New values for some of an item's fields: content fields (``ItemField/content(of:)``) and the
+/// size. An optional field (`author`, `statusText`, `size`) is cleared with `.some(nil)`.
 public struct ItemFields: Sendable, Hashable {
-    public var title: String?
-    public var cover: String?
-    public var author: String??
-    public var playCount: Int?
-    public var likeCount: Int?
-    public var status: VideoStatus?
-    public var statusText: String??
-    public var name: String?
-    public var icon: String?
+    /// The content fields to set, each with its new value; a nil value clears an optional field.
+    public var content: [ItemField: ItemFieldValue?]
     public var size: Size??
 
-    public init(title: String? = nil, cover: String? = nil, author: String?? = nil, playCount: Int? = nil,
-                likeCount: Int? = nil, status: VideoStatus? = nil, statusText: String?? = nil,
-                name: String? = nil, icon: String? = nil, size: Size?? = nil) {
-        self.title = title
-        self.cover = cover
-        self.author = author
-        self.playCount = playCount
-        self.likeCount = likeCount
-        self.status = status
-        self.statusText = statusText
-        self.name = name
-        self.icon = icon
+    public init(content: [ItemField: ItemFieldValue?] = [:], size: Size?? = nil) {
+        self.content = content
         self.size = size
     }
 
-    /// The names of the fields this update sets, for error messages.
-    public var names: [String] {
-        var names: [String] = []
-        if title != nil { names.append("title") }
-        if cover != nil { names.append("cover") }
-        if author != nil { names.append("author") }
-        if playCount != nil { names.append("playCount") }
-        if likeCount != nil { names.append("likeCount") }
-        if status != nil { names.append("status") }
-        if statusText != nil { names.append("statusText") }
-        if name != nil { names.append("name") }
-        if icon != nil { names.append("icon") }
-        if size != nil { names.append("size") }
-        return names
+    /// The fields by name, as Swift code sets them; `nil` leaves a field as it is.
+    public init(title: String? = nil, cover: String? = nil, author: String?? = nil, playCount: Int? = nil,
+                likeCount: Int? = nil, status: VideoStatus? = nil, statusText: String?? = nil,
+                name: String? = nil, icon: String? = nil, size: Size?? = nil) {
+        var content: [ItemField: ItemFieldValue?] = [:]
+        for (field, text) in [(ItemField.title, title), (.cover, cover), (.name, name), (.icon, icon), (.status, status?.rawValue)] {
+            if let text { content[field] = .some(.text(text)) }
+        }
+        for (field, text) in [(ItemField.author, author), (.statusText, statusText)] {
+            if let text { content[field] = .some(text.map(ItemFieldValue.text)) }
+        }
+        for (field, count) in [(ItemField.playCount, playCount), (.likeCount, likeCount)] {
+            if let count { content[field] = .some(.count(count)) }
+        }
+        self.init(content: content, size: size)
+    }
+
+    /// The content fields to set with their values, in the order of ``ItemField/allCases``.
+    public var orderedContent: [(field: ItemField, value: ItemFieldValue?)] {
+        ItemField.allCases.compactMap { field in content[field].map { (field, $0) } }
     }
 }
 

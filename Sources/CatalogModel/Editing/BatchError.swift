@@ -69,3 +69,10 @@ public struct BatchError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension BatchError {
+    /// The refusal of an item's field value, as ``Reason/invalidField(_:detail:)``.
+    init(_ error: ItemFieldError) {
+        self.init(reason: .invalidField(error.field.rawValue, detail: error.detail))
+    }
+}

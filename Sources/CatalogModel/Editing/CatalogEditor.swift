@@ -257,11 +257,7 @@ public struct CatalogEditor<Source: CatalogSource> {
     /// Checks an item's id and values as the model requires.
     static func check(_ item: Item) throws {
         guard !item.id.isEmpty else { throw BatchError(reason: .invalidField("id", detail: "expected a non-empty string")) }
-        if case .video(let video) = item.content {
-            for (field, value) in [("playCount", video.playCount), ("likeCount", video.likeCount)] where value < 0 {
-                throw BatchError(reason: .invalidField(field, detail: "expected an integer ≥ 0, found \(value)"))
-            }
-        }
+        if let error = item.content.fieldErrors.first { throw BatchError(error) }
         if let size = item.size, !size.isValidNaturalSize {
             throw BatchError(reason: .invalidField("size", detail: "expected two numbers from 0 to \(Int(Size.maximumLength))"))
         }
@@ -270,40 +266,8 @@ public struct CatalogEditor<Source: CatalogSource> {
     /// `item` with `fields` applied; a field its kind does not have is an error.
     static func updated(_ item: Item, with fields: ItemFields) throws -> Item {
         var item = item
-        func refuse(_ field: String) -> BatchError {
-            BatchError(reason: .invalidField(field, detail: "a \(item.kind.rawValue) has no such field"))
-        }
-        switch item.content {
-        case .video(var video):
-            if let title = fields.title { video.title = title }
-            if let cover = fields.cover { video.cover = cover }
-            if let playCount = fields.playCount { video.playCount = playCount }
-            if let likeCount = fields.likeCount { video.likeCount = likeCount }
-            if let status = fields.status { video.status = status }
-            if let statusText = fields.statusText { video.statusText = statusText }
-            if fields.author != nil { throw refuse("author") }
-            if fields.name != nil { throw refuse("name") }
-            if fields.icon != nil { throw refuse("icon") }
-            item.content = .video(video)
-        case .book(var book):
-            if let title = fields.title { book.title = title }
-            if let cover = fields.cover { book.cover = cover }
-            if let author = fields.author { book.author = author }
-            for (name, set) in [("playCount", fields.playCount != nil), ("likeCount", fields.likeCount != nil),
-                                ("status", fields.status != nil), ("statusText", fields.statusText != nil),
-                                ("name", fields.name != nil), ("icon", fields.icon != nil)] where set {
-                throw refuse(name)
-            }
-            item.content = .book(book)
-        case .icon(var icon):
-            if let name = fields.name { icon.name = name }
-            if let image = fields.icon { icon.icon = image }
-            for (name, set) in [("title", fields.title != nil), ("cover", fields.cover != nil), ("author", fields.author != nil),
-                                ("playCount", fields.playCount != nil), ("likeCount", fields.likeCount != nil),
-                                ("status", fields.status != nil), ("statusText", fields.statusText != nil)] where set {
-                throw refuse(name)
-            }
-            item.content = .icon(icon)
+        for (field, value) in fields.orderedContent {
+            do throws(ItemFieldError) { try item.content.set(field, to: value) } catch { throw BatchError(error) }
         }
         if let size = fields.size { item.size = size }
         try check(item)
