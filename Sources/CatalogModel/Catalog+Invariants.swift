@@ -88,12 +88,10 @@ extension Catalog {
                 if item.kind != section.kind.itemKind {
                     found.append(.itemKindMismatch(section: s, item: i, itemKind: item.kind, sectionKind: section.kind))
                 }
-                if case .video(let video) = item.content {
-                    if video.playCount < 0 {
-                        found.append(.negativeCount(section: s, item: i, field: "playCount", value: video.playCount))
-                    }
-                    if video.likeCount < 0 {
-                        found.append(.negativeCount(section: s, item: i, field: "likeCount", value: video.likeCount))
+                // The field table's rules for values the types allow: counts ≥ 0.
+                for error in item.content.fieldErrors {
+                    if case .count(let value)? = item.content[error.field] {
+                        found.append(.negativeCount(section: s, item: i, field: error.field.rawValue, value: value))
                     }
                 }
                 if let size = item.size, !size.isValidNaturalSize {
