@@ -132,8 +132,7 @@ struct EditWriter {
         for (item, sectionPK, key) in newItems {
             try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: key)
         }
-        let assignments = ItemColumns.content.map { ItemColumns.column($0) + " = ?" }.joined(separator: ", ")
-        let update = try db.cachedStatement(sql: "UPDATE item SET \(assignments), width = ?, height = ? WHERE pk = ?")
+        let update = try db.cachedStatement(sql: Self.updateItemSQL)
         for (pk, item) in updatedItems {
             // NULL for the fields of other kinds and for optional fields left empty.
             var values: [(any DatabaseValueConvertible)?] = ItemColumns.content.map { field in
@@ -178,4 +177,10 @@ struct EditWriter {
         if let pk = sectionPKs[id] { return pk }
         return try Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?", arguments: [source.catalogPK, id])
     }
+}
+
+extension EditWriter {
+    /// Sets every field column of an item (NULL for the fields its kind does not have) and its size.
+    static let updateItemSQL = "UPDATE item SET "
+        + ItemColumns.names.map { $0 + " = ?" }.joined(separator: ", ") + ", width = ?, height = ? WHERE pk = ?"
 }

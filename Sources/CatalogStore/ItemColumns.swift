@@ -9,9 +9,12 @@ enum ItemColumns {
     /// order of ``ItemField/allCases``, where they follow the id.
     static let content = ItemField.allCases.filter { $0.contentType != nil }
 
+    /// The content columns, in the order of ``content``.
+    static let names = content.map(column)
+
     /// The content columns, comma-separated, each prefixed with `prefix` (a table alias and a dot).
     static func list(prefix: String = "") -> String {
-        content.map { prefix + column($0) }.joined(separator: ", ")
+        names.map { prefix + $0 }.joined(separator: ", ")
     }
 
     /// The column of `field`.

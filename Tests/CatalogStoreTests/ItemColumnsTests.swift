@@ -11,7 +11,7 @@ struct ItemColumnsTests {
     func columnsMatchTheSchema() throws {
         let store = try CatalogStore.inMemory()
         let columns = try store.writer.read { db in try db.columns(in: "item").map(\.name) }
-        let fieldColumns = ItemColumns.content.map(ItemColumns.column)
+        let fieldColumns = ItemColumns.names
         #expect(fieldColumns == ["name", "icon", "title", "cover", "author", "play_count", "like_count", "status", "status_text"])
         #expect(Set(columns) == Set(fieldColumns + ["pk", "catalog_pk", "section_pk", "id", "position", "kind", "width", "height"]))
     }
