@@ -59,13 +59,8 @@ struct ItemReader {
 
     private func item(_ row: RawStatement.Columns) throws -> Item {
         let id = row.text(1) ?? ""
-        let kind = try row.withText(2) { name throws(StoreError) -> ItemKind in
-            switch String(decoding: name, as: UTF8.self) {
-            case "video": .video
-            case "book": .book
-            case "icon": .icon
-            case let other: throw StoreError.database("item \(id) has an unknown kind \(row.isNull(2) ? "NULL" : other)")
-            }
+        guard let kind = row.text(2).flatMap(ItemKind.init(rawValue:)) else {
+            throw StoreError.database("item \(id) has an unknown kind \(row.text(2) ?? "NULL")")
         }
         let content: ItemContent
         do {

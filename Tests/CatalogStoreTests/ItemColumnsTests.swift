@@ -14,6 +14,27 @@ struct ItemColumnsTests {
         let fieldColumns = ItemColumns.names
         #expect(fieldColumns == ["name", "icon", "title", "cover", "author", "play_count", "like_count", "status", "status_text"])
         #expect(Set(columns) == Set(fieldColumns + ["pk", "catalog_pk", "section_pk", "id", "position", "kind", "width", "height"]))
+        // The statements find a field's column by its offset among the content columns.
+        #expect(ItemColumns.content.indices.map(Int32.init) == ItemColumns.content.map(ItemColumns.offset(of:)))
+    }
+
+    @Test("a row whose values its fields may not hold is a typed error when read, not a crash")
+    func damagedRowsAreTypedErrors() throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for damage in ["status = 'gone'", "play_count = -1", "title = NULL"] {
+            try? FileManager.default.removeItem(atPath: path)
+            try CatalogStore(path: path).replace(Catalog.generated(name: "c", items: 20, sections: 2, seed: 3))
+            // Only a damaged file holds such a row: the schema's checks are switched off to write it.
+            let queue = try DatabaseQueue(path: path)
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+                try db.execute(sql: "UPDATE item SET \(damage) WHERE id = (SELECT min(id) FROM item)")
+            }
+            try queue.close()
+            // A new store: the rows are read, not a snapshot it kept.
+            #expect(throws: StoreError.self, "\(damage)") { try CatalogStore(path: path).catalog(named: "c") }
+        }
     }
 
     @Test("the journal writes an item's fields under the names it has always used, and reads them back")
