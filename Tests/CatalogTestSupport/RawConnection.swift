@@ -26,14 +26,23 @@ public final class RawConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
-            close(descriptor)
+            Glibc.close(descriptor)
             throw POSIXError(.ECONNREFUSED)
         }
         var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    deinit { close(descriptor) }
+    private var closed = false
+
+    deinit { close() }
+
+    /// Closes the connection from this side (also when the connection is released).
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(descriptor)
+    }
 
     /// Sends `text`; false once the server has closed the connection.
     @discardableResult
@@ -93,6 +102,42 @@ public final class RawConnection {
         if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return .nothing }
         closedBecause = "error \(code)"
         return .closed
+    }
+
+    /// Forgets what was received so far (a test reading one answer after another on a kept-alive
+    /// connection).
+    public func clear() { received = [] }
+
+    /// Reads until `count` whole responses with a `Content-Length` have arrived (true), or the
+    /// server closes the connection or `seconds` pass (false).
+    public func awaitResponses(_ count: Int, seconds: Double = 20) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while completeResponses < count {
+            let late = Date() >= deadline
+            switch poll() {
+            case .closed: return completeResponses >= count
+            case .received: if late { return completeResponses >= count }
+            case .nothing:
+                if late { return false }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        return true
+    }
+
+    /// How many whole responses (head and `Content-Length` bytes of body) were received.
+    private var completeResponses: Int {
+        var (count, start) = (0, 0)
+        let separator = Array("\r\n\r\n".utf8)
+        while let end = received[start...].firstRange(of: separator)?.upperBound {
+            let head = String(decoding: received[start..<end], as: UTF8.self).lowercased()
+            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            guard received.count >= end + length else { break }
+            count += 1
+            start = end + length
+        }
+        return count
     }
 
     /// Everything received so far, as text.
