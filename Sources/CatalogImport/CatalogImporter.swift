@@ -71,13 +71,18 @@ public enum CatalogImporter {
         if !isBinaryPlist, let offset = firstInvalidUTF8Offset(in: data) {
             if format == .plist {
                 // Text in UTF-16 (a byte-order mark first) is an XML property list in an encoding
-                // this reader does not take; anything else that is not text, a damaged binary one.
+                // this reader does not take; text that begins as XML does is an XML property list
+                // with a byte that is not UTF-8 (a Latin-1 title, say); anything else, a damaged
+                // binary one.
                 if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) {
                     throw ImportError(file: fileName, reason: .malformed(format: .plist, detail: "UTF-16 text; expected an XML property list in UTF-8, or a binary one"))
                 }
-                throw ImportError(file: fileName, reason: .damagedBinaryPropertyList(header: printedHeader(data)))
+                if !beginsAsXML(data) {
+                    throw ImportError(file: fileName, reason: .damagedBinaryPropertyList(header: printedHeader(data)))
+                }
             }
-            throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset))
+            let position = data.withUnsafeBytes { TextPosition(of: offset, in: $0) }
+            throw ImportError(file: fileName, reason: .invalidUTF8(offset: offset, line: position.line, column: position.column))
         }
         let result = data.withUnsafeBytes { bytes in
             Result { () throws(ParseFailure) in
@@ -93,6 +98,14 @@ public enum CatalogImporter {
         } catch {
             throw error.importError(file: fileName, format: format)
         }
+    }
+
+    /// Whether the first byte past white space and a UTF-8 byte-order mark is `<`, as an XML
+    /// property list begins.
+    private static func beginsAsXML(_ data: Data) -> Bool {
+        var rest = data[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        return rest.first { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D) } == UInt8(ascii: "<")
     }
 
     /// The first eight bytes of a `.plist` file that is not UTF-8 text — so not an XML property

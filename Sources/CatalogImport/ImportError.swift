@@ -9,8 +9,9 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreadable(String)
         /// The file holds no bytes.
         case empty
-        /// The bytes are not valid UTF-8 text.
-        case invalidUTF8(offset: Int)
+        /// The bytes are not valid UTF-8 text: where the first bad byte is (its byte offset, and
+        /// its line and column as a person counts them).
+        case invalidUTF8(offset: Int, line: Int, column: Int)
         /// The bytes do not parse as the format (truncated JSON, random bytes named `.plist`).
         case malformed(format: CatalogFileFormat, detail: String)
         /// A `.plist` file that is not text and does not begin as a binary property list does:
@@ -62,8 +63,8 @@ public struct ImportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "cannot read the file: \(detail)"
         case .empty:
             return "the file is empty; expected a catalogue (JSON or property list)"
-        case .invalidUTF8(let offset):
-            return "not valid UTF-8 text (first bad byte at offset \(offset))"
+        case .invalidUTF8(let offset, let line, let column):
+            return "not UTF-8 text: the byte at line \(line), column \(column) (offset \(offset)) is not valid UTF-8; save the file as UTF-8"
         case .malformed(let format, let detail):
             return "not valid \(format.displayName): \(detail)"
         case .damagedBinaryPropertyList(let header):

@@ -44,7 +44,7 @@ struct CLIBadInputTests {
         Case("unknown-kind.json", #"{"sections": [{"id": "s", "kind": "podcasts", "items": []}]}"#,
              expect: #"sections[0].kind: expected one of videos, bookshelf, icons, found "podcasts""#),
         Case("invalid-utf8.json", bytes: Array(#"[{"name": "caf"#.utf8) + [0xE9] + Array(#"", "icon": "x"}]"#.utf8),
-             expect: "not valid UTF-8 text (first bad byte at offset 14)"),
+             expect: "not UTF-8 text: the byte at line 1, column 15 (offset 14) is not valid UTF-8"),
         Case("does-not-exist.json", nil, expect: "no such file"),
     ]
 

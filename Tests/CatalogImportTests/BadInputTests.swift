@@ -177,8 +177,8 @@ struct BadInputTests {
         bytes.append(contentsOf: [0xC3, 0x28])  // a lead byte followed by a non-continuation byte
         bytes.append(contentsOf: Data(#"", "icon": "x"}]"#.utf8))
         let error = try #require(decode(bytes, as: "latin.json"))
-        #expect(error.reason == .invalidUTF8(offset: 14))
-        #expect(error.description == "latin.json: not valid UTF-8 text (first bad byte at offset 14)")
+        #expect(error.reason == .invalidUTF8(offset: 14, line: 1, column: 15))
+        #expect(error.description == "latin.json: not UTF-8 text: the byte at line 1, column 15 (offset 14) is not valid UTF-8; save the file as UTF-8")
     }
 
     @Test("a file that does not exist, and a directory")

@@ -149,6 +149,18 @@ struct XMLPropertyListTests {
         #expect(try #require(throwing(damaged, as: "icons.plist")).reason == .damagedBinaryPropertyList(header: #"\x00\x01plist0"#))
         let utf16 = Data([0xFF, 0xFE]) + plist("<array/>").data(using: .utf16LittleEndian)!
         #expect(try #require(throwing(utf16, as: "icons.plist")).description.contains("UTF-16 text; expected an XML property list in UTF-8"))
+        // An XML property list with a Latin-1 title is text that is not UTF-8, not a damaged
+        // binary property list: the line and column of the first bad byte.
+        let utf8 = Array(plist("<array>\n<dict><key>name</key><string>Café</string><key>icon</key><string>c</string></dict>\n</array>").utf8)
+        let e = try #require(utf8.firstIndex(of: 0xC3))
+        let latin1 = Data(utf8[..<e] + [0xE9] + utf8[(e + 2)...])  // é in Latin-1
+        let notUTF8 = try #require(throwing(latin1, as: "icons.plist"))
+        guard case .invalidUTF8(_, let line, let column) = notUTF8.reason else {
+            Issue.record("expected invalidUTF8, got \(notUTF8.reason)")
+            return
+        }
+        #expect(line == 5 && column == 33, "\(notUTF8)")
+        #expect(notUTF8.description.hasPrefix("icons.plist: not UTF-8 text: the byte at line 5, column 33"), "\(notUTF8)")
         damaged.replaceSubrange(0..<8, with: Array("bplist17".utf8))
         #expect(try #require(throwing(damaged, as: "icons.plist")).description.contains(#"the header "bplist17" is not a version this reader knows"#))
     }
