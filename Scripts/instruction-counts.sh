@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Instruction counts of the hot paths under callgrind, which repeat exactly from run to run:
-# a 100k diff (Int ids in sections, string ids flat), a 100k flow prepare, and 100 quick moves
+# a 100k diff (Int ids in sections, string ids flat, and two catalogues of 100k video cards as
+# users call it: `Changeset(from:to:)`), a 100k flow prepare, and 100 quick moves
 # (SQLite included). Each count is of the operation alone (`measuredRegion` in
 # Sources/CatalogBenchmarks/InstructionCounts.swift). A change to one of these paths keeps each
 # count within 3 % of the count before it; BENCHMARKS.md has the current figures.
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 command -v valgrind > /dev/null || { echo "valgrind is not installed"; exit 1; }
 swift build -c release --product catalog-bench > /dev/null
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(diff-int diff-string flow-prepare quick-moves)
+[ ${#cases[@]} -gt 0 ] || cases=(diff-int diff-string diff-catalog flow-prepare quick-moves)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # Valgrind cannot read the DWARF 5 debug information Swift writes; the symbol table it needs to

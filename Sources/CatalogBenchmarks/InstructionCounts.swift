@@ -14,6 +14,10 @@ public enum InstructionCase: String, CaseIterable, Sendable {
     case diffIntIDs = "diff-int"
     /// The same edit on string ids, flat.
     case diffStringIDs = "diff-string"
+    /// `Changeset(from:to:)` on two catalogues of 100,000 video cards in 100 sections, the call
+    /// users make: shapes built, content compared (the catalogue diff suite's edit: a tenth
+    /// deleted and inserted, a hundredth moved and a hundredth retitled).
+    case diffCatalogs = "diff-catalog"
     /// Preparing a flow layout of 100,000 video cards in 100 sections from scratch.
     case flowPrepare = "flow-prepare"
     /// 100 single moves between shelves with room, on 1,000 books (the store's quick path,
@@ -37,6 +41,13 @@ public enum InstructionCase: String, CaseIterable, Sendable {
                 let to = SnapshotShape(sections: [0], items: [b.map { strings[$0] }])
                 _ = try StagedDiff.changeset(from: from, to: to)
                 try measuredRegion { _ = try StagedDiff.changeset(from: from, to: to) }
+            }
+        case .diffCatalogs:
+            let (a, b) = CatalogDiffBenchmark.pair(items: 100_000, sections: 100)
+            _ = try Changeset(from: a, to: b)
+            // Kept alive past the region: their last use would otherwise free them inside it.
+            try withExtendedLifetime((a, b)) {
+                try measuredRegion { _ = try Changeset(from: a, to: b) }
             }
         case .flowPrepare:
             let input = LayoutInput(Catalog.generated(name: "videos", items: 100_000, sections: 100, kind: .videos, seed: 1))

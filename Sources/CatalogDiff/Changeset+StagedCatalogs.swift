@@ -11,6 +11,15 @@ extension Changeset {
     /// ``violations(from:to:)`` accepts); the stages' indices then fit, and every slot is known.
     public func stagedCatalogs(from a: Catalog, to b: Catalog) -> [Catalog] {
         guard stages.count > 1 else { return stages.isEmpty ? [] : [b] }
+        // Reloads change content, not ids or counts, and every catalogue here carries b's
+        // content: the catalogue before a stage of reloads alone is the one after it. So the
+        // catalogue after the last stage that moves, deletes or inserts is b already (the
+        // diff's last stages are often reloads of items that moved or shifted).
+        let lastReshaping = stages.lastIndex { !$0.onlyReloads } ?? 0
+        if lastReshaping < stages.count - 1 {
+            let leading = Changeset(stages: Array(stages[...lastReshaping])).stagedCatalogs(from: a, to: b)
+            return leading + Array(repeating: b, count: stages.count - leading.count)
+        }
         typealias State = ReplayState<String, String>
         let (shapeA, shapeB) = (a.shape, b.shape)
         // Backwards from B: the state after each stage, with the ids of every item that is not

@@ -33,6 +33,13 @@ public struct Stage: Sendable, Hashable, Codable {
 
     @inlinable public var isEmpty: Bool { sections.isEmpty && items.isEmpty }
 
+    /// Whether the stage only reloads (it deletes, inserts and moves nothing): it changes what
+    /// cells show, not which cells there are.
+    var onlyReloads: Bool {
+        sections.deleted.isEmpty && sections.inserted.isEmpty && sections.moved.isEmpty
+            && items.deleted.isEmpty && items.inserted.isEmpty && items.moved.isEmpty
+    }
+
     enum CodingKeys: String, CodingKey { case sections, items }
 
     public init(from decoder: any Decoder) throws {

@@ -30,6 +30,30 @@ public enum StagedDiff {
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>,
         updatedSections: Set<S> = [], updatedItems: Set<I> = [], workspace: DiffWorkspace? = nil
     ) throws(DuplicateIDError) -> Changeset {
+        try changeset(from: a, to: b, updatedSections: updatedSections, updatedItems: .ids(updatedItems), workspace: workspace)
+    }
+
+    /// The changeset from `a` to `b`, with the items whose content changed found by `itemsDiffer`,
+    /// which is asked once for each item both snapshots hold (its path in `a`, then in `b`): the
+    /// catalogue-level diff compares content inside the diff's own matching, with no second
+    /// table of ids.
+    @_specialize(where S == String, I == String)
+    package static func changeset<S, I>(
+        from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>, updatedSections: Set<S>,
+        itemsDiffer: (_ old: ItemPath, _ new: ItemPath) -> Bool, workspace: DiffWorkspace? = nil
+    ) throws(DuplicateIDError) -> Changeset {
+        try withoutActuallyEscaping(itemsDiffer) { itemsDiffer throws(DuplicateIDError) in
+            try changeset(from: a, to: b, updatedSections: updatedSections, updatedItems: .compared(itemsDiffer), workspace: workspace)
+        }
+    }
+
+    @_specialize(where S == String, I == String)
+    @_specialize(where S == Int, I == Int)
+    @_specialize(where S == Int, I == String)
+    static func changeset<S, I>(
+        from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: ItemUpdates<I>,
+        workspace: DiffWorkspace?
+    ) throws(DuplicateIDError) -> Changeset {
         guard let workspace else {
             return try DiffWorkspace.shared.borrow { workspace throws(DuplicateIDError) in
                 try changeset(from: a, to: b, updatedSections: updatedSections, updatedItems: updatedItems, workspace: workspace)
@@ -38,6 +62,13 @@ public enum StagedDiff {
         var planner = try Planner(a: a, b: b, updatedSections: updatedSections, updatedItems: updatedItems, workspace: workspace)
         return planner.plan()
     }
+}
+
+/// How a diff learns which items present in both snapshots changed content: by their ids, or by
+/// asking of each matched pair (old path, new path).
+enum ItemUpdates<I: Hashable> {
+    case ids(Set<I>)
+    case compared((_ old: ItemPath, _ new: ItemPath) -> Bool)
 }
 
 /// The working state of one diff. The item stage works on the *interim sections*: A's sections
@@ -53,7 +84,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     let a: SnapshotShape<S, I>
     let b: SnapshotShape<S, I>
     let updatedSections: Set<S>
-    let updatedItems: Set<I>
+    let updatedItems: ItemUpdates<I>
     /// Where scratch arrays come from and go back to (the caller's, or a shared one).
     let workspace: DiffWorkspace
 
@@ -81,7 +112,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
     var interimOfA: [Int] = []
     var interimOfB: [Int?] = []
 
-    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: Set<I>,
+    init(a: SnapshotShape<S, I>, b: SnapshotShape<S, I>, updatedSections: Set<S>, updatedItems: ItemUpdates<I>,
          workspace: DiffWorkspace) throws(DuplicateIDError) {
         self.a = a
         self.b = b
@@ -104,7 +135,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // The fast hash for the id type, unless it gives up on a non-ASCII string id: then the
         // standard one, for every id of the diff.
         var hash = IDHash.fastest(for: I.self)
-        if hash.kind == .ascii && updatedItems.contains(where: { hash($0) == nil }) { hash = .standard }
+        if hash.kind == .ascii, case .ids(let ids) = updatedItems, ids.contains(where: { hash($0) == nil }) { hash = .standard }
         let matching = Self.match(&aIDs, &bIDs, hash: hash, workspace: workspace)
             ?? Self.match(&aIDs, &bIDs, hash: .standard, workspace: workspace)!
         let duplicateItems = matching.duplicatesInA.map { String(describing: aIDs[$0]) }
@@ -242,8 +273,9 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // out): reserved once instead of growing the lists a dozen times.
         items.deleted.reserveCapacity(aIDs.count - matchedCount)
         items.inserted.reserveCapacity(bIDs.count - matchedCount)
+        let updated = updatedPairs()
         // Which B positions moved, by B position: only needed to place item reloads.
-        var moved = updatedItems.isEmpty ? []
+        var moved = updated.isEmpty ? []
             : workspace.take(\.moved, count: bIDs.count, repeating: false)
         var deferredReloads: [ItemPath] = []  // B paths
         // Survivors of one section: their B index in the section, in A's order, written
@@ -341,10 +373,7 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
         // Reloading a section redraws its items, so items of sections reloaded later need no
         // reload of their own.
         let reloadedSectionIDs = updatedSections.filter { aSection[$0] != nil && bSection[$0] != nil }
-        for id in updatedItems {
-            let p = table.position(of: id, in: aIDs, bIDs)
-            guard p >= 0, aToB[p] >= 0 else { continue }
-            let q = Int(aToB[p])
+        for (p, q) in updated {
             let source = aIDs.path(p)
             let target = bIDs.path(q)
             if reloadedSectionIDs.contains(b.sections[target.section]) { continue }
@@ -357,6 +386,40 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
             }
         }
         return (items, deferredReloads)
+    }
+
+    /// The A and B positions of the items both snapshots hold whose content changed, in no
+    /// particular order.
+    func updatedPairs() -> [(p: Int, q: Int)] {
+        var pairs: [(p: Int, q: Int)] = []
+        switch updatedItems {
+        case .ids(let ids):
+            for id in ids {
+                let p = table.position(of: id, in: aIDs, bIDs)
+                guard p >= 0, aToB[p] >= 0 else { continue }
+                pairs.append((p, Int(aToB[p])))
+            }
+        case .compared(let differ):
+            // In B's order; the A section of each survivor is usually the one of the survivor
+            // before it, so it is looked for (a binary search) only when it is not.
+            guard !aIDs.sections.isEmpty else { return [] }
+            var s = 0
+            let aStarts = aIDs.starts
+            bToA.withUnsafeBufferPointer { bToA in
+                for t in b.sections.indices {
+                    let targets = bIDs.positions(ofSection: t)
+                    for q in targets {
+                        let p = Int(bToA[q])
+                        guard p >= 0 else { continue }
+                        if p < aStarts[s] || p >= aStarts[s + 1] { s = aIDs.section(of: p) }
+                        if differ(ItemPath(section: s, item: p - aStarts[s]), ItemPath(section: t, item: q - targets.lowerBound)) {
+                            pairs.append((p, q))
+                        }
+                    }
+                }
+            }
+        }
+        return pairs
     }
 
     /// Stage 3: the sections' deletes, inserts, moves and the reloads of sections that keep their

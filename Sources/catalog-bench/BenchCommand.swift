@@ -28,6 +28,9 @@ struct BenchCommand: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Snapshot sizes for the diff suite (e.g. --diff-sizes 5000 100000).")
     var diffSizes: [Int] = [5_000, 100_000, 1_000_000]
 
+    @Option(parsing: .upToNextOption, help: "Catalogue sizes for the diff suite's catalogue-level rows, the call users make (e.g. --catalog-diff-sizes 10000).")
+    var catalogDiffSizes: [Int] = [10_000, 100_000, 1_000_000]
+
     @Option(help: "Rect queries and hit tests per layout (the layout suite).")
     var queries: Int = 10_000
 
@@ -95,7 +98,7 @@ struct BenchCommand: ParsableCommand {
             results += try ImportBenchmark(items: items, runs: runs).run(log: log)
         }
         if suite == .all || suite == .diff {
-            results += try DiffBenchmark(sizes: diffSizes, runs: runs).run(log: log)
+            results += try DiffBenchmark(sizes: diffSizes, catalogSizes: catalogDiffSizes, runs: runs).run(log: log)
         }
         if suite == .all || suite == .layout {
             results += try LayoutBenchmark(items: items, runs: runs, queries: queries,
