@@ -8,7 +8,7 @@ struct ChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "changes",
         abstract: "Print one staged changeset from a revision of a catalogue to its current revision.",
-        discussion: "The journal keeps at least the last \(CatalogStore.journalRetention) revisions of each catalogue; older ones need a fresh snapshot (`catalog show`)."
+        discussion: "The journal keeps at least the last \(CatalogStore.defaultJournalRevisions) revisions of each catalogue, or as many as `catalog serve --journal-revisions` set for the database; older ones need a fresh snapshot (`catalog show`)."
     )
 
     @Argument(help: "The catalogue's name.")

@@ -56,6 +56,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The most elements a layout answer holds; larger layouts are answered with visible=true only.")
     var maxLayoutElements = 20_000
 
+    @Option(help: "How many revisions of each catalogue the journal keeps at least (stored in the database, so every process that writes it keeps as many; default \(CatalogStore.defaultJournalRevisions), or what the database was set to). Clients further behind get a reset.")
+    var journalRevisions: Int?
+
     @Option(help: "The least severe log messages printed: trace, debug, info (one line per request), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -80,7 +83,11 @@ struct ServeCommand: ParsableCommand {
             throw CLIError("\(name): expected a number from 1 to 100000000, found \(value)")
         }
         guard bodyLimit >= 1 else { throw CLIError("--body-limit: expected a positive number of bytes, found \(bodyLimit)") }
+        if let journalRevisions, !CatalogStore.journalRevisionsRange.contains(journalRevisions) {
+            throw CLIError("--journal-revisions: expected a number from \(CatalogStore.journalRevisionsRange.lowerBound) to \(CatalogStore.journalRevisionsRange.upperBound), found \(journalRevisions)")
+        }
         let store = try global.openStore()
+        if let journalRevisions { try store.setJournalRevisions(journalRevisions) }
         LoggingSystem.bootstrap(ServerLogHandler.standardError)
         var logger = Logger(label: "catalog.serve")
         logger.logLevel = logLevel

@@ -90,6 +90,8 @@ struct Problem: Error {
             return Problem(status: .badRequest, kind: "revision-not-reached", detail: error.description, path: "since")
         case .invalidCatalog, .catalogNamedTwice:
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
+        case .invalidSetting:
+            return Problem(status: .unprocessableContent, kind: "invalid-setting", detail: error.description)
         case .cannotOpen, .database, .positionsNotContiguous, .overCapacity, .nonCanonicalID:
             return Problem(status: .internalServerError, kind: "database", detail: internalDetail)
         }

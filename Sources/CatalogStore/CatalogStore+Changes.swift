@@ -3,13 +3,54 @@ import CatalogModel
 import GRDB
 
 extension CatalogStore {
-    /// How many revisions of each catalogue the journal keeps at least: `changes(since:)` reaches
-    /// back this far, and up to ``journalPruningInterval`` - 1 revisions further.
-    public static let journalRetention = 1_000
+    /// How many revisions of each catalogue the journal keeps at least, unless the database was
+    /// set to keep another number (``setJournalRevisions(_:)``).
+    public static let defaultJournalRevisions = 1_000
 
-    /// Every this many revisions the journal forgets those past ``journalRetention``: deleting
+    /// The numbers of revisions a journal may be set to keep.
+    public static let journalRevisionsRange = 1...10_000_000
+
+    /// Every this many revisions the journal forgets those past the number it keeps: deleting
     /// old entries on every write dirtied one more page for each commit to append to the log.
-    public static let journalPruningInterval = 64
+    package static let journalPruningInterval = 64
+
+    /// How many revisions of each catalogue this database's journal keeps at least:
+    /// ``changes(in:since:)`` and the observers reach back this far (and up to 63 revisions
+    /// further), past that a client reloads the snapshot.
+    public func journalRevisions() throws(StoreError) -> Int {
+        try read { db in try Self.journalRevisions(in: db) }
+    }
+
+    /// Makes this database's journal keep at least `count` revisions of each catalogue. The
+    /// setting is stored in the database, so every process that writes it keeps the journal as
+    /// long from its next write on. A longer journal fills as writes come; a shorter one is cut
+    /// back at the next pruning (every 64 revisions of a catalogue).
+    ///
+    /// What it costs: a journal entry holds what rebuilds the revision before it — for a move
+    /// between shelves, about 100 bytes with its index entry; for a batch, the previous version
+    /// of the sections it changed (docs/Live-updates.md).
+    ///
+    /// - Throws: ``StoreError/invalidSetting(_:)`` outside ``journalRevisionsRange``.
+    public func setJournalRevisions(_ count: Int) throws(StoreError) {
+        guard Self.journalRevisionsRange.contains(count) else {
+            throw .invalidSetting("the journal keeps from \(Self.journalRevisionsRange.lowerBound) to \(Self.journalRevisionsRange.upperBound) revisions of each catalogue, not \(count)")
+        }
+        do {
+            try writer.write { db in
+                try db.execute(sql: """
+                    INSERT INTO setting (name, value) VALUES ('journal_revisions', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                    """, arguments: [count])
+            }
+        } catch {
+            throw Self.storeError(from: error)
+        }
+    }
+
+    static func journalRevisions(in db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT value FROM setting WHERE name = 'journal_revisions'"))
+            ?? defaultJournalRevisions
+    }
 
     /// One staged changeset from revision `revision` of the catalogue to its current revision,
     /// with `fromRevision` and `toRevision` set; empty when `revision` is current.
@@ -82,13 +123,13 @@ extension CatalogStore {
     }
 
     /// Writes the patch that rebuilds the previous revision; every ``journalPruningInterval``
-    /// revisions, forgets those past the retention.
+    /// revisions, forgets those past the number the database keeps.
     static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
         try RawStatement(db, "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
             .execute(.integer(catalogPK), .integer(Int64(revision)), .text(try patch.encoded()))
         if revision % journalPruningInterval == 0 {
             try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
-                .execute(arguments: [catalogPK, revision - journalRetention])
+                .execute(arguments: [catalogPK, revision - journalRevisions(in: db)])
         }
     }
 }

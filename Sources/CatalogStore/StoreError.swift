@@ -31,6 +31,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A batch or a move broke a rule (a full shelf, an unknown id, a stale base revision, …);
     /// nothing of it was written.
     case rejected(catalog: String, BatchError)
+    /// A setting of the store was given a value it cannot take (the message says which values
+    /// it can).
+    case invalidSetting(String)
 
     public var description: String {
         switch self {
@@ -60,6 +63,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "catalogue \"\(catalog)\" holds the id \"\(id)\" in a form other than Unicode Normalization Form C; lookups do not find it"
         case .rejected(let catalog, let error):
             "catalogue \"\(catalog)\": \(error)"
+        case .invalidSetting(let message):
+            message
         }
     }
 }

@@ -46,10 +46,31 @@ struct CLIHardeningTests {
             #expect(result.stderrLines.count == 1 && result.stderr.contains("empty"), "\(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: cli.db), "a refused server opens no database")
-        for bad in [["--head-timeout", "0"], ["--body-timeout=-1"], ["--max-connections", "0"], ["--body-limit", "0"]] {
+        for bad in [["--head-timeout", "0"], ["--body-timeout=-1"], ["--max-connections", "0"], ["--body-limit", "0"],
+                    ["--journal-revisions", "0"], ["--journal-revisions", "99999999999"]] {
             let result = try cli.run(["serve", "--port", "0", "--db", cli.db] + bad)
             #expect(result.status == 1 && result.stderrLines.count == 1, "\(bad): \(result.stderr)")
         }
+    }
+
+    @Test("serve --journal-revisions sets how far back the database's journal reaches, for every process that writes it")
+    func journalRevisions() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        _ = try cli.succeed(["demo", "--db", cli.db])
+        do {
+            let server = try ServerProcess(arguments: ["--db", cli.db, "--journal-revisions", "64"], folder: cli.folder)
+            #expect(try server.request("/catalogs/bookshelf").status == 200)
+        }
+        // 130 moves from the command line, a process of its own: pruned by the server's setting.
+        let list = try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]])
+        let start = try #require(list.first { $0["name"] as? String == "bookshelf" }?["revision"] as? Int)
+        for n in 0..<130 {
+            _ = try cli.succeed(["move", "bookshelf", "b-karamazov", "--to", "classics", "--index", "\(n % 2)", "--db", cli.db])
+        }
+        let result = try cli.run(["changes", "bookshelf", "--since", "\(start)", "--db", cli.db])
+        #expect(result.status == 1 && result.stderr.contains("too old"), "\(result.stderr)")
+        _ = try cli.succeed(["changes", "bookshelf", "--since", "\(start + 130 - 64)", "--db", cli.db])
     }
 
     @Test("catalog import and the server agree on which names a catalogue may have")

@@ -85,7 +85,7 @@ struct JournalTests {
     func outOfReach() throws {
         let store = try CatalogStore.inMemory()
         var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
-        let current = CatalogStore.journalRetention + CatalogStore.journalPruningInterval + 26
+        let current = CatalogStore.defaultJournalRevisions + CatalogStore.journalPruningInterval + 26
         for n in 0..<current {
             catalog.sections[0].title = "version \(n)"
             try store.replace(catalog)
@@ -97,13 +97,51 @@ struct JournalTests {
             try store.changes(in: "small", since: -1)
         }
         // Pruned last at the last multiple of the interval: everything up to retention before it.
-        let oldest = current / CatalogStore.journalPruningInterval * CatalogStore.journalPruningInterval - CatalogStore.journalRetention
-        #expect(oldest > 0 && current - oldest >= CatalogStore.journalRetention)
+        let oldest = current / CatalogStore.journalPruningInterval * CatalogStore.journalPruningInterval - CatalogStore.defaultJournalRevisions
+        #expect(oldest > 0 && current - oldest >= CatalogStore.defaultJournalRevisions)
         #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
             try store.changes(in: "small", since: oldest - 1)
         }
         #expect(try store.changes(in: "small", since: oldest).stages.flatMap(\.sections.reloaded) == [0])
         #expect(throws: StoreError.unknownCatalog("nope")) { try store.changes(in: "nope", since: 0) }
+    }
+
+    @Test("the journal's length is the database's setting: every store that writes the file keeps as many revisions")
+    func journalLength() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-length-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("shelf.sqlite").path
+        let store = try CatalogStore(path: path)
+        #expect(try store.journalRevisions() == CatalogStore.defaultJournalRevisions)
+        for bad in [0, -5, CatalogStore.journalRevisionsRange.upperBound + 1] {
+            #expect(throws: StoreError.self) { try store.setJournalRevisions(bad) }
+        }
+        #expect(try store.journalRevisions() == CatalogStore.defaultJournalRevisions)
+
+        try store.setJournalRevisions(100)
+        // Another store on the file (another process, say) writes by the same setting.
+        let other = try CatalogStore(path: path)
+        #expect(try other.journalRevisions() == 100)
+        var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
+        let current = 3 * CatalogStore.journalPruningInterval + 10
+        for n in 0..<current {
+            catalog.sections[0].title = "version \(n)"
+            try (n % 2 == 0 ? store : other).replace(catalog)
+        }
+        let oldest = current / CatalogStore.journalPruningInterval * CatalogStore.journalPruningInterval - 100
+        #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
+            try store.changes(in: "small", since: oldest - 1)
+        }
+        #expect(try store.changes(in: "small", since: oldest).stages.flatMap(\.sections.reloaded) == [0])
+
+        // Longer again: the journal fills as writes come, and nothing is pruned that it keeps.
+        try other.setJournalRevisions(1_000)
+        for n in 0..<(2 * CatalogStore.journalPruningInterval) {
+            catalog.sections[0].title = "later \(n)"
+            try store.replace(catalog)
+        }
+        #expect(try store.changes(in: "small", since: oldest).stages.flatMap(\.sections.reloaded) == [0])
     }
 
     @Test("a journal with an entry missing or garbled is a typed error, and feeds that do not reach it still work")
