@@ -3,10 +3,8 @@ import CatalogModel
 
 /// Attributes of single elements at the current ``Layout/contentOffset``.
 extension Layout {
-    /// Whether the style stacks sections with headers and footers (circular and carousel do not).
-    var hasSupplementaryViews: Bool { style == .flow || style == .shelf || style == .waterfall }
-    var hasHeaders: Bool { configuration.headerHeight > 0 && hasSupplementaryViews }
-    var hasFooters: Bool { configuration.footerHeight > 0 && hasSupplementaryViews }
+    var hasHeaders: Bool { configuration.headerHeight > 0 && style.stacksSections }
+    var hasFooters: Bool { configuration.footerHeight > 0 && style.stacksSections }
     /// Headers, footers and pinned views sit above cells; decorations below.
     static let supplementaryZIndex = 10
     static let decorationZIndex = -1

@@ -62,7 +62,7 @@ extension Layout {
         case .circular:
             break
         }
-        if style != .circular && style != .carousel {
+        if style.stacksSections {
             for s in 0..<sectionExtents.count {
                 expect(sectionExtents[s].lo <= sectionExtents[s].hi, "section \(s) ends before it starts")
                 if s > 0 { expect(sectionExtents[s].lo >= sectionExtents[s - 1].hi - 1e-9, "section \(s) overlaps section \(s - 1)") }

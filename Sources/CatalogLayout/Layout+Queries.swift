@@ -9,8 +9,7 @@ extension Layout {
     /// current offset puts it, and whenever any item of its section intersects `rect`.
     public func elements(in rect: Rect) -> [LayoutAttributes] {
         var result: [LayoutAttributes] = []
-        switch configuration.style {
-        case .circular, .carousel:
+        guard configuration.style.stacksSections else {
             // No supplementary views: the cells, grouped by section.
             var cells: [Int] = []
             cellCandidates(in: rect, into: &cells)
@@ -23,6 +22,9 @@ extension Layout {
                 appendSection(section, cells: .listed(cells[position..<end]), rect: rect, into: &result)
                 position = end
             }
+            return result
+        }
+        switch configuration.style {
         case .waterfall:
             var cells: [Int] = []
             cellCandidates(in: rect, into: &cells)
@@ -45,6 +47,8 @@ extension Layout {
                 firstSection = false
                 appendSection(section, cells: .inLines(first..<lines.upperBound), rect: rect, into: &result)
             }
+        case .circular, .carousel:
+            break  // sections not stacked: answered above
         }
         return result
     }

@@ -12,6 +12,16 @@ public enum LayoutStyle: String, Sendable, Hashable, CaseIterable, Codable {
     case shelf
     /// One horizontal row, the item nearest the centre full size and the others scaled down.
     case carousel
+
+    /// Whether the style stacks its sections one after another along the scroll axis, each with
+    /// its header and footer (flow, waterfall, shelf). Circular and carousel lay every item out
+    /// as one run: no headers, footers or section extents, and no section under a point.
+    public var stacksSections: Bool {
+        switch self {
+        case .flow, .waterfall, .shelf: true
+        case .circular, .carousel: false
+        }
+    }
 }
 
 /// The direction content scrolls in a flow or shelf layout.

@@ -64,7 +64,7 @@ extension Layout {
     /// footer, across the whole width); `nil` outside every section or in styles without
     /// stacked sections (circular, carousel).
     public func section(at point: Point) -> Int? {
-        guard style == .flow || style == .shelf || style == .waterfall else { return nil }
+        guard style.stacksSections else { return nil }
         let across = isHorizontal ? point.y : point.x
         let crossLength = isHorizontal ? viewportSize.height : viewportSize.width
         guard across >= 0, across < crossLength else { return nil }

@@ -20,6 +20,25 @@ import Testing
         #expect(layout.contentSize == Size(width: 260, height: 320))
     }
 
+    /// `stacksSections` is the one answer to "does this style stack its sections": headers,
+    /// footers, the section under a point and the rect query's headers all follow it.
+    @Test(arguments: LayoutStyle.allCases)
+    func stackedSectionsHaveHeadersFootersAndExtents(style: LayoutStyle) throws {
+        var config = SpecVectorTests.f1
+        config.style = style
+        config.headerHeight = 30
+        config.footerHeight = 20
+        let layout = try Layout(LayoutInput(itemCounts: [4, 3]), configuration: config, viewportSize: Size(width: 320, height: 480))
+        let header = layout.attributes(forSupplementary: .header, inSection: 1)
+        #expect((header != nil) == style.stacksSections)
+        #expect((layout.attributes(forSupplementary: .footer, inSection: 0) != nil) == style.stacksSections)
+        let kinds = Set(layout.elements(in: Rect(x: 0, y: 0, width: 320, height: 2_000)).map(\.kind))
+        #expect(kinds.contains(.header) == style.stacksSections)
+        let cell = SpecVectorTests.cell(layout, 0, section: 1)
+        let section = layout.section(at: Point(x: cell.midX, y: cell.midY))
+        #expect(section == (style.stacksSections ? 1 : nil))
+    }
+
     @Test func sectionsFollowEachOtherAndPinnedHeadersPushOut() throws {
         var config = SpecVectorTests.f1
         config.pinHeaders = true
