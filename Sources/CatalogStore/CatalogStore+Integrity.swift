@@ -6,7 +6,7 @@ extension CatalogStore {
     /// model's own rules — every catalogue's sections at positions exactly 0..<n, no two items
     /// of a section at one order key, no section over its capacity, and every name and id in
     /// canonical form (`Identifier`), so that no two of them are the same id. Throws the first
-    /// problem found: ``StoreError/database(_:)``, ``StoreError/positionsNotContiguous(catalog:section:)``,
+    /// problem found: ``StoreError/database(_:)``, ``StoreError/positionsOutOfOrder(catalog:section:)``,
     /// ``StoreError/overCapacity(catalog:section:count:capacity:)`` or
     /// ``StoreError/nonCanonicalID(catalog:id:equivalent:)``.
     ///
@@ -61,16 +61,23 @@ extension CatalogStore {
     /// item's index is its rank). Section positions have a UNIQUE index, so min and max prove
     /// theirs. Run on every import.
     static func verifyPositions(ofCatalog catalogPK: Int64, named catalog: String, in db: Database) throws {
-        let sectionsOK = try Bool.fetchOne(db, sql: """
-            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
-            """, arguments: [catalogPK]) ?? true
-        if !sectionsOK { throw StoreError.positionsNotContiguous(catalog: catalog, section: "(section order)") }
+        try verifySectionOrder(ofCatalog: catalogPK, named: catalog, in: db)
         if let broken = try String.fetchOne(db, sql: """
             SELECT s.id FROM item i JOIN section s ON s.pk = i.section_pk
             WHERE i.catalog_pk = ? GROUP BY i.section_pk, i.position HAVING count(*) > 1 LIMIT 1
             """, arguments: [catalogPK]) {
-            throw StoreError.positionsNotContiguous(catalog: catalog, section: broken)
+            throw StoreError.positionsOutOfOrder(catalog: catalog, section: broken)
         }
+    }
+
+    /// Checks that a catalogue's sections sit at positions 0..<n (section positions have a UNIQUE
+    /// index, so min and max prove it): after every import, and after every edit that reorders
+    /// sections.
+    static func verifySectionOrder(ofCatalog catalogPK: Int64, named catalog: String, in db: Database) throws {
+        let ok = try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
+            """), arguments: [catalogPK]) ?? true
+        if !ok { throw StoreError.positionsOutOfOrder(catalog: catalog, section: "(section order)") }
     }
 
     /// Checks that exactly one of a section's items has the order key `key`: after a write of a
@@ -78,7 +85,7 @@ extension CatalogStore {
     static func verifyKey(_ key: Int64, ofSection pk: Int64, id: String, catalog: String, in db: Database) throws {
         let holders = try RawStatement(db, "SELECT count(*) FROM item WHERE section_pk = ? AND position = ?")
             .first(.integer(pk), .integer(key), read: { $0.int(0) }) ?? 0
-        if holders != 1 { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+        if holders != 1 { throw StoreError.positionsOutOfOrder(catalog: catalog, section: id) }
     }
 
     /// Checks that no two of one section's items share an order key and that there are no more
@@ -95,7 +102,7 @@ extension CatalogStore {
             count += 1
             return !repeated
         }
-        if repeated { throw StoreError.positionsNotContiguous(catalog: catalog, section: id) }
+        if repeated { throw StoreError.positionsOutOfOrder(catalog: catalog, section: id) }
         if let capacity, count > capacity {
             throw StoreError.overCapacity(catalog: catalog, section: id, count: count, capacity: capacity)
         }

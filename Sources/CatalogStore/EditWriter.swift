@@ -16,6 +16,11 @@ struct EditWriter {
     private var parking: Int64 = -1
     /// Row keys of the sections as the edit leaves them (a replaced section's id names its new row).
     private var sectionPKs: [String: Int64] = [:]
+    /// Sections deleted and inserted again under the same id, and the rows they leave.
+    private var replaced: Set<String> = []
+    private var retiredPKs: [String: Int64] = [:]
+    /// Where each item of a section the edit read was before it: section id and index.
+    private var oldPlace: [String: (section: String, index: Int)] = [:]
 
     init(db: Database, editor: CatalogEditor<DatabaseCatalogSource>) {
         self.db = db
@@ -23,76 +28,110 @@ struct EditWriter {
         source = editor.source
     }
 
+    /// Writes the edit, in the order the schema's checks allow: rows that leave their sections
+    /// before rows that arrive, deleted sections before the items that take their place, the
+    /// final section positions once no two sections share one.
     mutating func write() throws {
-        let catalogPK = source.catalogPK
         sectionPKs = source.sectionPKs
-
-        // Sections deleted and inserted again under the same id are replaced: the old row steps
-        // aside under an id no section can have (ids are UNIQUE), so that the new row can take
-        // the id; it is deleted with the other deleted sections, once its items have left.
-        let replaced = editor.deleted.intersection(editor.inserted)
-        var retiredPKs: [String: Int64] = [:]
-        for id in replaced.sorted() {
-            let pk = try sectionPKs[id] ?? Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?",
-                                                         arguments: [catalogPK, id])!
-            try db.execute(sql: "UPDATE section SET id = ? WHERE pk = ?", arguments: ["\u{FFFF}replaced \(pk)", pk])
-            retiredPKs[id] = pk
-            sectionPKs[id] = nil
-        }
-
-        // Sections: those that change place park; new ones are inserted parked.
-        var sectionFinal: [(pk: Int64, position: Int)] = []
-        if let order = editor.order, let before = editor.orderBefore {
-            var oldPosition: [String: Int] = [:]
-            for (position, id) in before.enumerated() { oldPosition[id] = position }
-            let moveSection = try db.cachedStatement(sql: "UPDATE section SET position = ? WHERE pk = ?")
-            let idOf = try db.cachedStatement(sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?")
-            for (position, id) in order.enumerated() {
-                if editor.inserted.contains(id) {
-                    let section = editor.sections[id]!
-                    try db.execute(sql: """
-                        INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
-                        """, arguments: [catalogPK, id, parking, section.kind.rawValue, section.title, section.capacity])
-                    parking -= 1
-                    sectionPKs[id] = db.lastInsertedRowID
-                    sectionFinal.append((db.lastInsertedRowID, position))
-                } else if oldPosition[id] != position {
-                    let pk: Int64
-                    if let known = sectionPKs[id] {
-                        pk = known
-                    } else {
-                        pk = try Int64.fetchOne(idOf, arguments: [catalogPK, id])!
-                        sectionPKs[id] = pk
-                    }
-                    try moveSection.execute(arguments: [parking, pk])
-                    parking -= 1
-                    sectionFinal.append((pk, position))
-                }
-            }
-        }
-
-        // Items: every section the edit touched gets the order keys its new order needs
-        // (``OrderKeys/plan(_:)``): items still in order keep their keys, the others take keys
-        // between their neighbours'. Only rows whose section or key changes are written.
-        var oldPlace: [String: (section: String, index: Int)] = [:]
         for (id, entry) in editor.originals {
             for (index, item) in entry.section.items.enumerated() { oldPlace[item.id] = (id, index) }
         }
-        // Whether an item that was in section `old` is now in a different row than before.
-        func changesRow(from old: String, to new: String) -> Bool { old != new || replaced.contains(new) }
+        try retireReplacedSections()
+        let sectionFinal = try parkSectionsThatMove()
+        let items = try planItems()
+        try deleteItemsThatLeft(present: items.present)
+        try place(items.placements)
+        try deleteSections()
+        // New rows last, once the rows leaving their sections have left (SQLite refuses a new
+        // item for a full section). Then new content.
+        let inserter = try ItemInserter(db: db)
+        for (item, sectionPK, key) in items.new {
+            try inserter.insert(item, catalogPK: source.catalogPK, sectionPK: sectionPK, key: key)
+        }
+        try updateContent(of: items.updated)
+        try finishSections(sectionFinal)
+    }
+
+    /// Sections deleted and inserted again under the same id are replaced: the old row steps
+    /// aside under an id that no section of the catalogue has, before or after the edit (ids are
+    /// UNIQUE), so that the new row can take the id; it is deleted with the other deleted
+    /// sections, once its items have left.
+    private mutating func retireReplacedSections() throws {
+        replaced = editor.deleted.intersection(editor.inserted)
+        guard !replaced.isEmpty else { return }
+        var taken = Set(editor.sections.keys)
+        taken.formUnion(editor.order ?? [])
+        taken.formUnion(editor.orderBefore ?? [])
+        for id in replaced.sorted() {
+            let pk = try sectionPK(id)
+            let parkedID = try unusedSectionID(startingWith: "replaced \(pk)", besides: taken)
+            try db.execute(sql: "UPDATE section SET id = ? WHERE pk = ?", arguments: [parkedID, pk])
+            retiredPKs[id] = pk
+            sectionPKs[id] = nil
+        }
+    }
+
+    /// `stem`, or `stem` with primes added, whichever first is neither in `taken` nor the id of
+    /// a section of the catalogue: the database is asked, in this transaction, rather than the
+    /// id trusted to be unusual.
+    private func unusedSectionID(startingWith stem: String, besides taken: Set<String>) throws -> String {
+        let exists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM section WHERE catalog_pk = ? AND id = ?)")
+        var candidate = stem
+        while try taken.contains(candidate) || Bool.fetchOne(exists, arguments: [source.catalogPK, candidate]) == true {
+            candidate += "'"
+        }
+        return candidate
+    }
+
+    /// Sections that change place park at distinct negative positions; new ones are inserted
+    /// parked. Returns where each of them ends, for ``finishSections(_:)``.
+    private mutating func parkSectionsThatMove() throws -> [(pk: Int64, position: Int)] {
+        guard let order = editor.order, let before = editor.orderBefore else { return [] }
+        var oldPosition: [String: Int] = [:]
+        for (position, id) in before.enumerated() { oldPosition[id] = position }
+        let moveSection = try db.cachedStatement(sql: "UPDATE section SET position = ? WHERE pk = ?")
+        var final: [(pk: Int64, position: Int)] = []
+        for (position, id) in order.enumerated() {
+            if editor.inserted.contains(id) {
+                guard let section = editor.sections[id] else { throw Self.missing("section \"\(id)\" the edit inserts") }
+                try db.execute(sql: """
+                    INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [source.catalogPK, id, parking, section.kind.rawValue, section.title, section.capacity])
+                sectionPKs[id] = db.lastInsertedRowID
+                final.append((db.lastInsertedRowID, position))
+            } else if oldPosition[id] != position {
+                let pk = try sectionPK(id)
+                sectionPKs[id] = pk
+                try moveSection.execute(arguments: [parking, pk])
+                final.append((pk, position))
+            } else {
+                continue
+            }
+            parking -= 1
+        }
+        return final
+    }
+
+    /// Every section the edit touched gets the order keys its new order needs
+    /// (``OrderKeys/plan(_:)``): items still in order keep their keys, the others take keys
+    /// between their neighbours'. Only rows whose section or key changes are placed.
+    private func planItems() throws -> (placements: [(pk: Int64, section: Int64, key: Int64, entering: Bool)],
+                                        new: [(item: Item, section: Int64, key: Int64)],
+                                        updated: [(pk: Int64, item: Item)], present: Set<String>) {
         var placements: [(pk: Int64, section: Int64, key: Int64, entering: Bool)] = []
         var newItems: [(item: Item, section: Int64, key: Int64)] = []
         var updatedItems: [(pk: Int64, item: Item)] = []
         var present = Set<String>()
         for (sectionID, section) in editor.sections {
-            let sectionPK = sectionPKs[sectionID]!
+            guard let sectionPK = sectionPKs[sectionID] else { throw Self.missing("section \"\(sectionID)\"") }
             let current = section.items.map { item in
                 oldPlace[item.id].map { !changesRow(from: $0.section, to: sectionID) } == true ? source.itemRows[item.id]?.key : nil
             }
             let keys = OrderKeys.plan(current)
             for (index, item) in section.items.enumerated() {
                 present.insert(item.id)
-                guard let pk = source.itemRows[item.id]?.pk, let old = oldPlace[item.id] else {
+                guard let pk = source.itemRows[item.id]?.pk, let old = oldPlace[item.id],
+                      let previous = editor.originals[old.section]?.section.items[old.index] else {
                     newItems.append((item, sectionPK, keys[index]))
                     continue
                 }
@@ -100,18 +139,28 @@ struct EditWriter {
                 if entering || current[index] != keys[index] {
                     placements.append((pk, sectionPK, keys[index], entering))
                 }
-                let previous = editor.originals[old.section]!.section.items[old.index]
                 if !previous.hasSameContent(as: item) { updatedItems.append((pk, item)) }
             }
         }
-        // Items that are nowhere now: deleted (those of deleted sections go with their section).
+        return (placements, newItems, updatedItems, present)
+    }
+
+    /// Whether an item that was in section `old` is now in a different row than before.
+    private func changesRow(from old: String, to new: String) -> Bool { old != new || replaced.contains(new) }
+
+    /// Items that are nowhere now: deleted (those of deleted sections go with their section).
+    private func deleteItemsThatLeft(present: Set<String>) throws {
         let deleteItem = try db.cachedStatement(sql: "DELETE FROM item WHERE pk = ?")
         for (id, old) in oldPlace where !present.contains(id) && !editor.deleted.contains(old.section) {
-            try deleteItem.execute(arguments: [source.itemRows[id]!.pk])
+            guard let row = source.itemRows[id] else { throw Self.missing("item \"\(id)\"") }
+            try deleteItem.execute(arguments: [row.pk])
         }
-        // Keys may repeat for a moment (the index is not UNIQUE); ``verifyPositions(of:)`` proves
-        // the end state. Only rows entering a section touch `section_pk`, so SQLite checks the
-        // foreign key and the kind trigger for them alone.
+    }
+
+    /// Keys may repeat for a moment (the index is not UNIQUE); ``verifyPositions(of:)`` proves the
+    /// end state. Only rows entering a section touch `section_pk`, so SQLite checks the foreign
+    /// key and the kind trigger for them alone.
+    private func place(_ placements: [(pk: Int64, section: Int64, key: Int64, entering: Bool)]) throws {
         let setKey = try db.cachedStatement(sql: "UPDATE item SET position = ? WHERE pk = ?")
         let setPlace = try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?")
         for placement in placements {
@@ -121,20 +170,22 @@ struct EditWriter {
                 try setKey.execute(arguments: [placement.key, placement.pk])
             }
         }
+    }
+
+    /// Deleted sections, and the rows of replaced ones, with the items still in them.
+    private func deleteSections() throws {
         let deleteSection = try db.cachedStatement(sql: "DELETE FROM section WHERE pk = ?")
         for id in editor.deleted {
-            try deleteSection.execute(arguments: [retiredPKs[id] ?? sectionPKs[id]!])
+            guard let pk = retiredPKs[id] ?? sectionPKs[id] else { throw Self.missing("section \"\(id)\" the edit deletes") }
+            try deleteSection.execute(arguments: [pk])
         }
+    }
 
-        // New rows last, once the rows leaving their sections have left (SQLite refuses a new
-        // item for a full section). Then new content.
-        let inserter = try ItemInserter(db: db)
-        for (item, sectionPK, key) in newItems {
-            try inserter.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: key)
-        }
+    /// Every field column of the items whose content changed (NULL for the fields of other kinds
+    /// and for optional fields left empty).
+    private func updateContent(of items: [(pk: Int64, item: Item)]) throws {
         let update = try db.cachedStatement(sql: Self.updateItemSQL)
-        for (pk, item) in updatedItems {
-            // NULL for the fields of other kinds and for optional fields left empty.
+        for (pk, item) in items {
             var values: [(any DatabaseValueConvertible)?] = ItemColumns.content.map { field in
                 switch item.content[field] {
                 case .text(let text)?: text
@@ -145,15 +196,35 @@ struct EditWriter {
             values += [item.size?.width, item.size?.height, pk]
             try update.execute(arguments: StatementArguments(values))
         }
+    }
+
+    /// Parked sections take their final positions; kept sections their new title and capacity.
+    private func finishSections(_ final: [(pk: Int64, position: Int)]) throws {
         let placeSection = try db.cachedStatement(sql: "UPDATE section SET position = ? WHERE pk = ?")
-        for (pk, position) in sectionFinal { try placeSection.execute(arguments: [position, pk]) }
+        for (pk, position) in final { try placeSection.execute(arguments: [position, pk]) }
         let updateSection = try db.cachedStatement(sql: "UPDATE section SET title = ?, capacity = ? WHERE pk = ?")
         for (id, section) in editor.sections where !editor.inserted.contains(id) {
-            let original = editor.originals[id]!.section
+            guard let original = editor.originals[id]?.section, let pk = sectionPKs[id] else { throw Self.missing("section \"\(id)\"") }
             if original.title != section.title || original.capacity != section.capacity {
-                try updateSection.execute(arguments: [section.title, section.capacity, sectionPKs[id]!])
+                try updateSection.execute(arguments: [section.title, section.capacity, pk])
             }
         }
+    }
+
+    /// The row of section `id`: known from the edit's reading, else looked up.
+    private func sectionPK(_ id: String) throws -> Int64 {
+        if let pk = sectionPKs[id] { return pk }
+        guard let pk = try Int64.fetchOne(db.cachedStatement(sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?"),
+                                          arguments: [source.catalogPK, id]) else {
+            throw Self.missing("section \"\(id)\"")
+        }
+        return pk
+    }
+
+    /// A row the edit read is not there: the database changed under the transaction, which
+    /// holds the write lock, so this means a damaged file; the write is rolled back.
+    private static func missing(_ what: String) -> StoreError {
+        .database("the edit expected \(what) in the database, and it is not there")
     }
 
     /// Checks that each section the edit touched holds its items at distinct order keys and no
@@ -161,21 +232,14 @@ struct EditWriter {
     /// the catalogue was not written.
     func verifyPositions(of changed: [String]) throws {
         for id in changed {
-            guard let pk = try sectionPK(id) else { continue }
+            guard let pk = try sectionPKs[id] ?? Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?",
+                                                                arguments: [source.catalogPK, id]) else { continue }
             try CatalogStore.verifyItemPositions(ofSection: pk, id: id, capacity: editor.sections[id]?.capacity,
                                                  catalog: source.name, in: db)
         }
         if editor.order != editor.orderBefore {
-            let ok = try Bool.fetchOne(db, sql: """
-                SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
-                """, arguments: [source.catalogPK]) ?? true
-            if !ok { throw StoreError.positionsNotContiguous(catalog: source.name, section: "(section order)") }
+            try CatalogStore.verifySectionOrder(ofCatalog: source.catalogPK, named: source.name, in: db)
         }
-    }
-
-    private func sectionPK(_ id: String) throws -> Int64? {
-        if let pk = sectionPKs[id] { return pk }
-        return try Int64.fetchOne(db, sql: "SELECT pk FROM section WHERE catalog_pk = ? AND id = ?", arguments: [source.catalogPK, id])
     }
 }
 
