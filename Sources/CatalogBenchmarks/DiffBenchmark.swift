@@ -1,5 +1,4 @@
 import CatalogDiff
-@_spi(Benchmarks) import CatalogDiff
 import CBenchmarkSupport
 import CatalogModel
 import Foundation

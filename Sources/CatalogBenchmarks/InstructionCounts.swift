@@ -1,4 +1,4 @@
-@_spi(Benchmarks) import CatalogDiff
+import CatalogDiff
 import CatalogLayout
 import CatalogModel
 import CatalogStore

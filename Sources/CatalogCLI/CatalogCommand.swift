@@ -7,7 +7,7 @@ public struct CatalogCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Import, inspect, change and serve CatalogKit catalogues in a local SQLite database.",
-        subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
+        subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, DeleteCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
                       LayoutCommand.self, GenerateCommand.self, WatchCommand.self]
     )
 

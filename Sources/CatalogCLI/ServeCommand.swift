@@ -10,10 +10,9 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Serve the HTTP API (docs/HTTP-API.md) for the database until SIGINT or SIGTERM.",
         discussion: """
-            Endpoints: GET /catalogs, GET|PUT /catalogs/{name}, POST /catalogs/{name}/batches, \
-            POST /catalogs/{name}/moves, GET /catalogs/{name}/changes?since=REV, \
-            GET /catalogs/{name}/layout?config=…&width=…&height=…. Errors are application/problem+json. \
-            With --token (or CATALOG_TOKEN) writes need Authorization: Bearer <token>.
+            Endpoints: \(CatalogServer.routes.joined(separator: ", ")). Errors are application/problem+json; \
+            GET /openapi.json describes every route. With --token (or CATALOG_TOKEN) writes need \
+            Authorization: Bearer <token>.
             """
     )
 
@@ -47,6 +46,12 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "Connections served at once; more wait until one closes.")
     var maxConnections = 4_096
 
+    @Option(help: "Event streams open at once, below --max-connections so that streams never take every connection (default: three quarters of --max-connections); past it a stream is refused with 503 and Retry-After.")
+    var maxEventStreams: Int?
+
+    @Option(help: "Event streams open at once from one client address; past it that address's streams are refused with 503.")
+    var maxEventStreamsPerClient = 1_024
+
     @Option(help: "The most items an imported catalogue holds, or a batch inserts (with its operations).")
     var maxItems = DocumentLimits.requests.maxItems
 
@@ -75,8 +80,15 @@ struct ServeCommand: ParsableCommand {
                               ("--stall-timeout", stallTimeout), ("--keep-alive", keepAlive)] where !(value > 0 && value <= 86_400) {
             throw CLIError("\(name): expected a number of seconds from 0 (exclusive) to 86400, found \(value)")
         }
-        guard maxConnections >= 1 && maxConnections <= 1_000_000 else {
-            throw CLIError("--max-connections: expected a number from 1 to 1000000, found \(maxConnections)")
+        guard maxConnections >= 2 && maxConnections <= 1_000_000 else {
+            throw CLIError("--max-connections: expected a number from 2 to 1000000, found \(maxConnections)")
+        }
+        let maxEventStreams = self.maxEventStreams ?? ServerConfiguration.defaultMaxEventStreams(maxConnections: maxConnections)
+        guard maxEventStreams >= 1 && maxEventStreams < maxConnections else {
+            throw CLIError("--max-event-streams: expected a number from 1 to \(maxConnections - 1) (below --max-connections), found \(maxEventStreams)")
+        }
+        guard maxEventStreamsPerClient >= 1 && maxEventStreamsPerClient <= 1_000_000 else {
+            throw CLIError("--max-event-streams-per-client: expected a number from 1 to 1000000, found \(maxEventStreamsPerClient)")
         }
         for (name, value) in [("--max-items", maxItems), ("--max-sections", maxSections), ("--max-layout-elements", maxLayoutElements)]
         where !(1...100_000_000).contains(value) {
@@ -97,7 +109,8 @@ struct ServeCommand: ParsableCommand {
             configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads,
                                                headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections,
                                                limits: DocumentLimits(maxItems: maxItems, maxSections: maxSections),
-                                               maxLayoutElements: maxLayoutElements, keepAlive: keepAlive, stallTimeout: stallTimeout),
+                                               maxLayoutElements: maxLayoutElements, keepAlive: keepAlive, stallTimeout: stallTimeout,
+                                               maxEventStreams: maxEventStreams, maxEventStreamsPerClient: maxEventStreamsPerClient),
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.

@@ -54,9 +54,14 @@ struct WatchCommand: ParsableCommand {
             let store = try global.openStoreForReading()
             _ = try store.revision(of: catalog)  // an unknown catalogue is an error before anything prints
             let updates = store.updates(of: catalog, from: since)
+            let catalog = self.catalog
             follow = {
-                for try await update in updates {
-                    printer.print(revision: update.revision, changeset: update.changeset, catalog: update.catalog)
+                do {
+                    for try await update in updates {
+                        printer.print(revision: update.revision, changeset: update.changeset, catalog: update.catalog)
+                    }
+                } catch StoreError.unknownCatalog {
+                    printer.printDeleted(catalog)  // the catalogue was deleted: the end of its updates
                 }
             }
         }
@@ -104,6 +109,16 @@ struct UpdatePrinter: Sendable {
             let size = catalog.map { " — \(plural($0.sections.count, "section")), \(plural($0.itemCount, "item"))" } ?? ""
             line = "revision \(revision): reset\(size)"
         }
+        write(line)
+    }
+
+    /// The last line: the catalogue was deleted (`{"catalog", "deleted": true}` with `--json`).
+    func printDeleted(_ catalog: String) {
+        write(json ? OrderedJSON.object([("catalog", .string(catalog)), ("deleted", .bool(true))]).serialized(pretty: false)
+                   : "catalogue \"\(catalog)\" was deleted")
+    }
+
+    private func write(_ line: String) {
         // Straight to the file descriptor: a pipe reading the watcher sees each line as it comes.
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
@@ -124,6 +139,8 @@ struct EventStreamFollower: Sendable {
             do {
                 try await follow(from: &lastID)
                 failures = 0
+            } catch is CatalogDeleted {
+                return
             } catch let error as CLIError {
                 throw error
             } catch {
@@ -150,6 +167,10 @@ struct EventStreamFollower: Sendable {
         var parser = ServerSentEventParser()
         for try await chunk in response.body {
             for event in parser.feed(chunk.readableBytesView) {
+                if event.event == "deleted" {
+                    printer.printDeleted(catalog)
+                    throw CatalogDeleted()
+                }
                 guard let id = event.id.flatMap({ Int($0) }) else { continue }
                 switch event.event {
                 case "changes":
@@ -164,6 +185,9 @@ struct EventStreamFollower: Sendable {
         }
     }
 }
+
+/// The server said the catalogue was deleted: the stream's end, not a connection to make again.
+private struct CatalogDeleted: Error {}
 
 /// The event stream format (the WHATWG's `text/event-stream`): lines of `field: value`, an empty
 /// line ending an event, `:` starting a comment; `data` lines joined with line breaks.

@@ -3,13 +3,12 @@
 /// new ones entered) and does nothing else; `catalog-bench diff` reports the ratio to this. A
 /// hashing diff cannot be faster; integer ids in a narrow span skip hashing (a dense table), and
 /// their diff can be.
-@_spi(Benchmarks)
-public enum DiffFloor {
+package enum DiffFloor {
     /// Hashes `a` and `b` into one table; returns how many ids of `b` are in `a` (so that the
     /// work cannot be optimised away).
     @_specialize(where ID == Int)
     @_specialize(where ID == String)
-    public static func hashPass<ID: Hashable>(_ a: [ID], _ b: [ID]) -> Int {
+    package static func hashPass<ID: Hashable>(_ a: [ID], _ b: [ID]) -> Int {
         let (a, b) = (ItemIDs([a]), ItemIDs([b]))
         let table = HashedIDTable(aCount: a.count, bCount: b.count, hash: IDHash.fastest(for: ID.self))
         var found = Found()

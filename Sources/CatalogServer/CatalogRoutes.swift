@@ -38,13 +38,16 @@ struct CatalogRoutes: Sendable {
     /// A move's body is a handful of keys: a larger one is refused before it is read.
     static let moveBodyLimit = 64 << 10
 
-    func register<Context: RequestContext>(on router: Router<Context>) {
+    func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
         router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
         router.get("/catalogs/:name") { request, context in try await snapshot(request, name: try catalogName(context)) }
         router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try catalogName(context)) }
+        router.delete("/catalogs/:name") { request, context in try await deleteCatalog(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
-        router.get("/catalogs/:name/events") { request, context in try events.response(request, name: try catalogName(context)) }
+        router.get("/catalogs/:name/events") { request, context in
+            try events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
+        }
         router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
         router.get("/openapi.json") { _, _ in openAPIDocument() }
@@ -232,6 +235,16 @@ struct CatalogRoutes: Sendable {
             return try await store.apply(batch, to: name)
         }
         return written(result)
+    }
+
+    /// Deletes the catalogue (``CatalogStore/delete(_:ifRevision:)``); `If-Match: "REV"` makes it
+    /// conditional. Answers `{"catalog", "revision", "sections", "items"}`: what was deleted.
+    func deleteCatalog(_ request: Request, name: String) async throws -> Response {
+        let expected = try ifMatch(request, name: name)
+        let store = self.store
+        let deleted = try await bodyWork.offload { try store.delete(name, ifRevision: expected) }
+        return json(.object([("catalog", .string(deleted.name)), ("revision", .integer(deleted.revision)),
+                             ("sections", .integer(deleted.sections)), ("items", .integer(deleted.items))]))
     }
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.

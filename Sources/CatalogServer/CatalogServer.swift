@@ -33,12 +33,18 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a client may leave the server's writes to it unread (an event stream it no longer
     /// reads) before it is disconnected; it catches up with `Last-Event-ID` when it returns.
     public var stallTimeout: Double
+    /// Event streams open at once, in all (below ``maxConnections``, so that streams never take
+    /// every connection) and from one client address; past either, a stream is refused with 503
+    /// and `Retry-After`.
+    public var maxEventStreams: Int
+    public var maxEventStreamsPerClient: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
                 token: String? = nil, protectReads: Bool = false,
                 headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096,
                 limits: DocumentLimits = .requests, maxLayoutElements: Int = 20_000,
-                keepAlive: Double = 15, stallTimeout: Double = 30) {
+                keepAlive: Double = 15, stallTimeout: Double = 30,
+                maxEventStreams: Int? = nil, maxEventStreamsPerClient: Int = 1_024) {
         self.host = host
         self.port = port
         self.bodyLimit = bodyLimit
@@ -51,6 +57,13 @@ public struct ServerConfiguration: Sendable {
         self.maxLayoutElements = maxLayoutElements
         self.keepAlive = keepAlive
         self.stallTimeout = stallTimeout
+        self.maxEventStreams = maxEventStreams ?? Self.defaultMaxEventStreams(maxConnections: maxConnections)
+        self.maxEventStreamsPerClient = maxEventStreamsPerClient
+    }
+
+    /// Three quarters of the connections: a quarter stays for every other request.
+    public static func defaultMaxEventStreams(maxConnections: Int) -> Int {
+        max(1, maxConnections * 3 / 4)
     }
 }
 
@@ -67,9 +80,9 @@ public enum CatalogServer {
     public static func application(store: CatalogStore, configuration: ServerConfiguration,
                                    logger: Logger = Logger(label: "catalog.serve"),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
-                                   extraRoutes: (Router<BasicRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
+                                   extraRoutes: (Router<CatalogRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
         // HEAD answers as GET does, with its status and headers and no body.
-        let router = Router(options: .autoGenerateHeadEndpoints)
+        let router = Router(context: CatalogRequestContext.self, options: .autoGenerateHeadEndpoints)
         // Middleware that would do nothing is left out: each one is an async call on every request.
         // Requests are logged at `info`; a logger above that level would drop every line.
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
@@ -77,7 +90,8 @@ public enum CatalogServer {
         if let token = configuration.token {
             router.add(middleware: BearerTokenMiddleware(token: token, protectReads: configuration.protectReads))
         }
-        let events = EventStream(store: store, keepAlive: .milliseconds(Int64(configuration.keepAlive * 1000)), resetThreshold: 10_000)
+        let events = EventStream(store: store, keepAlive: .milliseconds(Int64(configuration.keepAlive * 1000)), resetThreshold: 10_000,
+                                 slots: EventStreamSlots(limit: configuration.maxEventStreams, perClient: configuration.maxEventStreamsPerClient))
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
                       maxLayoutElements: configuration.maxLayoutElements, events: events).register(on: router)
         extraRoutes(router)

@@ -1,6 +1,7 @@
 import CatalogDiff
 import CatalogImport
 import CatalogJSON
+import CatalogModel
 import CatalogStore
 import Foundation
 import HTTPTypes
@@ -24,8 +25,17 @@ struct EventStream: Sendable {
     let resetThreshold: Int
     /// Events encoded lately: subscribers in step send the same bytes, encoded once.
     let encoded = EncodedEvents()
+    /// The caps on streams open at once, in all and per client address.
+    let slots: EventStreamSlots
 
-    func response(_ request: Request, name: String) throws -> Response {
+    init(store: CatalogStore, keepAlive: Duration, resetThreshold: Int, slots: EventStreamSlots) {
+        self.store = store
+        self.keepAlive = keepAlive
+        self.resetThreshold = resetThreshold
+        self.slots = slots
+    }
+
+    func response(_ request: Request, name: String, client: String) throws -> Response {
         let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
             ?? revision(request.headers[.lastEventID], name: "Last-Event-ID")
         // Refusals before the stream starts, while a status can still say so.
@@ -33,19 +43,35 @@ struct EventStream: Sendable {
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
+        let slot: EventStreamSlots.Slot
+        switch slots.take(for: client) {
+        case .success(let taken): slot = taken
+        case .failure(let error): throw Self.refusal(error.refusal)
+        }
         let observer = store.observer(of: name, from: since, resetThreshold: resetThreshold)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
         let keepAlive = self.keepAlive
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            defer { observer.finish() }
+            defer {
+                observer.finish()
+                withExtendedLifetime(slot) {}  // the slot goes back when the body is done with
+            }
             var first = since == nil
             try await withGracefulShutdownHandler {
                 // A comment first, so that the client sees the stream open before any write.
                 try await writer.write(ByteBuffer(string: ": catalog \(name)\n\n"))
                 while !Task.isCancelled && !observer.isCancelled {
-                    guard let update = try await observer.next(waitingAtMost: keepAlive) else {
+                    let next: CatalogUpdate?
+                    do {
+                        next = try await observer.next(waitingAtMost: keepAlive)
+                    } catch StoreError.unknownCatalog {
+                        // Deleted: say so, then end the stream (a client that reconnects gets 404).
+                        try await writer.write(Self.deletedEvent(name))
+                        break
+                    }
+                    guard let update = next else {
                         if observer.isCancelled { break }
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                         continue
@@ -58,6 +84,27 @@ struct EventStream: Sendable {
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// 503 past a cap, with `Retry-After`, and the connection closed: a client that opens streams
+    /// without end gets nothing more from it.
+    static func refusal(_ refusal: EventStreamSlots.Refusal) -> Problem {
+        let detail = switch refusal {
+        case .full(let limit): "the server has \(limit) event streams open, as many as it holds; try again later"
+        case .clientFull(let limit): "this client address has \(limit) event streams open, as many as one address may; close one first"
+        }
+        var problem = Problem(status: .serviceUnavailable, kind: "too-many-streams", detail: detail)
+        problem.headers[.retryAfter] = "5"
+        problem.headers[.connection] = "close"
+        return problem
+    }
+
+    /// The last event of a stream whose catalogue was deleted: `event: deleted`, no id (nothing
+    /// to resume from), `data: {"catalog": NAME}`.
+    static func deletedEvent(_ name: String) -> ByteBuffer {
+        var data = "{\"catalog\":"
+        appendJSONString(name, to: &data)
+        return ByteBuffer(string: "event: deleted\ndata: \(data)}\n\n")
     }
 
     /// One event's bytes: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).

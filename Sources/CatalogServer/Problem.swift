@@ -13,6 +13,8 @@ struct Problem: Error {
     var kind: String
     var detail: String
     var path: String?
+    /// Headers the answer carries besides its content type (`Retry-After`, say).
+    var headers: HTTPFields = [:]
 
     static let typeBase = "https://catalogkit.dev/problems/"
 
@@ -22,7 +24,7 @@ struct Problem: Error {
             ("status", .integer(status.code)), ("detail", .string(detail)),
         ]
         if let path { members.append(("path", .string(path))) }
-        var headers = HTTPFields()
+        var headers = self.headers
         headers[.contentType] = "application/problem+json"
         return Response(status: status, headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(string: OrderedJSON.object(members).serialized(pretty: false))))
@@ -92,7 +94,7 @@ struct Problem: Error {
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
         case .invalidSetting:
             return Problem(status: .unprocessableContent, kind: "invalid-setting", detail: error.description)
-        case .cannotOpen, .database, .positionsNotContiguous, .overCapacity, .nonCanonicalID:
+        case .cannotOpen, .database, .positionsOutOfOrder, .overCapacity, .nonCanonicalID, .cannotWatch:
             return Problem(status: .internalServerError, kind: "database", detail: internalDetail)
         }
     }

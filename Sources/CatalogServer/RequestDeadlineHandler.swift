@@ -11,7 +11,8 @@ import NIOHTTPTypes
 /// to a client that reads it — is never cut.
 ///
 /// Without it, a few hundred such connections hold their memory and file descriptors for as long
-/// as their clients like.
+/// as their clients like. An answer that says `Connection: close` (a refused event stream) closes
+/// its connection once written, as HTTP/1.1 means it to.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -23,6 +24,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let stallTimeout: TimeAmount
     private var deadline: Scheduled<Void>?
     private var stall: Scheduled<Void>?
+    /// The answer being written said `Connection: close`.
+    private var closing = false
 
     init(headTimeout: TimeAmount, bodyTimeout: TimeAmount, stallTimeout: TimeAmount) {
         self.headTimeout = headTimeout
@@ -65,8 +68,23 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(headTimeout, context: context) }
-        context.write(data, promise: promise)
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            closing = head.headerFields[.connection]?.lowercased() == "close"
+            context.write(data, promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end:
+            guard closing else {
+                arm(headTimeout, context: context)
+                context.write(data, promise: promise)
+                return
+            }
+            let channel = context.channel
+            let written = promise ?? context.eventLoop.makePromise()
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            context.writeAndFlush(data, promise: written)
+        }
     }
 
     private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {

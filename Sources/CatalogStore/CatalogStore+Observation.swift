@@ -17,7 +17,9 @@ extension CatalogStore {
     /// same revision share one computation per update. The sequence ends when the consuming task
     /// is cancelled, and throws ``StoreError/unknownCatalog(_:)`` when the catalogue is not (or no
     /// longer) there, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a
-    /// `revision` the catalogue has not reached.
+    /// `revision` the catalogue has not reached, and ``StoreError/cannotWatch(path:reason:)`` when
+    /// the database can no longer be watched for other processes' writes (its file removed or
+    /// replaced, a read that fails): an observer never goes silent without a word.
     public func updates(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogUpdates {
         CatalogUpdates(observer: observer(of: name, from: revision, resetThreshold: resetThreshold))
     }
@@ -124,12 +126,15 @@ public final class CatalogObserver: @unchecked Sendable {
     private var requested: Int?
     private var retained = true
     private var cancelled = false
+    /// The notifier's failed polls before this observer started: a later one ends it.
+    private let failuresBefore: Int
 
     init(store: CatalogStore, name: String, from revision: Int?, resetThreshold: Int) {
         self.store = store
         self.name = name
         self.resetThreshold = max(0, resetThreshold)
         requested = revision
+        failuresBefore = store.notifier.failureCount
         store.notifier.retain()
     }
 
@@ -147,6 +152,7 @@ public final class CatalogObserver: @unchecked Sendable {
     public func next(waitingAtMost timeout: Duration? = nil) async throws(StoreError) -> CatalogUpdate? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while !Task.isCancelled && !lock.withLock({ cancelled }) {
+            if let failure = store.notifier.failure(after: failuresBefore) { throw failure }
             let (current, seen) = try store.observedRevision(of: name)
             let (have, asked) = lock.withLock { (revision, requested) }
             if have == nil, let asked {
@@ -182,8 +188,9 @@ public final class CatalogObserver: @unchecked Sendable {
         finish()
     }
 
-    /// Stops observing (also when the observer is released).
-    public func finish() {
+    /// Stops observing (also when the observer is released). Callers outside the package
+    /// call ``cancel()``, which also ends a wait under way.
+    package func finish() {
         let wasRetained = lock.withLock {
             defer { retained = false }
             return retained

@@ -13,18 +13,18 @@ extension CatalogStore {
     /// call it at the start of `main`, before anything opens a database. The `catalog` tool
     /// does. Returns false, changing nothing, once SQLite is in use.
     @discardableResult
-    public static func disableSQLiteMemoryStatistics() -> Bool {
+    package static func disableSQLiteMemoryStatistics() -> Bool {
         catalog_sqlite_disable_memory_statistics() == 0
     }
 
     /// Whether SQLite counts the memory it allocates in this process (initializing SQLite if
     /// nothing has yet).
-    public static var sqliteKeepsMemoryStatistics: Bool {
+    package static var sqliteKeepsMemoryStatistics: Bool {
         catalog_sqlite_memory_statistics_enabled() != 0
     }
 
     /// The version of the SQLite library this process runs, such as "3.40.1".
-    public static var sqliteVersion: String {
+    package static var sqliteVersion: String {
         String(cString: sqlite3_libversion())
     }
 }

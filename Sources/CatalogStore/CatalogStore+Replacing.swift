@@ -49,13 +49,15 @@ extension CatalogStore {
     /// for each, the revision it would get and the changeset from its stored content (from an
     /// empty catalogue when there is none, or no store: a database not created yet), refused for
     /// the same reasons. Nothing is written.
-    public static func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)], in store: CatalogStore?) throws(StoreError) -> [WriteResult] {
+    package static func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)], in store: CatalogStore?) throws(StoreError) -> [WriteResult] {
         var results: [WriteResult] = []
         for (catalog, _) in try checkedForReplacing(catalogs) {
             var stored = Catalog(name: catalog.name)
             do {
                 if let store { stored = try store.catalog(named: catalog.name) }
-            } catch .unknownCatalog {}
+            } catch .unknownCatalog {
+                stored.revision = try store?.revisionAfterDeletion(of: catalog.name) ?? 0
+            }
             results.append(try replacement(of: stored, by: catalog))
         }
         return results
@@ -93,7 +95,7 @@ extension CatalogStore {
     /// Throws ``StoreError/catalogNamedTwice(_:sources:)`` when two of the catalogues share a name:
     /// in one write the second would silently replace the first. ``replace(_:progress:)`` checks
     /// it; callers that must not even open the database for bad input (the CLI) call it first.
-    public static func checkDistinctNames(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) {
+    package static func checkDistinctNames(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) {
         var sources: [String: String?] = [:]
         for (catalog, record) in catalogs {
             if let first = sources.updateValue(record?.source, forKey: catalog.name) {
@@ -122,7 +124,13 @@ struct CatalogWriter {
         let existing = try CatalogStore.catalogRow(named: catalog.name, in: db)
         let old = try existing.map { try CatalogStore.loadCatalog(pk: $0.pk, named: catalog.name, revision: $0.revision, in: db) }
             ?? Catalog(name: catalog.name)
-        try db.execute(sql: "INSERT INTO catalog (name) VALUES (?) ON CONFLICT (name) DO NOTHING", arguments: [catalog.name])
+        // A new catalogue goes on from the revisions of a deleted one of the same name, past the
+        // revision its deletion counts as (migration 0007): a name's revisions never repeat.
+        try db.execute(sql: """
+            INSERT INTO catalog (name, revision)
+            VALUES (?, coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = ?), 0))
+            ON CONFLICT (name) DO NOTHING
+            """, arguments: [catalog.name, catalog.name])
         let (catalogPK, previousRevision) = try CatalogStore.catalogRow(named: catalog.name, in: db)!
 
         try db.execute(sql: "DELETE FROM item WHERE catalog_pk = ?", arguments: [catalogPK])

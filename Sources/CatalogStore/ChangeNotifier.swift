@@ -14,6 +14,11 @@ import GRDB
 /// this store says which it wrote, and the poll reads them all when another connection has
 /// committed. A thousand observers woken by one commit then learn where their catalogue stands
 /// without a thousand SQLite lookups.
+///
+/// A poll that cannot read the database (its file removed or replaced, a read that fails) is a
+/// failure every observer waiting then receives (``failure(after:)``): their sequences throw it
+/// rather than stop hearing of other processes' writes without a word. The poll keeps trying,
+/// for observers that start later.
 final class ChangeNotifier: @unchecked Sendable {
     private let lock = NSLock()
     private var version: UInt64 = 0
@@ -30,6 +35,9 @@ final class ChangeNotifier: @unchecked Sendable {
         var continuation: CheckedContinuation<Void, Never>
         var deadline: ContinuousClock.Instant?
     }
+    /// How many polls have failed, and the last failure.
+    private var failures = 0
+    private var lastFailure: StoreError?
     private var observers = 0
     private var poller: Task<Void, Never>?
     /// The database file, or nil for a store in memory (no other connection can write it).
@@ -53,6 +61,17 @@ final class ChangeNotifier: @unchecked Sendable {
             for (name, revision) in revisions {
                 known[name] = max(known[name] ?? revision, revision)
             }
+            defer { waiters.removeAll() }
+            return waiters.values.map(\.continuation)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Catalogues deleted through this store: wakes every waiter, whose catalogue may be gone.
+    func didDelete(_ names: [String]) {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            version &+= 1
+            for name in names { known[name] = nil }
             defer { waiters.removeAll() }
             return waiters.values.map(\.continuation)
         }
@@ -92,6 +111,28 @@ final class ChangeNotifier: @unchecked Sendable {
             return waiters.values.map(\.continuation)
         }
         for waiter in woken { waiter.resume() }
+    }
+
+    /// A poll that failed: wakes every waiter, which finds the failure (``failure(after:)``).
+    private func pollFailed(_ error: StoreError) {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            failures += 1
+            lastFailure = error
+            // What was known may be old now: ask SQLite again.
+            known.removeAll()
+            version &+= 1
+            defer { waiters.removeAll() }
+            return waiters.values.map(\.continuation)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// How many polls have failed so far: an observer remembers it when it starts.
+    var failureCount: Int { lock.withLock { failures } }
+
+    /// The last failure of a poll, if any poll failed after the first `seen` failures.
+    func failure(after seen: Int) -> StoreError? {
+        lock.withLock { failures > seen ? lastFailure : nil }
     }
 
     /// Wakes every waiter without a commit: they look again and, finding nothing new, wait again
@@ -196,24 +237,65 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     private static func poll(path: String, every interval: Duration, _ notifier: () -> ChangeNotifier?) async {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.label = "CatalogKit.ChangeNotifier"
-        guard let connection = try? DatabaseQueue(path: path, configuration: configuration) else { return }
+        var watched: WatchedFile?
         // The first look reads the revisions too: a commit made after an observer's own first
         // look but before the poll began is caught here.
-        var last: Int?? = .none
+        var last: Int? = nil
         while !Task.isCancelled {
-            let now = try? connection.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
-            if now != last {
-                last = now
-                let revisions = try? connection.inDatabase { db in
-                    try Dictionary(Row.fetchAll(db, sql: "SELECT name, revision FROM catalog").map { ($0[0] as String, $0[1] as Int) },
-                                   uniquingKeysWith: max)
+            do {
+                let file = try watched ?? WatchedFile(path: path)
+                watched = file
+                try file.checkStillThere()
+                let now = try file.connection.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
+                if now != last || last == nil {
+                    let revisions = try file.connection.inDatabase { db in
+                        try Dictionary(Row.fetchAll(db, sql: "SELECT name, revision FROM catalog").map { ($0[0] as String, $0[1] as Int) },
+                                       uniquingKeysWith: max)
+                    }
+                    last = now
+                    notifier()?.didPoll(revisions)
                 }
-                notifier()?.didPoll(revisions ?? [:])
+            } catch {
+                // Opened again at the next look, and everything read again.
+                (watched, last) = (nil, nil)
+                let reason = if case StoreError.database(let message) = error { message } else { CatalogStore.describe(error) }
+                notifier()?.pollFailed(.cannotWatch(path: path, reason: reason))
             }
             try? await Task.sleep(for: interval)
         }
+    }
+}
+
+/// The poll's own read-only connection to the database file, and which file it is: a file
+/// removed, or replaced by another, is noticed (the connection would go on reading the old one).
+private struct WatchedFile {
+    let path: String
+    let connection: DatabaseQueue
+    let identity: (device: UInt64, inode: UInt64)
+
+    init(path: String) throws {
+        self.path = path
+        identity = try Self.identity(of: path)
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "CatalogKit.ChangeNotifier"
+        connection = try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    func checkStillThere() throws {
+        guard try Self.identity(of: path) == identity else {
+            throw StoreError.database("the database file was replaced by another")
+        }
+    }
+
+    private static func identity(of path: String) throws -> (device: UInt64, inode: UInt64) {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw StoreError.database("the database file is gone")
+        }
+        return ((attributes[.systemNumber] as? NSNumber)?.uint64Value ?? 0,
+                (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0)
     }
 }

@@ -34,6 +34,13 @@ final class SnapshotCache: @unchecked Sendable {
         }
     }
 
+    /// Forgets the catalogue with row key `pk` (deleted: the key may be given to another).
+    func forget(pk: Int64, named name: String) {
+        lock.withLock {
+            if entries[pk]?.name == name { entries[pk] = nil }
+        }
+    }
+
     /// Brings the kept catalogue named `name` from `revision` to `revision + 1` by a write whose
     /// changeset moved one item and did nothing else (the commonest write: a book dragged to
     /// another place), and returns it; nil, keeping nothing new, for any other write or when that

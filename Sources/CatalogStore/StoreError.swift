@@ -12,8 +12,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case database(String)
     /// Two items of a section share an order key, or the sections of a catalogue are not at
     /// positions 0..<n: found by a write's check (the write was rolled back) or by
-    /// `checkIntegrity`. (The name is from when item positions were dense indices.)
-    case positionsNotContiguous(catalog: String, section: String)
+    /// `checkIntegrity`.
+    case positionsOutOfOrder(catalog: String, section: String)
     /// A section holds more items than its capacity (found by a write's check or by
     /// `checkIntegrity`, never left by a write: it was rolled back).
     case overCapacity(catalog: String, section: String, count: Int, capacity: Int)
@@ -31,6 +31,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A batch or a move broke a rule (a full shelf, an unknown id, a stale base revision, …);
     /// nothing of it was written.
     case rejected(catalog: String, BatchError)
+    /// Observers can no longer learn of writes by other connections or processes: the database
+    /// file was removed or replaced, or a read of it failed. Their sequences throw this.
+    case cannotWatch(path: String, reason: String)
     /// A setting of the store was given a value it cannot take (the message says which values
     /// it can).
     case invalidSetting(String)
@@ -45,7 +48,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             error.description
         case .database(let message):
             "the database refused the write: \(message)"
-        case .positionsNotContiguous(let catalog, let section):
+        case .positionsOutOfOrder(let catalog, let section):
             "positions in section \"\(section)\" of catalogue \"\(catalog)\" repeat or are out of order; the write was rolled back"
         case .overCapacity(let catalog, let section, let count, let capacity):
             "section \"\(section)\" of catalogue \"\(catalog)\" holds \(count) items, over its capacity of \(capacity)"
@@ -65,6 +68,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "catalogue \"\(catalog)\": \(error)"
         case .invalidSetting(let message):
             message
+        case .cannotWatch(let path, let reason):
+            "cannot watch the database \(path) for writes by other connections: \(reason)"
         }
     }
 }

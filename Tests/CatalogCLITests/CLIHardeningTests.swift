@@ -73,6 +73,19 @@ struct CLIHardeningTests {
         _ = try cli.succeed(["changes", "bookshelf", "--since", "\(start + 130 - 64)", "--db", cli.db])
     }
 
+    @Test("serve --help lists every route the server has (from its router, not a list of its own)")
+    func serveHelpListsTheRoutes() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let help = try cli.succeed(["serve", "--help"]).replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ").joined(separator: " ")
+        for route in ["GET /catalogs", "DELETE /catalogs/{name}", "PUT /catalogs/{name}", "POST /catalogs/{name}/batches",
+                      "POST /catalogs/{name}/moves", "GET /catalogs/{name}/changes", "GET /catalogs/{name}/events",
+                      "GET /catalogs/{name}/layout", "GET /openapi.json"] {
+            #expect(help.contains(route), "\(route) missing from: \(help)")
+        }
+    }
+
     @Test("catalog import and the server agree on which names a catalogue may have")
     func catalogueNames() throws {
         let cli = try CLIRunner()

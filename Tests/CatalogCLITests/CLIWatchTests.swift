@@ -96,6 +96,47 @@ struct CLIWatchTests {
         #expect(lines.count == 2 && lines[1].contains("stage 1: 1 item moved"), "\(lines)")
     }
 
+    @Test("catalog delete: all named or none, and every watcher of a deleted catalogue says so and ends by itself")
+    func delete() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        _ = try cli.succeed(["demo", "--db", cli.db])
+        func names() throws -> [String] {
+            try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]]).compactMap { $0["name"] as? String }
+        }
+        let all = try names()
+        for bad in [["nope"], ["bookshelf", "home", "nope"], ["bookshelf", "--if-revision", "1"], ["bookshelf", "home", "--if-revision", "2"]] {
+            let result = try cli.run(["delete"] + bad + ["--db", cli.db])
+            #expect(result.status == 1 && result.stderrLines.count == 1, "\(bad): \(result.stderr)")
+        }
+        #expect(try names() == all, "a refused delete deleted something")
+
+        let server = try ServerProcess(arguments: ["--db", cli.db], folder: cli.folder)
+        let local = try Background(["watch", "bookshelf", "--db", cli.db])
+        let remote = try Background(["watch", "bookshelf", "--json", "--server", "http://127.0.0.1:\(server.port)"])
+        #expect(local.await(1).count == 1 && remote.await(1).count == 1)
+        let output = try cli.succeed(["delete", "bookshelf", "home", "--db", cli.db])
+        #expect(output == """
+            deleted "bookshelf" at revision 2: 7 sections, 18 items
+            deleted "home" at revision 1: 3 sections, 9 items
+
+            """, "\(output)")
+        #expect(try names() == all.filter { $0 != "bookshelf" && $0 != "home" })
+        for watcher in [local, remote] {
+            let deadline = Date().addingTimeInterval(10)
+            while watcher.process.isRunning, Date() < deadline { usleep(10_000) }
+            #expect(!watcher.process.isRunning, "a watcher of a deleted catalogue did not end: \(watcher.lines)")
+            if watcher.process.isRunning { _ = watcher.interrupt() }
+            #expect(watcher.process.terminationStatus == 0)
+        }
+        #expect(local.lines.last == #"catalogue "bookshelf" was deleted"#, "\(local.lines)")
+        #expect(remote.lines.last == #"{"catalog":"bookshelf","deleted":true}"#, "\(remote.lines)")
+
+        // Imported again, it goes on from the deleted catalogue's revisions.
+        let imported = try cli.succeed(["import", "SampleData/bookshelf.json", "--db", cli.db])
+        #expect(imported.contains("at revision 4"), "\(imported)")
+    }
+
     @Test("bad input: exit 1, one line")
     func badInput() throws {
         let cli = try CLIRunner()

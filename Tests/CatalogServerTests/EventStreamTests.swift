@@ -51,6 +51,44 @@ import Testing
         }
     }
 
+    /// `DELETE /catalogs/{name}`: conditional on `If-Match`, 404 for an unknown name; its event
+    /// streams say the catalogue is gone and close; a catalogue imported again under the name
+    /// sends a client that resumes from the old one a reset.
+    @Test func deletingACatalogueEndsItsStreams() async throws {
+        try await ServerTests.withServer { client, store in
+            let port = try #require(client.port)
+            let stream = try RawConnection(port: port)
+            stream.openEventStream("/catalogs/shelf/events")
+            #expect(await stream.awaitEvents(1).first?.event == "snapshot")
+            try Self.move(store, "a0", to: "b")  // revision 2
+
+            try await client.execute(uri: "/catalogs/shelf", method: .delete, headers: [.ifMatch: "\"1\""]) {
+                try ServerTests.problem($0, status: 412, kind: "precondition-failed")
+            }
+            try await client.execute(uri: "/catalogs/nope", method: .delete) { try ServerTests.problem($0, status: 404, kind: "unknown-catalog") }
+            try await client.execute(uri: "/catalogs/shelf", method: .delete, headers: [.ifMatch: "\"2\""]) { response in
+                #expect(response.status == .ok)
+                let body = try #require(try ServerTests.json(response.body) as? [String: Any])
+                #expect(body["catalog"] as? String == "shelf" && body["revision"] as? Int == 2 && body["items"] as? Int == 3)
+            }
+            let events = await stream.awaitEvents { $0.last?.event == "deleted" }
+            #expect(events.last?.event == "deleted" && events.last?.data == #"{"catalog":"shelf"}"#, "\(stream.text)")
+            // The response ends there (the chunked body's last chunk).
+            _ = await stream.awaitStream { _ in stream.text.hasSuffix("\r\n0\r\n\r\n") }
+            #expect(stream.text.hasSuffix("\r\n0\r\n\r\n"), "the stream went on after its catalogue was deleted: \(stream.text.suffix(200))")
+            try await client.execute(uri: "/catalogs/shelf", method: .get) { try ServerTests.problem($0, status: 404, kind: "unknown-catalog") }
+
+            // Imported again: it goes on from the deleted catalogue's revisions, and a client that
+            // resumes from revision 2 of the old one is sent the new one whole.
+            try store.replace(ServerTests.shelves)
+            #expect(try store.revision(of: "shelf") == 4)
+            let resumed = try RawConnection(port: port)
+            resumed.openEventStream("/catalogs/shelf/events", headers: ["Last-Event-ID": "2"])
+            let first = await resumed.awaitEvents(1)
+            #expect(first.map(\.event) == ["reset"] && first.first?.id == "4", "\(resumed.text.prefix(300))")
+        }
+    }
+
     @Test func keepAlivesWhileNothingHappens() async throws {
         try await ServerTests.withServer(ServerConfiguration(port: 0, keepAlive: 0.1)) { client, _ in
             let stream = try RawConnection(port: try #require(client.port))

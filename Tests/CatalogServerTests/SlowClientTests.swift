@@ -1,6 +1,7 @@
 import CatalogServer
 import CatalogTestSupport
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import Testing
 
@@ -66,6 +67,59 @@ import Testing
             }
             #expect(await !connection.drainUntilClosed(quietFor: 0.2))
             connection.close()  // so that the server's shutdown does not wait for it
+        }
+    }
+}
+
+/// Event streams hold their connections for as long as clients like: they have caps of their
+/// own, in all and per client address, so that no client can shut the others out.
+@Suite struct EventStreamCapTests {
+    @Test func pastTheCapsStreamsAreRefusedAndEveryoneElseIsAnswered() async throws {
+        // (A long head timeout: the test client's own connection waits idle meanwhile.)
+        let configuration = ServerConfiguration(port: 0, headTimeout: 120, maxConnections: 64, maxEventStreams: 8, maxEventStreamsPerClient: 3)
+        try await ServerTests.withServer(configuration) { client, _ in
+            let port = try #require(client.port)
+            func stream(from address: String) throws -> RawConnection {
+                let connection = try RawConnection(port: port, from: address)
+                connection.openEventStream("/catalogs/shelf/events")
+                return connection
+            }
+            var open: [RawConnection] = []
+            for address in ["127.0.0.1", "127.0.0.2", "127.0.0.3"] {
+                for _ in 0..<3 { open.append(try stream(from: address)) }
+            }
+            // Each of the first eight gets its snapshot; the ninth finds the server's cap.
+            var answered = 0
+            var refused: [RawConnection] = []
+            for connection in open {
+                let events = await connection.awaitStream { $0.events.count >= 1 || connection.text.hasPrefix("HTTP/1.1 503") }
+                if events.events.first?.event == "snapshot" { answered += 1 } else { refused.append(connection) }
+            }
+            #expect(answered == 8 && refused.count == 1)
+            for connection in refused {
+                #expect(connection.text.hasPrefix("HTTP/1.1 503"), "\(connection.text)")
+                #expect(connection.text.lowercased().contains("retry-after: 5"))
+                #expect(connection.text.contains("too-many-streams"))
+                #expect(await connection.drainUntilClosed(quietFor: 10), "a refused stream's connection stays open")
+            }
+            // A client address at its own cap is refused even when the server has room.
+            open.removeLast()  // the third address's last stream closes: one place free in all
+            let fourth = try stream(from: "127.0.0.1")
+            _ = await fourth.awaitStream { _ in fourth.text.hasPrefix("HTTP/1.1 503") || fourth.text.contains("snapshot") }
+            #expect(fourth.text.hasPrefix("HTTP/1.1 503") && fourth.text.contains("this client address"), "\(fourth.text.prefix(300))")
+
+            // With both caps reached, reads and writes are answered as usual, at once (a tenth
+            // of a second asked; a second allowed on a busy machine).
+            for _ in 0..<5 {
+                let started = ContinuousClock.now
+                try await client.execute(uri: "/catalogs", method: .get) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
+                                         body: ByteBuffer(string: #"{"item": "a0", "toSection": "c"}"#)) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
+                                         body: ByteBuffer(string: #"{"item": "a0", "toSection": "a", "index": 0}"#)) { #expect($0.status == .ok) }
+                #expect(ContinuousClock.now - started < .seconds(1))
+            }
+            withExtendedLifetime(open) {}
         }
     }
 }

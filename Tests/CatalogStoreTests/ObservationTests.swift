@@ -151,6 +151,39 @@ import Testing
         }
     }
 
+    /// The database file removed under a store that observes: observers are told (their sequence
+    /// throws), never left waiting for writes they can no longer hear of.
+    @Test func observersHearThatTheDatabaseWentAway() async throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: path)
+        try store.replace(Self.shelves)
+        let observer = store.observer(of: "shelf")
+        #expect(try await observer.next(waitingAtMost: .seconds(10))?.revision == 1)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        await #expect {
+            _ = try await observer.next(waitingAtMost: .seconds(10))
+        } throws: { error in
+            guard case StoreError.cannotWatch(let watched, let reason) = error else { return false }
+            return watched == path && reason.contains("gone")
+        }
+    }
+
+    /// The poll cannot open the file at all (it went before anyone observed): the first
+    /// observers are told rather than never hearing of another process's writes.
+    @Test func aWatchThatCannotOpenReachesTheObservers() async throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: path)
+        try store.replace(Self.shelves)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let observer = store.observer(of: "shelf", from: 1)
+        await #expect(throws: StoreError.self) {
+            // At once, or once the poll has tried: never a wait that ends in silence.
+            _ = try await observer.next(waitingAtMost: .seconds(10))
+        }
+    }
+
     @Test func aRolledBackWriteIsNeverSeen() async throws {
         let (path, folder) = try temporaryDatabasePath()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -58,7 +58,7 @@ struct StoreIntegrityTests {
         do {
             let store = try seededStore()
             #expect(refusal(store, repeated) == nil)
-            #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) { try store.checkIntegrity() }
+            #expect(throws: StoreError.positionsOutOfOrder(catalog: "shelf", section: "a")) { try store.checkIntegrity() }
         }
         do {
             let store = try seededStore()
@@ -87,7 +87,7 @@ struct StoreIntegrityTests {
         }
         try store.writer.write { db in try db.execute(sql: "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b2') WHERE id = 'b3'") }
         _ = try store.writer.read { db in
-            #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+            #expect(throws: StoreError.positionsOutOfOrder(catalog: "shelf", section: "a")) {
                 try CatalogStore.verifyItemPositions(ofSection: 1, id: "a", capacity: nil, catalog: "shelf", in: db)
             }
             // The quick move's check of the one key it wrote: held twice, or by no book, is refused.
@@ -95,7 +95,7 @@ struct StoreIntegrityTests {
             let b2 = try Int64.fetchOne(db, sql: "SELECT position FROM item WHERE id = 'b2'")!
             try CatalogStore.verifyKey(b1, ofSection: 1, id: "a", catalog: "shelf", in: db)
             for key in [b2, b1 + 1] {
-                #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+                #expect(throws: StoreError.positionsOutOfOrder(catalog: "shelf", section: "a")) {
                     try CatalogStore.verifyKey(key, ofSection: 1, id: "a", catalog: "shelf", in: db)
                 }
             }
@@ -125,7 +125,7 @@ struct StoreIntegrityTests {
     func contiguity() throws {
         let store = try seededStore()
         let before = try store.catalog(named: "shelf")
-        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "a")) {
+        #expect(throws: StoreError.positionsOutOfOrder(catalog: "shelf", section: "a")) {
             try store.write { db in
                 try db.execute(sql: "UPDATE item SET position = (SELECT position FROM item WHERE id = 'b1') WHERE id = 'b2'")
                 try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)
@@ -134,7 +134,7 @@ struct StoreIntegrityTests {
         }
         #expect(try store.catalog(named: "shelf") == before)
         // Sections keep dense positions 0..<n.
-        #expect(throws: StoreError.positionsNotContiguous(catalog: "shelf", section: "(section order)")) {
+        #expect(throws: StoreError.positionsOutOfOrder(catalog: "shelf", section: "(section order)")) {
             try store.write { db in
                 try db.execute(sql: "UPDATE section SET position = 5 WHERE id = 'v'")
                 try CatalogStore.verifyPositions(ofCatalog: 1, named: "shelf", in: db)

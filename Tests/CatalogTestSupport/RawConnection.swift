@@ -12,11 +12,24 @@ public final class RawConnection {
     private var received: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`; reads give up after `readTimeout` seconds. A small
-    /// `receiveBuffer` makes a client that does not read fill up quickly.
-    public init(port: Int, readTimeout: Int = 1, receiveBuffer: Int32? = nil) throws {
+    /// `receiveBuffer` makes a client that does not read fill up quickly. `source` is another
+    /// loopback address to connect from (127.0.0.2, …): another client, as the server counts them.
+    public init(port: Int, readTimeout: Int = 1, receiveBuffer: Int32? = nil, from source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(descriptor)
+                throw POSIXError(.EADDRNOTAVAIL)
+            }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
