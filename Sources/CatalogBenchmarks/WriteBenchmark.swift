@@ -123,6 +123,9 @@ public struct WriteBenchmark {
             BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
                             baseline: "\(batchSize.abbreviated) bare SQL moves in one transaction", baselineMedianMS: Clock.median(bareBatchTimes),
                             items: batchSize),
+            BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
+                            baseline: "\(batchSize.abbreviated) single moves (median × \(batchSize.abbreviated))",
+                            baselineMedianMS: Clock.percentile(moveTimes, 0.5) * Double(batchSize), items: batchSize),
         ]
     }
 

@@ -69,7 +69,7 @@ extension CatalogStore {
     /// The batch written in the caller's transaction: a single move to a shelf with room takes
     /// the quick path, anything else the editor.
     static func write(_ batch: Batch, to catalog: String, in db: Database) throws -> WriteResult {
-        if let result = try quickMove(batch, catalog: catalog, in: db) { return result }
+        if let result = try quickMove(batch, catalog: catalog, in: db) ?? quickMoves(batch, catalog: catalog, in: db) { return result }
         return try commit(try edit(catalog, with: batch, in: db), catalog: catalog, in: db)
     }
 

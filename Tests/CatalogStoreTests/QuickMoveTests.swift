@@ -78,6 +78,78 @@ struct ShelfMoveTests {
     }
 }
 
+/// A batch of moves, each one the quick path takes, is placed move by move in SQL; with any
+/// other, the general path decides the whole batch. Either way the store ends as the general
+/// path leaves it, with the same changeset and a journal that rebuilds every revision.
+@Suite("Quick batches of moves")
+struct QuickBatchTests {
+    @Test("random batches of moves: the quick path and the general path agree", arguments: [false, true])
+    func quickBatchesEqualGeneral(roomy: Bool) throws {
+        var random = SplitMix64(seed: roomy ? 91 : 92)
+        let store = try CatalogStore.inMemory()
+        var catalog = Catalog.generated(name: "shelf", items: 60, sections: 12, kind: .bookshelf, seed: 7)
+        for s in catalog.sections.indices {
+            catalog.sections[s].capacity = roomy ? 12 : 5 + s % 3
+            catalog.sections[s].items = Array(catalog.sections[s].items.prefix(catalog.sections[s].capacity!))
+        }
+        let first = try store.replace(catalog).revision
+        var quick = 0, general = 0, refused = 0
+        for _ in 0..<150 {
+            let current = try store.catalog(named: "shelf")
+            var operations: [BatchOperation] = []
+            for _ in 0..<Int.random(in: 2...12, using: &random) {
+                let from = current.sections[Int.random(in: 0..<current.sections.count, using: &random)]
+                guard let book = from.items.randomElement(using: &random)?.id else { continue }
+                let to = current.sections[Int.random(in: 0..<current.sections.count, using: &random)]
+                let index: Int? = Bool.random(using: &random) ? nil : Int.random(in: 0...(to.items.count + (roomy ? 0 : 1)), using: &random)
+                let policy = Int.random(in: 0..<8, using: &random) == 0 ? MovePolicy.swap : .reject
+                operations.append(.moveItem(id: Int.random(in: 0..<60, using: &random) == 0 ? "nope" : book,
+                                            toSection: to.id, index: index, policy: policy))
+            }
+            let batch = Batch(operations: operations)
+            var expected: Result<(WriteResult, Catalog), StoreError>?
+            var tookQuickPath = false
+            _ = try? store.writer.write { db in
+                tookQuickPath = try CatalogStore.quickMoves(batch, catalog: "shelf", in: db) != nil
+                throw ShelfMoveTests.Rollback()
+            }
+            _ = try? store.writer.write { db in
+                do {
+                    let result = try CatalogStore.commit(try CatalogStore.edit("shelf", with: batch, in: db), catalog: "shelf", in: db)
+                    expected = .success((result, try CatalogStore.loadCatalog(named: "shelf", in: db)))
+                } catch let error as StoreError {
+                    expected = .failure(error)
+                }
+                throw ShelfMoveTests.Rollback()
+            }
+            switch (Result { () throws(StoreError) in try store.apply(batch, to: "shelf") }, expected!) {
+            case (.success(let result), .success(let (generalResult, generalCatalog))):
+                #expect(result == generalResult, "\(batch)")
+                #expect(try store.catalog(named: "shelf") == generalCatalog)
+                #expect(result.changeset.violations(from: current, to: generalCatalog) == [])
+                if tookQuickPath { quick += 1 } else { general += 1 }
+            case (.failure(let error), .failure(let generalError)):
+                #expect(error == generalError)
+                #expect(!tookQuickPath)
+                #expect(try store.catalog(named: "shelf") == current)
+                refused += 1
+            case (let got, let wanted):
+                Issue.record("\(batch): store \(got), general path \(wanted)")
+            }
+        }
+        // Roomy shelves take most batches quickly; tight ones send most to the general path.
+        #expect(roomy ? quick > 50 && general + refused > 5 : quick > 0 && general + refused > 50,
+                "quick \(quick), general \(general), refused \(refused)")
+        let last = try store.catalog(named: "shelf")
+        #expect(try store.changes(in: "shelf", since: first).violations(from: catalog.withRevision(first), to: last) == [])
+        for since in stride(from: last.revision - 1, to: first, by: -7) {
+            let changes = try store.changes(in: "shelf", since: since)
+            #expect(changes.toRevision == last.revision)
+        }
+        try store.checkIntegrity()
+    }
+}
+
 extension Catalog {
     func withRevision(_ revision: Int) -> Catalog {
         var catalog = self
