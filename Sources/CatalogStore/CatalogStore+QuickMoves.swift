@@ -48,8 +48,9 @@ extension CatalogStore {
         var item: (pk: Int64, id: String)
         var source: (pk: Int64, id: String, position: Int)
         var target: (pk: Int64, id: String, position: Int)
-        /// How many books the two shelves held before the move.
-        var sourceCount: Int
+        /// How many books the two shelves held before the move (the source's only where a
+        /// batch needs it: ``quickMoves(_:catalog:in:)``).
+        var sourceCount: Int?
         var targetCount: Int
         /// The book's index in its shelf before, and in the target shelf after.
         var from: Int
@@ -74,8 +75,7 @@ extension CatalogStore {
         guard let row = try RawStatement(db, """
             SELECT c.pk, c.revision, i.pk, i.kind, s.pk, s.id, s.position,
                    t.pk, t.position, t.kind, t.capacity, (SELECT count(*) FROM item WHERE section_pk = t.pk),
-                   (SELECT count(*) FROM item WHERE section_pk = s.pk AND position < i.position),
-                   (SELECT count(*) FROM item WHERE section_pk = s.pk)
+                   (SELECT count(*) FROM item WHERE section_pk = s.pk AND position < i.position)
             FROM catalog c
             JOIN item i ON i.catalog_pk = c.pk AND i.id = ?
             JOIN section s ON s.pk = i.section_pk
@@ -84,7 +84,7 @@ extension CatalogStore {
             """).first(.text(id), .text(targetID), .text(Identifier.canonical(catalog)), read: { row in
                 (catalogPK: row.int64(0), revision: row.int(1),
                  item: (pk: row.int64(2), kind: row.text(3) ?? "", sourcePK: row.int64(4), sourceID: row.text(5) ?? "",
-                        sourcePosition: row.int(6), index: row.int(12), sourceCount: row.int(13)),
+                        sourcePosition: row.int(6), index: row.int(12)),
                  target: (pk: row.int64(7), position: row.int(8), kind: row.text(9) ?? "",
                           capacity: row.isNull(10) ? nil : row.int(10), count: row.int(11)))
             })
@@ -116,7 +116,7 @@ extension CatalogStore {
         guard let key = OrderKeys.keys(count: 1, after: lower, before: upper)?.first else { return nil }
         return QuickMove(catalogPK: row.catalogPK, revision: row.revision, item: (item.pk, id),
                          source: (item.sourcePK, item.sourceID, item.sourcePosition), target: (target.pk, targetID, target.position),
-                         sourceCount: item.sourceCount, targetCount: target.count, from: item.index, to: to, key: key)
+                         sourceCount: nil, targetCount: target.count, from: item.index, to: to, key: key)
     }
 
     /// Writes the book's row at its new place. Always true (for use in a condition).
@@ -148,16 +148,24 @@ extension CatalogStore {
         }
         var moves: [QuickMove] = []
         moves.reserveCapacity(batch.operations.count)
+        // Shelves seen so far; a shelf first seen as a move's source is counted before the move
+        // (its count as the batch found it, for the changeset).
+        var seen = Set<Int64>()
+        let count = try RawStatement(db, "SELECT count(*) FROM item WHERE section_pk = ?")
         try db.inSavepoint {
             for operation in batch.operations {
                 guard case .moveItem(let id, let targetID, let requested, let policy) = operation,
-                      let move = try placeQuickly(id, to: targetID, at: requested, policy: policy, catalog: catalog, in: db),
-                      batch.baseRevision.map({ $0 == move.revision }) ?? true,
-                      try write(move, in: db)
+                      var move = try placeQuickly(id, to: targetID, at: requested, policy: policy, catalog: catalog, in: db),
+                      batch.baseRevision.map({ $0 == move.revision }) ?? true
                 else {
                     moves = []
                     return .rollback
                 }
+                if seen.insert(move.source.pk).inserted {
+                    move.sourceCount = try count.first(.integer(move.source.pk), read: { $0.int(0) })
+                }
+                seen.insert(move.target.pk)
+                _ = try write(move, in: db)
                 moves.append(move)
             }
             return .commit
@@ -196,7 +204,7 @@ extension CatalogStore {
         }
         var book: [Int: String] = [:]  // placeholder → the book it turned out to be
         for move in moves {
-            _ = run(move.source.pk, position: move.source.position, count: move.sourceCount)
+            _ = run(move.source.pk, position: move.source.position, count: move.sourceCount ?? 0)
             _ = run(move.target.pk, position: move.target.position, count: move.targetCount)
             guard var source = runs[move.source.pk], source.slots.indices.contains(move.from) else { throw inconsistent }
             let slot = source.slots.remove(at: move.from)
