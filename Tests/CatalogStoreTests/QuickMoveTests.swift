@@ -11,6 +11,47 @@ import Testing
 struct ShelfMoveTests {
     struct Rollback: Error {}
 
+    enum Path { case quick, general, refused }
+
+    /// Applies `batch` to the store's catalogue "shelf" (which is `current`) and checks the
+    /// outcome against the general path's on the same state, rolled back: the same result,
+    /// stored catalogue and changeset, or the same error with nothing written. Says which path
+    /// the store took (`quick` tells, on the same state, rolled back).
+    static func applyComparingWithTheGeneralPath(_ batch: Batch, to store: CatalogStore, current: Catalog,
+                                                 quick: (Batch, String, Database) throws -> WriteResult?,
+                                                 sourceLocation: SourceLocation = #_sourceLocation) throws -> Path {
+        var expected: Result<(WriteResult, Catalog), StoreError>?
+        var tookQuickPath = false
+        _ = try? store.writer.write { db in
+            tookQuickPath = try quick(batch, "shelf", db) != nil
+            throw Rollback()
+        }
+        _ = try? store.writer.write { db in
+            do {
+                let result = try CatalogStore.commit(try CatalogStore.edit("shelf", with: batch, in: db), catalog: "shelf", in: db)
+                expected = .success((result, try CatalogStore.loadCatalog(named: "shelf", in: db)))
+            } catch let error as StoreError {
+                expected = .failure(error)
+            }
+            throw Rollback()
+        }
+        switch (Result { () throws(StoreError) in try store.apply(batch, to: "shelf") }, expected!) {
+        case (.success(let result), .success(let (generalResult, generalCatalog))):
+            #expect(result == generalResult, "\(batch)", sourceLocation: sourceLocation)
+            #expect(try store.catalog(named: "shelf") == generalCatalog, sourceLocation: sourceLocation)
+            #expect(result.changeset.violations(from: current, to: generalCatalog) == [], sourceLocation: sourceLocation)
+            return tookQuickPath ? .quick : .general
+        case (.failure(let error), .failure(let generalError)):
+            #expect(error == generalError, sourceLocation: sourceLocation)
+            #expect(!tookQuickPath, sourceLocation: sourceLocation)
+            #expect(try store.catalog(named: "shelf") == current, sourceLocation: sourceLocation)
+            return .refused
+        case (let got, let wanted):
+            Issue.record("\(batch): store \(got), general path \(wanted)", sourceLocation: sourceLocation)
+            return .refused
+        }
+    }
+
     /// Moves to any shelf, or only within the book's own shelf (where neighbours trading places
     /// is common, and the diff chooses which of the two moved).
     @Test("random moves: the quick path and the general path agree, and the journal rebuilds every revision",
@@ -35,35 +76,10 @@ struct ShelfMoveTests {
             let base: Int? = Int.random(in: 0..<10, using: &random) == 0 ? current.revision - 1 : nil
             let batch = Batch(baseRevision: base, operations: [.moveItem(id: book, toSection: to.id, index: index, policy: policy)])
 
-            // The general path, rolled back.
-            var expected: Result<(WriteResult, Catalog), StoreError>?
-            var tookQuickPath = false
-            _ = try? store.writer.write { db in
-                tookQuickPath = try CatalogStore.quickMove(batch, catalog: "shelf", in: db) != nil
-                throw Rollback()
-            }
-            _ = try? store.writer.write { db in
-                do {
-                    let result = try CatalogStore.commit(try CatalogStore.edit("shelf", with: batch, in: db), catalog: "shelf", in: db)
-                    expected = .success((result, try CatalogStore.loadCatalog(named: "shelf", in: db)))
-                } catch let error as StoreError {
-                    expected = .failure(error)
-                }
-                throw Rollback()
-            }
-            // The store's own path (quick when it can).
-            switch (Result { () throws(StoreError) in try store.apply(batch, to: "shelf") }, expected!) {
-            case (.success(let result), .success(let (generalResult, generalCatalog))):
-                #expect(result == generalResult, "\(batch)")
-                #expect(try store.catalog(named: "shelf") == generalCatalog)
-                #expect(result.changeset.violations(from: current, to: generalCatalog) == [])
-                if tookQuickPath { quick += 1 } else { general += 1 }
-            case (.failure(let error), .failure(let generalError)):
-                #expect(error == generalError)
-                #expect(!tookQuickPath)
-                #expect(try store.catalog(named: "shelf") == current)
-            case (let got, let wanted):
-                Issue.record("\(batch): store \(got), general path \(wanted)")
+            switch try Self.applyComparingWithTheGeneralPath(batch, to: store, current: current, quick: CatalogStore.quickMove) {
+            case .quick: quick += 1
+            case .general: general += 1
+            case .refused: break
             }
         }
         #expect(quick > 50 && general > 20, "quick \(quick), general \(general)")
@@ -107,34 +123,10 @@ struct QuickBatchTests {
                                             toSection: to.id, index: index, policy: policy))
             }
             let batch = Batch(operations: operations)
-            var expected: Result<(WriteResult, Catalog), StoreError>?
-            var tookQuickPath = false
-            _ = try? store.writer.write { db in
-                tookQuickPath = try CatalogStore.quickMoves(batch, catalog: "shelf", in: db) != nil
-                throw ShelfMoveTests.Rollback()
-            }
-            _ = try? store.writer.write { db in
-                do {
-                    let result = try CatalogStore.commit(try CatalogStore.edit("shelf", with: batch, in: db), catalog: "shelf", in: db)
-                    expected = .success((result, try CatalogStore.loadCatalog(named: "shelf", in: db)))
-                } catch let error as StoreError {
-                    expected = .failure(error)
-                }
-                throw ShelfMoveTests.Rollback()
-            }
-            switch (Result { () throws(StoreError) in try store.apply(batch, to: "shelf") }, expected!) {
-            case (.success(let result), .success(let (generalResult, generalCatalog))):
-                #expect(result == generalResult, "\(batch)")
-                #expect(try store.catalog(named: "shelf") == generalCatalog)
-                #expect(result.changeset.violations(from: current, to: generalCatalog) == [])
-                if tookQuickPath { quick += 1 } else { general += 1 }
-            case (.failure(let error), .failure(let generalError)):
-                #expect(error == generalError)
-                #expect(!tookQuickPath)
-                #expect(try store.catalog(named: "shelf") == current)
-                refused += 1
-            case (let got, let wanted):
-                Issue.record("\(batch): store \(got), general path \(wanted)")
+            switch try ShelfMoveTests.applyComparingWithTheGeneralPath(batch, to: store, current: current, quick: CatalogStore.quickMoves) {
+            case .quick: quick += 1
+            case .general: general += 1
+            case .refused: refused += 1
             }
         }
         // Roomy shelves take most batches quickly; tight ones send most to the general path.
