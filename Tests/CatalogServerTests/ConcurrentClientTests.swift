@@ -28,7 +28,9 @@ import Testing
     @Test func eightClientsAtOnce() async throws {
         let store = try CatalogStore.inMemory()
         let initial = try store.catalog(named: store.replace(Self.shelves).catalog)
-        let app = CatalogServer.application(store: store, configuration: ServerConfiguration(port: 0))
+        // (A long head timeout: on a busy machine a client may sit between two of its requests
+        // for longer than the server's 10 s.)
+        let app = CatalogServer.application(store: store, configuration: ServerConfiguration(port: 0, headTimeout: 300))
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let accepted = try await withThrowingTaskGroup(of: [Accepted].self) { group in
