@@ -20,8 +20,10 @@ extension CatalogStore {
     /// goes on from its revisions rather than repeating them, so a client that still has a
     /// revision of the deleted one is sent a reset, never the new one's changes.
     ///
-    /// - Parameter ifRevision: delete only if the catalogue is at this revision (a client that
-    ///   has not seen the latest writes does not delete them unawares).
+    /// - Parameters:
+    ///   - name: the catalogue's name.
+    ///   - ifRevision: delete only if the catalogue is at this revision (a client that has not
+    ///     seen the latest writes does not delete them unawares).
     /// - Throws: ``StoreError/unknownCatalog(_:)``; ``StoreError/rejected(catalog:_:)`` with a
     ///   stale revision when `ifRevision` is not the current one. Nothing is deleted then.
     @discardableResult
