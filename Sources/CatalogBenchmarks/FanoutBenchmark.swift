@@ -1,11 +1,7 @@
 import CBenchmarkSupport
 import CatalogModel
-import CatalogServer
 import CatalogStore
 import Foundation
-import Hummingbird
-import HummingbirdTesting
-import Logging
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,22 +9,35 @@ import Darwin
 #endif
 
 /// `catalog-bench live`'s event-stream case: `subscribers` clients follow one catalogue's
-/// `GET /catalogs/{name}/events` while a writer moves a book `movesPerSecond` times a second for
-/// `seconds` seconds; the time from each move call (its commit inside) to each subscriber's
-/// reading of that revision's event, p50 and p99 over every event of every subscriber, against
-/// the same run with one subscriber. The subscribers are plain sockets read by one thread (with
-/// `epoll` on Linux, `poll` elsewhere), so that the client costs the cores it shares with the
-/// server as little as it can; every subscriber must
-/// see every revision in order (a coalesced event covers the revisions since its `fromRevision`).
+/// `GET /catalogs/{name}/events` while a writer moves a book, one move at a time, asking for
+/// `movesPerSecond` a second for `seconds` seconds.
+///
+/// The server is `catalog serve` in a process of its own (the binary beside this one), so what
+/// is measured is the server as users run it, and the clients' work is not counted as its own.
+/// The subscribers are plain sockets read by one thread of this process (with `epoll` on Linux,
+/// `poll` elsewhere); the writer is one keep-alive connection that sends the next move once the
+/// last is answered (and at once when it is behind). Per run: the time from sending each move
+/// to each subscriber's reading of that revision's event (p50, p99 over every event of every
+/// subscriber), the moves the writer got through, and how busy the reader was (a reader busy
+/// most of the time measures its own backlog, and the result says so). Every subscriber must
+/// see every revision in order (a coalesced event covers the revisions since its
+/// `fromRevision`). The case runs `runs` times and reports the median, with the least and most;
+/// the baseline is one subscriber, measured the same way in the same run.
 public struct FanoutBenchmark: Sendable {
     public var subscribers: Int
     public var movesPerSecond: Int
     public var seconds: Double
+    public var runs: Int
+    /// `catalog`, to run as the server; by default the binary beside this process's own.
+    public var serverExecutable: URL?
 
-    public init(subscribers: Int = 1_000, movesPerSecond: Int = 100, seconds: Double = 30) {
+    public init(subscribers: Int = 1_000, movesPerSecond: Int = 100, seconds: Double = 30, runs: Int = 5,
+                serverExecutable: URL? = nil) {
         self.subscribers = subscribers
         self.movesPerSecond = movesPerSecond
         self.seconds = seconds
+        self.runs = runs
+        self.serverExecutable = serverExecutable
     }
 
     /// What one run saw.
@@ -40,48 +49,65 @@ public struct FanoutBenchmark: Sendable {
         var outOfOrder: Int
         /// Subscribers not at the last revision when the run ended.
         var behind: Int
+        /// The share of the run's time the reader spent reading and parsing.
+        var readerBusy: Double
     }
 
     public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-fanout-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        // Every subscriber's socket, and the server's end of it, in this process.
+        // Every subscriber's socket in this process.
         var limit = rlimit()
         getrlimit(Self.fileLimit, &limit)
         limit.rlim_cur = max(limit.rlim_cur, min(limit.rlim_max, rlim_t(2 * subscribers + 256)))
         setrlimit(Self.fileLimit, &limit)
 
-        let store = try CatalogStore(path: folder.appendingPathComponent("fanout.sqlite").path)
+        let database = folder.appendingPathComponent("fanout.sqlite").path
         var catalog = Catalog.generated(name: "shelf", items: 1_000, sections: 10, kind: .bookshelf, seed: 9)
         for s in catalog.sections.indices { catalog.sections[s].capacity = 1_000 }
-        try store.replace(catalog)
-        var logger = Logger(label: "catalog.bench.fanout", factory: ServerLogHandler.standardError)
-        logger.logLevel = .warning
-        let app = CatalogServer.application(store: store, configuration: ServerConfiguration(port: 0), logger: logger)
-        let (subscribers, perSecond, seconds) = (self.subscribers, movesPerSecond, self.seconds)
+        try CatalogStore(path: database).replace(catalog)
+        let executable = serverExecutable
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
+        let server = try ServerChild(executable: executable, database: database, folder: folder)
+        defer { server.stop() }
         let book = catalog.sections[0].items[0].id, shelf = catalog.sections[0].id
-        let (one, many) = try LiveBenchmark.blocking {
-            try await app.test(.live) { client in
-                let port = client.port!
-                log("live: event stream, 1 subscriber, \(perSecond) moves/s for \(Int(seconds)) s")
-                let one = try await Self.measure(port: port, subscribers: 1, store: store, book: book, shelf: shelf,
-                                                 perSecond: perSecond, seconds: seconds)
-                log("live: event stream, \(subscribers) subscribers, \(perSecond) moves/s for \(Int(seconds)) s")
-                let many = try await Self.measure(port: port, subscribers: subscribers, store: store, book: book, shelf: shelf,
-                                                  perSecond: perSecond, seconds: seconds)
-                return (one, many)
-            }
+        log("live: event stream, 1 subscriber, \(movesPerSecond) moves/s asked for \(Int(seconds)) s")
+        let one = try measure(server: server, subscribers: 1, book: book, shelf: shelf)
+        var many: [Outcome] = []
+        for run in 1...runs {
+            log("live: event stream, \(subscribers) subscribers, \(movesPerSecond) moves/s asked for \(Int(seconds)) s (run \(run) of \(runs))")
+            many.append(try measure(server: server, subscribers: subscribers, book: book, shelf: shelf))
         }
-        guard many.outOfOrder == 0, many.behind == 0, one.outOfOrder == 0, one.behind == 0 else {
-            throw FanoutError.missedRevisions(outOfOrder: many.outOfOrder + one.outOfOrder, behind: many.behind + one.behind)
+        for outcome in many + [one] where outcome.outOfOrder > 0 || outcome.behind > 0 {
+            throw FanoutError.missedRevisions(outOfOrder: outcome.outOfOrder, behind: outcome.behind)
         }
-        let label = "event stream, \(subscribers.abbreviated) subscribers, \(many.moves) moves in \(Int(seconds)) s"
-        return [("p50", 0.5), ("p99", 0.99)].map { name, p in
-            BenchmarkResult(suite: "live", name: "\(label): move → event \(name)",
-                            medianMS: Clock.percentile(many.latencies, p), baseline: "1 subscriber \(name)",
-                            baselineMedianMS: Clock.percentile(one.latencies, p), items: 1)
+        let label = "event stream, \(subscribers.abbreviated) subscribers, one-at-a-time writer asking \(movesPerSecond)/s"
+        func spread(_ values: [Double], _ unit: String) -> String {
+            let sorted = values.sorted()
+            return "median of \(values.count), min \(Self.format(sorted.first ?? .nan))\(unit), max \(Self.format(sorted.last ?? .nan))\(unit)"
         }
+        let busy = many.map(\.readerBusy).max() ?? 0
+        let readerNote = busy > 0.8 ? "; the reader was busy \(Int(busy * 100)) % of a run: it measured its own backlog" : ""
+        var results = [("p50", 0.5), ("p99", 0.99)].map { name, p in
+            let values = many.map { Clock.percentile($0.latencies, p) }
+            return BenchmarkResult(suite: "live", name: "\(label): move → event \(name) (\(spread(values, " ms"))\(readerNote))",
+                                   medianMS: Clock.median(values), baseline: "1 subscriber \(name)",
+                                   baselineMedianMS: Clock.percentile(one.latencies, p), items: 1)
+        }
+        // Moves the writer got through, as the time each took (the run's length over its moves):
+        // against the one-subscriber run's.
+        let perMove = many.map { seconds * 1000 / Double(max(1, $0.moves)) }
+        results.append(BenchmarkResult(
+            suite: "live",
+            name: "\(label): time a move took the writer (\(spread(many.map { Double($0.moves) / seconds }, " moves/s")))",
+            medianMS: Clock.median(perMove), baseline: "1 subscriber",
+            baselineMedianMS: seconds * 1000 / Double(max(1, one.moves)), items: 1))
+        return results
+    }
+
+    static func format(_ value: Double) -> String {
+        String(format: value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f", value)
     }
 
     private static let fileLimit = {
@@ -93,33 +119,129 @@ public struct FanoutBenchmark: Sendable {
     }()
 
     /// Subscribes `subscribers` sockets from the current revision, then moves `book` back and
-    /// forth within `shelf` at `perSecond` for `seconds`, and reads every stream meanwhile.
-    private static func measure(port: Int, subscribers: Int, store: CatalogStore, book: String, shelf: String,
-                                perSecond: Int, seconds: Double) async throws -> Outcome {
-        let start = try store.revision(of: "shelf")
-        let reader = try StreamReader(port: port, subscribers: subscribers, since: start)
+    /// forth within `shelf`, one move at a time, for `seconds`, and reads every stream meanwhile.
+    private func measure(server: ServerChild, subscribers: Int, book: String, shelf: String) throws -> Outcome {
+        let writer = try MoveWriter(port: server.port)
+        let start = try writer.move(book: book, toShelf: shelf, index: 0)
+        let reader = try StreamReader(port: server.port, subscribers: subscribers, since: start)
         let thread = Thread { reader.readUntilStopped() }
         thread.start()
         // Every stream answered before the first move.
         let connectDeadline = Date().addingTimeInterval(30)
-        while reader.answeredCount < subscribers, Date() < connectDeadline { try await Task.sleep(for: .milliseconds(20)) }
+        while reader.answeredCount < subscribers, Date() < connectDeadline { Thread.sleep(forTimeInterval: 0.02) }
 
-        let total = Int(Double(perSecond) * seconds)
-        let interval = 1.0 / Double(perSecond)
+        let interval = 1.0 / Double(movesPerSecond)
         let began = DispatchTime.now().uptimeNanoseconds
+        let end = began + UInt64(seconds * 1e9)
+        reader.startTiming(at: began)
         var revision = start
-        for n in 0..<total {
+        var moves = 0
+        while DispatchTime.now().uptimeNanoseconds < end {
             reader.willWrite(revision: revision + 1, at: DispatchTime.now().uptimeNanoseconds)
-            revision = try await store.move(item: book, toSection: shelf, index: n % 2 == 0 ? 1 : 0, in: "shelf").revision
-            let next = began + UInt64(Double(n + 1) * interval * 1e9)
+            revision = try writer.move(book: book, toShelf: shelf, index: moves % 2 == 0 ? 1 : 0)
+            moves += 1
+            let next = began + UInt64(Double(moves) * interval * 1e9)
             let now = DispatchTime.now().uptimeNanoseconds
-            if next > now { try await Task.sleep(nanoseconds: next - now) }
+            if next > now { Thread.sleep(forTimeInterval: Double(next - now) / 1e9) }
         }
-        let catchUp = Date().addingTimeInterval(5)
-        while reader.subscribersAt(revision) < subscribers, Date() < catchUp { try await Task.sleep(for: .milliseconds(20)) }
+        let catchUp = Date().addingTimeInterval(10)
+        while reader.subscribersAt(revision) < subscribers, Date() < catchUp { Thread.sleep(forTimeInterval: 0.02) }
         reader.stop()
-        while !reader.finished { try await Task.sleep(for: .milliseconds(5)) }
-        return reader.outcome(moves: total, last: revision)
+        while !reader.finished { Thread.sleep(forTimeInterval: 0.005) }
+        return reader.outcome(moves: moves, last: revision)
+    }
+}
+
+/// `catalog serve` on a database file, in a process of its own, on a free port.
+final class ServerChild {
+    let process = Process()
+    let port: Int
+
+    init(executable: URL, database: String, folder: URL) throws {
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "0", "--db", database, "--log-level", "warning"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw FanoutError.connect("cannot start \(executable.path): \(error)")
+        }
+        // "catalog serve: listening on http://127.0.0.1:PORT (database …)"
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let address = text.split(separator: "http://").dropFirst().first?.prefix(while: { $0 != " " }),
+              let port = address.split(separator: ":").last.flatMap({ Int($0) }) else {
+            process.terminate()
+            throw FanoutError.connect("catalog serve did not start: \(text)")
+        }
+        self.port = port
+    }
+
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+    }
+}
+
+/// One keep-alive connection that posts a move and waits for its answer.
+final class MoveWriter {
+    private let fd: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+
+    init(port: Int) throws {
+        fd = try Self.open(port: port)
+    }
+
+    deinit { close(fd) }
+
+    static func open(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, StreamReader.streamType, 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, connected == 0 else { throw FanoutError.connect(String(cString: strerror(errno))) }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        return fd
+    }
+
+    /// Moves `book` to `index` of `shelf`; the revision the answer names.
+    func move(book: String, toShelf shelf: String, index: Int) throws -> Int {
+        let body = #"{"item": "\#(book)", "toSection": "\#(shelf)", "index": \#(index)}"#
+        let request = Array("POST /catalogs/shelf/moves HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw FanoutError.connect("the move could not be sent")
+        }
+        var received: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw FanoutError.connect("the server closed the writer's connection") }
+            received += buffer[0..<count]
+            guard let head = received.firstRange(of: Array("\r\n\r\n".utf8)) else { continue }
+            let headText = String(decoding: received[..<head.lowerBound], as: UTF8.self).lowercased()
+            let length = headText.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+            guard received.count >= head.upperBound + length else { continue }
+            let answer = String(decoding: received[head.upperBound..<head.upperBound + length], as: UTF8.self)
+            guard headText.hasPrefix("http/1.1 200"),
+                  let revision = answer.range(of: #""revision":"#).flatMap({ range in
+                      Int(answer[range.upperBound...].prefix { $0.isNumber })
+                  }) else {
+                throw FanoutError.connect("the move was refused: \(headText.prefix(40)) \(answer.prefix(200))")
+            }
+            return revision
+        }
     }
 }
 
@@ -150,6 +272,10 @@ private final class StreamReader: @unchecked Sendable {
     private var outOfOrder = 0
     private var stopping = false
     private(set) var finished = false
+    /// Time spent reading and parsing since ``startTiming(at:)``.
+    private var busy: UInt64 = 0
+    private var timingSince: UInt64?
+    private var stoppedAt: UInt64 = 0
 
     init(port: Int, subscribers: Int, since revision: Int) throws {
         fds = []
@@ -173,7 +299,7 @@ private final class StreamReader: @unchecked Sendable {
         answered = Array(repeating: false, count: subscribers)
     }
 
-    private static let streamType = {
+    static let streamType = {
         #if canImport(Glibc)
         Int32(SOCK_STREAM.rawValue)
         #else
@@ -187,21 +313,28 @@ private final class StreamReader: @unchecked Sendable {
 
     func willWrite(revision: Int, at time: UInt64) { lock.withLock { sentAt[revision] = time } }
 
-    func stop() { lock.withLock { stopping = true } }
+    func startTiming(at time: UInt64) { lock.withLock { timingSince = time } }
+
+    func stop() { lock.withLock { stopping = true; stoppedAt = DispatchTime.now().uptimeNanoseconds } }
 
     func outcome(moves: Int, last revision: Int) -> FanoutBenchmark.Outcome {
         lock.withLock {
-            FanoutBenchmark.Outcome(latencies: latencies, moves: moves, events: events, outOfOrder: outOfOrder,
-                                    behind: last.filter { $0 != revision }.count)
+            let span = Double(stoppedAt - (timingSince ?? stoppedAt))
+            return FanoutBenchmark.Outcome(latencies: latencies, moves: moves, events: events, outOfOrder: outOfOrder,
+                                           behind: last.filter { $0 != revision }.count,
+                                           readerBusy: span > 0 ? Double(busy) / span : 0)
         }
     }
 
     func readUntilStopped() {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         func read(_ s: Int) {
+            let began = DispatchTime.now().uptimeNanoseconds
             let count = buffer.withUnsafeMutableBytes { recv(fds[s].fd, $0.baseAddress, $0.count, 0) }
             // Timed after the read: what it returned may have arrived after the wait did.
             if count > 0 { take(buffer[0..<count], subscriber: s, at: DispatchTime.now().uptimeNanoseconds) }
+            let spent = DispatchTime.now().uptimeNanoseconds - began
+            lock.withLock { if timingSince != nil { busy += spent } }
         }
         #if os(Linux)
         // epoll: a wait costs the sockets that are ready, where `poll` would scan all of them.

@@ -124,7 +124,7 @@ struct BenchCommand: ParsableCommand {
         }
         if suite == .all || suite == .live {
             results += try LiveBenchmark(moves: moves, largeBooks: items, runs: runs).run(log: log)
-            results += try FanoutBenchmark(subscribers: subscribers, seconds: Double(fanoutSeconds)).run(log: log)
+            results += try FanoutBenchmark(subscribers: subscribers, seconds: Double(fanoutSeconds), runs: self.runs ?? 5).run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))
