@@ -69,7 +69,7 @@ public struct FanoutBenchmark: Sendable {
         try CatalogStore(path: database).replace(catalog)
         let executable = serverExecutable
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
-        let server = try ServerChild(executable: executable, database: database, folder: folder)
+        let server = try ServerChild(executable: executable, database: database, folder: folder, subscribers: subscribers)
         defer { server.stop() }
         let book = catalog.sections[0].items[0].id, shelf = catalog.sections[0].id
         log("live: event stream, 1 subscriber, \(movesPerSecond) moves/s asked for \(Int(seconds)) s")
@@ -129,6 +129,11 @@ public struct FanoutBenchmark: Sendable {
         // Every stream answered before the first move.
         let connectDeadline = Date().addingTimeInterval(30)
         while reader.answeredCount < subscribers, Date() < connectDeadline { Thread.sleep(forTimeInterval: 0.02) }
+        if let refusal = reader.refusal {
+            reader.stop()
+            while !reader.finished { Thread.sleep(forTimeInterval: 0.005) }
+            throw FanoutError.connect("\(reader.refusedCount) subscribers were refused: \(refusal)")
+        }
 
         let interval = 1.0 / Double(movesPerSecond)
         let began = DispatchTime.now().uptimeNanoseconds
@@ -148,6 +153,10 @@ public struct FanoutBenchmark: Sendable {
         while reader.subscribersAt(revision) < subscribers, Date() < catchUp { Thread.sleep(forTimeInterval: 0.02) }
         reader.stop()
         while !reader.finished { Thread.sleep(forTimeInterval: 0.005) }
+        // One more move, so that the server writes to the streams just closed, finds them
+        // gone and frees their places before the next run subscribes.
+        _ = try writer.move(book: book, toShelf: shelf, index: moves % 2 == 0 ? 1 : 0)
+        Thread.sleep(forTimeInterval: 0.5)
         return reader.outcome(moves: moves, last: revision)
     }
 }
@@ -157,9 +166,13 @@ final class ServerChild {
     let process = Process()
     let port: Int
 
-    init(executable: URL, database: String, folder: URL) throws {
+    /// Room for `subscribers` streams from this one address, twice over: a run's streams are
+    /// open while the last run's are still being closed.
+    init(executable: URL, database: String, folder: URL, subscribers: Int) throws {
         process.executableURL = executable
-        process.arguments = ["serve", "--port", "0", "--db", database, "--log-level", "warning"]
+        process.arguments = ["serve", "--port", "0", "--db", database, "--log-level", "warning",
+                             "--max-connections", "\(4 * subscribers + 256)", "--max-event-streams", "\(3 * subscribers + 128)",
+                             "--max-event-streams-per-client", "\(3 * subscribers + 128)"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -266,6 +279,9 @@ private final class StreamReader: @unchecked Sendable {
     private var pending: [[UInt8]]
     private var last: [Int]
     private var answered: [Bool]
+    /// Subscribers answered with something other than 200, and the first such answer.
+    private(set) var refusedCount = 0
+    private var firstRefusal: String?
     private var sentAt: [Int: UInt64] = [:]
     private var latencies: [Double] = []
     private var events = 0
@@ -308,6 +324,8 @@ private final class StreamReader: @unchecked Sendable {
     }()
 
     var answeredCount: Int { lock.withLock { answered.filter { $0 }.count } }
+
+    var refusal: String? { lock.withLock { firstRefusal } }
 
     func subscribersAt(_ revision: Int) -> Int { lock.withLock { last.filter { $0 >= revision }.count } }
 
@@ -366,6 +384,10 @@ private final class StreamReader: @unchecked Sendable {
         var idLineStart = 0
         lock.lock()
         defer { lock.unlock() }
+        if !answered[s], line.count >= 12, !Self.starts(line, at: 0, with: Self.okStatus) {
+            refusedCount += 1
+            if firstRefusal == nil { firstRefusal = String(decoding: line.prefix(200), as: UTF8.self) }
+        }
         answered[s] = true
         for index in line.indices where line[index] == UInt8(ascii: "\n") {
             let start = lineStart
@@ -387,6 +409,7 @@ private final class StreamReader: @unchecked Sendable {
         pending[s] = Array(line[(id != nil ? idLineStart : lineStart)...])
     }
 
+    private static let okStatus = Array("HTTP/1.1 200".utf8)
     private static let idPrefix = Array("id: ".utf8)
     private static let dataPrefix = Array("data: ".utf8)
     private static let fromRevisionKey = Array("\"fromRevision\":".utf8)
