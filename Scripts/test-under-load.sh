@@ -8,7 +8,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
-swift build --build-tests > /dev/null || exit 1
+swift build --build-tests > /dev/null 2>&1 || { echo "the build failed: run swift build --build-tests"; exit 1; }
 load=()
 for _ in $(seq 1 "$(nproc)"); do yes > /dev/null & load+=($!); done
 trap 'kill "${load[@]}" 2> /dev/null' EXIT
