@@ -214,6 +214,7 @@ final class MoveWriter {
 
     deinit { close(fd) }
 
+    /// A TCP connection to 127.0.0.1:`port`, without Nagle's delay (the reader's sockets too).
     static func open(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, StreamReader.streamType, 0)
         var address = sockaddr_in()
@@ -296,15 +297,7 @@ private final class StreamReader: @unchecked Sendable {
     init(port: Int, subscribers: Int, since revision: Int) throws {
         fds = []
         for _ in 0..<subscribers {
-            let fd = socket(AF_INET, Self.streamType, 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard fd >= 0, connected == 0 else { throw FanoutError.connect(String(cString: strerror(errno))) }
+            let fd = try MoveWriter.open(port: port)
             let request = Array("GET /catalogs/shelf/events?since=\(revision) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
             _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
