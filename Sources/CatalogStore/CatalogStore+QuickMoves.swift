@@ -28,13 +28,14 @@ extension CatalogStore {
         try RawStatement(db, "UPDATE catalog SET revision = ? WHERE pk = ?")
             .execute(.integer(Int64(newRevision)), .integer(move.catalogPK))
         try journal(RevisionPatch(itemMoves: [move.undo]), catalogPK: move.catalogPK, revision: newRevision, in: db)
-        var changeset = Changeset(stages: [Stage(items: ItemChanges(moved: [
-            Move(from: ItemPath(section: move.source.position, item: move.from), to: ItemPath(section: move.target.position, item: move.to)),
-        ]))])
-        if move.source.pk == move.target.pk, abs(move.to - move.from) == 1 {
+        var changeset = if move.source.pk == move.target.pk, abs(move.to - move.from) == 1 {
             // Two neighbours trading places: moving either one is a fewest-moves answer, and the
             // diff — which the general path runs on the shelf — decides which. Ask it.
-            changeset = try shelfChangeset(section: move.target.pk, at: move.target.position, movedFrom: move.from, to: move.to, in: db)
+            try movesChangeset([move], counts: [move.target.pk: move.targetCount])
+        } else {
+            Changeset(stages: [Stage(items: ItemChanges(moved: [
+                Move(from: ItemPath(section: move.source.position, item: move.from), to: ItemPath(section: move.target.position, item: move.to)),
+            ]))])
         }
         changeset.fromRevision = move.revision
         changeset.toRevision = newRevision
@@ -48,9 +49,7 @@ extension CatalogStore {
         var item: (pk: Int64, id: String)
         var source: (pk: Int64, id: String, position: Int)
         var target: (pk: Int64, id: String, position: Int)
-        /// How many books the two shelves held before the move (the source's only where a
-        /// batch needs it: ``quickMoves(_:catalog:in:)``).
-        var sourceCount: Int?
+        /// How many books the target shelf held before the move.
         var targetCount: Int
         /// The book's index in its shelf before, and in the target shelf after.
         var from: Int
@@ -116,7 +115,7 @@ extension CatalogStore {
         guard let key = OrderKeys.keys(count: 1, after: lower, before: upper)?.first else { return nil }
         return QuickMove(catalogPK: row.catalogPK, revision: row.revision, item: (item.pk, id),
                          source: (item.sourcePK, item.sourceID, item.sourcePosition), target: (target.pk, targetID, target.position),
-                         sourceCount: nil, targetCount: target.count, from: item.index, to: to, key: key)
+                         targetCount: target.count, from: item.index, to: to, key: key)
     }
 
     /// Writes the book's row at its new place. Always true (for use in a condition).
@@ -148,23 +147,24 @@ extension CatalogStore {
         }
         var moves: [QuickMove] = []
         moves.reserveCapacity(batch.operations.count)
-        // Shelves seen so far; a shelf first seen as a move's source is counted before the move
-        // (its count as the batch found it, for the changeset).
-        var seen = Set<Int64>()
+        // How many books each shelf held as the batch found it (for the changeset): a target's
+        // count comes with its move's lookup; a shelf first seen as a source is counted before
+        // its book leaves.
+        var counts: [Int64: Int] = [:]
         let count = try RawStatement(db, "SELECT count(*) FROM item WHERE section_pk = ?")
         try db.inSavepoint {
             for operation in batch.operations {
                 guard case .moveItem(let id, let targetID, let requested, let policy) = operation,
-                      var move = try placeQuickly(id, to: targetID, at: requested, policy: policy, catalog: catalog, in: db),
+                      let move = try placeQuickly(id, to: targetID, at: requested, policy: policy, catalog: catalog, in: db),
                       batch.baseRevision.map({ $0 == move.revision }) ?? true
                 else {
                     moves = []
                     return .rollback
                 }
-                if seen.insert(move.source.pk).inserted {
-                    move.sourceCount = try count.first(.integer(move.source.pk), read: { $0.int(0) })
+                if counts[move.target.pk] == nil { counts[move.target.pk] = move.targetCount }
+                if counts[move.source.pk] == nil {
+                    counts[move.source.pk] = try count.first(.integer(move.source.pk), read: { $0.int(0) })
                 }
-                seen.insert(move.target.pk)
                 _ = try write(move, in: db)
                 moves.append(move)
             }
@@ -175,76 +175,54 @@ extension CatalogStore {
         try RawStatement(db, "UPDATE catalog SET revision = ? WHERE pk = ?")
             .execute(.integer(Int64(newRevision)), .integer(first.catalogPK))
         try journal(RevisionPatch(itemMoves: moves.map(\.undo)), catalogPK: first.catalogPK, revision: newRevision, in: db)
-        var changeset = try movesChangeset(moves)
+        var changeset = try movesChangeset(moves, counts: counts)
         changeset.fromRevision = first.revision
         changeset.toRevision = newRevision
         return WriteResult(catalog: catalog, previousRevision: first.revision, revision: newRevision, changeset: changeset)
     }
 
     /// The staged changeset of `moves`, from the moves alone, without reading a shelf: each
-    /// shelf they touch is, as first seen, a run of placeholders (one per book it then held, the
-    /// count read by the move's lookup); the moves are replayed on those runs, each taking the
-    /// placeholder at its `from` to its `to`; and the runs before and after are diffed as the
-    /// general path diffs the sections it read. A book that stays put keeps its placeholder, so
-    /// its order relative to the others is what the rows say; no id and no content is needed.
-    private static func movesChangeset(_ moves: [QuickMove]) throws -> Changeset {
-        var runs: [Int64: (index: Int, slots: [Int])] = [:]
-        var initial: [[Int]] = []
-        var positions: [Int] = []
-        var placeholders = 0
-        /// The run of shelf `pk` (made as it stood before the batch when first seen).
-        func run(_ pk: Int64, position: Int, count: Int) -> Int {
-            if let known = runs[pk] { return known.index }
-            let slots = Array(placeholders..<placeholders + count)
-            placeholders += count
-            runs[pk] = (initial.count, slots)
-            initial.append(slots)
-            positions.append(position)
-            return initial.count - 1
+    /// shelf they touch is a run of placeholders, one per book it held before them (`counts`);
+    /// the moves are replayed on those runs, each taking the placeholder at its `from` to its
+    /// `to`; and the runs before and after are diffed as the general path diffs the sections it
+    /// read. A book that stays put keeps its placeholder, so its order relative to the others is
+    /// what the rows say; no id and no content is needed.
+    private static func movesChangeset(_ moves: [QuickMove], counts: [Int64: Int]) throws -> Changeset {
+        // The shelves in catalogue order (the order the general path reads them in).
+        var shelves: [Int64: Int] = [:]  // pk → catalogue position
+        for move in moves {
+            shelves[move.source.pk] = move.source.position
+            shelves[move.target.pk] = move.target.position
         }
+        let order = shelves.sorted { $0.value < $1.value }
+        var index: [Int64: Int] = [:]
+        var before: [[Int]] = []
+        var placeholders = 0
+        for (pk, _) in order {
+            guard let count = counts[pk] else { throw inconsistent }
+            index[pk] = before.count
+            before.append(Array(placeholders..<placeholders + count))
+            placeholders += count
+        }
+        var after = before
         var book: [Int: String] = [:]  // placeholder → the book it turned out to be
         for move in moves {
-            _ = run(move.source.pk, position: move.source.position, count: move.sourceCount ?? 0)
-            _ = run(move.target.pk, position: move.target.position, count: move.targetCount)
-            guard var source = runs[move.source.pk], source.slots.indices.contains(move.from) else { throw inconsistent }
-            let slot = source.slots.remove(at: move.from)
-            guard book.updateValue(move.item.id, forKey: slot).map({ $0 == move.item.id }) ?? true else { throw inconsistent }
-            runs[move.source.pk] = source
-            guard var target = runs[move.target.pk], move.to <= target.slots.count else { throw inconsistent }
-            target.slots.insert(slot, at: move.to)
-            runs[move.target.pk] = target
+            guard let s = index[move.source.pk], let t = index[move.target.pk], after[s].indices.contains(move.from) else {
+                throw inconsistent
+            }
+            let slot = after[s].remove(at: move.from)
+            guard book.updateValue(move.item.id, forKey: slot).map({ $0 == move.item.id }) ?? true, move.to <= after[t].count else {
+                throw inconsistent
+            }
+            after[t].insert(slot, at: move.to)
         }
-        // The shelves in catalogue order (the order the general path reads them in).
-        let order = positions.indices.sorted { positions[$0] < positions[$1] }
-        var final = [[Int]](repeating: [], count: initial.count)
-        for (_, run) in runs { final[run.index] = run.slots }
-        return try StagedDiff.changeset(from: SnapshotShape(sections: order, items: order.map { initial[$0] }),
-                                        to: SnapshotShape(sections: order, items: order.map { final[$0] }))
-            .placingSections(at: order.map { positions[$0] })
+        let sections = Array(before.indices)
+        return try StagedDiff.changeset(from: SnapshotShape(sections: sections, items: before),
+                                        to: SnapshotShape(sections: sections, items: after))
+            .placingSections(at: order.map(\.value))
     }
 
     private static var inconsistent: StoreError {
         .database("the moves of a batch do not replay on the shelves they were read from")
-    }
-
-    /// The diff of a shelf whose book at `from` is now at `to` (the rows already say the new
-    /// order), with its items at the shelf's place `position` in the catalogue.
-    private static func shelfChangeset(section pk: Int64, at position: Int, movedFrom from: Int, to: Int,
-                                       in db: Database) throws -> Changeset {
-        var after: [String] = []
-        try RawStatement(db, "SELECT id FROM item WHERE section_pk = ? ORDER BY position").forEach(.integer(pk)) { row in
-            after.append(row.text(0) ?? "")
-            return true
-        }
-        var before = after
-        before.insert(before.remove(at: to), at: from)
-        var changeset = try StagedDiff.changeset(from: SnapshotShape(sections: [0], items: [before]),
-                                                 to: SnapshotShape(sections: [0], items: [after]))
-        for s in changeset.stages.indices {
-            changeset.stages[s].items.moved = changeset.stages[s].items.moved.map {
-                Move(from: ItemPath(section: position, item: $0.from.item), to: ItemPath(section: position, item: $0.to.item))
-            }
-        }
-        return changeset
     }
 }
