@@ -56,26 +56,20 @@ final class ChangeNotifier: @unchecked Sendable {
     /// every waiter. (Revisions only grow, so of two commits reported out of order the later
     /// revision stands.)
     func didCommit(_ revisions: [(name: String, revision: Int)]) {
-        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
-            version &+= 1
+        wakeWaiters {
             for (name, revision) in revisions {
                 known[name] = max(known[name] ?? revision, revision)
             }
-            defer { waiters.removeAll() }
-            return waiters.values.map(\.continuation)
+            return true
         }
-        for waiter in woken { waiter.resume() }
     }
 
     /// Catalogues deleted through this store: wakes every waiter, whose catalogue may be gone.
     func didDelete(_ names: [String]) {
-        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
-            version &+= 1
+        wakeWaiters {
             for name in names { known[name] = nil }
-            defer { waiters.removeAll() }
-            return waiters.values.map(\.continuation)
+            return true
         }
-        for waiter in woken { waiter.resume() }
     }
 
     /// The revision of catalogue `name` if known, and the version it is known as of.
@@ -95,7 +89,7 @@ final class ChangeNotifier: @unchecked Sendable {
     /// wakes the waiters when it differs from what was known (this store's own commits, already
     /// reported, do not wake them twice).
     private func didPoll(_ revisions: [String: Int]) {
-        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+        wakeWaiters {
             var changed = false
             for (name, revision) in revisions where (known[name] ?? -1) < revision {
                 known[name] = revision
@@ -105,26 +99,19 @@ final class ChangeNotifier: @unchecked Sendable {
                 known[name] = nil  // gone, or made since the poll read: ask SQLite
                 changed = true
             }
-            guard changed else { return [] }
-            version &+= 1
-            defer { waiters.removeAll() }
-            return waiters.values.map(\.continuation)
+            return changed
         }
-        for waiter in woken { waiter.resume() }
     }
 
     /// A poll that failed: wakes every waiter, which finds the failure (``failure(after:)``).
     private func pollFailed(_ error: StoreError) {
-        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+        wakeWaiters {
             failures += 1
             lastFailure = error
             // What was known may be old now: ask SQLite again.
             known.removeAll()
-            version &+= 1
-            defer { waiters.removeAll() }
-            return waiters.values.map(\.continuation)
+            return true
         }
-        for waiter in woken { waiter.resume() }
     }
 
     /// How many polls have failed so far: an observer remembers it when it starts.
@@ -138,7 +125,15 @@ final class ChangeNotifier: @unchecked Sendable {
     /// Wakes every waiter without a commit: they look again and, finding nothing new, wait again
     /// (an observer that was cancelled stops).
     func wakeAll() {
+        wakeWaiters(raisingVersion: false) { true }
+    }
+
+    /// Runs `change` under the lock; unless it says nothing changed, raises ``current`` (when
+    /// `raisingVersion`) and wakes every waiter, once the lock is released.
+    private func wakeWaiters(raisingVersion: Bool = true, _ change: () -> Bool) {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            guard change() else { return [] }
+            if raisingVersion { version &+= 1 }
             defer { waiters.removeAll() }
             return waiters.values.map(\.continuation)
         }
@@ -288,14 +283,10 @@ private struct WatchedFile {
         }
     }
 
+    /// The file's device and inode: one `stat` call, every poll.
     private static func identity(of path: String) throws -> (device: UInt64, inode: UInt64) {
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: path)
-        } catch {
-            throw StoreError.database("the database file is gone")
-        }
-        return ((attributes[.systemNumber] as? NSNumber)?.uint64Value ?? 0,
-                (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0)
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw StoreError.database("the database file is gone") }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 }
