@@ -35,15 +35,11 @@ extension CatalogStore {
         guard Self.journalRevisionsRange.contains(count) else {
             throw .invalidSetting("the journal keeps from \(Self.journalRevisionsRange.lowerBound) to \(Self.journalRevisionsRange.upperBound) revisions of each catalogue, not \(count)")
         }
-        do {
-            try writer.write { db in
-                try db.execute(sql: """
-                    INSERT INTO setting (name, value) VALUES ('journal_revisions', ?)
-                    ON CONFLICT (name) DO UPDATE SET value = excluded.value
-                    """, arguments: [count])
-            }
-        } catch {
-            throw Self.storeError(from: error)
+        try writeWithoutRevision { db in
+            try db.execute(sql: """
+                INSERT INTO setting (name, value) VALUES ('journal_revisions', ?)
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, arguments: [count])
         }
     }
 

@@ -33,13 +33,9 @@ extension CatalogStore {
 
     /// Deletes every catalogue named, all in one transaction or none (`catalog delete A B`).
     package func delete(_ requests: [(name: String, ifRevision: Int?)]) throws(StoreError) -> [DeletedCatalog] {
-        let deleted: [(DeletedCatalog, pk: Int64)]
-        do {
-            deleted = try writer.write { db in try requests.map { name, ifRevision in try Self.delete(name, ifRevision: ifRevision, in: db) } }
-        } catch {
-            throw Self.storeError(from: error)
+        let deleted = try writeWithoutRevision { db in
+            try requests.map { name, ifRevision in try Self.delete(name, ifRevision: ifRevision, in: db) }
         }
-        checkpointer?.didWrite()
         for (catalog, pk) in deleted { snapshots.forget(pk: pk, named: catalog.name) }
         notifier.didDelete(deleted.map(\.0.name))
         return deleted.map(\.0)

@@ -15,6 +15,15 @@ extension CatalogStore {
         committed(try outcome { try writer.write(body) })
     }
 
+    /// Runs `body` in one write transaction that makes no revision of a catalogue (a setting, a
+    /// delete): it commits whole or not at all, and counts towards the next checkpoint. The
+    /// caller tells observers what changed.
+    func writeWithoutRevision<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        let result = try outcome { try writer.write(body) }
+        checkpointer?.didWrite()
+        return result
+    }
+
     /// Like ``write(_:)``, but the transaction may be shared with edits other threads make at the
     /// same moment; an edit that fails leaves the others (see ``WriteCombiner``). `body` may run
     /// more than once, so it must act only on the database.
