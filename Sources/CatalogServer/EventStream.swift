@@ -44,9 +44,10 @@ struct EventStream: Sendable {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
         let slot: EventStreamSlots.Slot
-        switch slots.take(for: client) {
-        case .success(let taken): slot = taken
-        case .failure(let error): throw Self.refusal(error.refusal)
+        do {
+            slot = try slots.take(for: client)
+        } catch {
+            throw Self.refusal(error)
         }
         let observer = store.observer(of: name, from: since, resetThreshold: resetThreshold)
         var headers = HTTPFields()

@@ -17,31 +17,23 @@ final class EventStreamSlots: @unchecked Sendable {
         limitPerClient = perClient
     }
 
-    /// Why a stream for `client` cannot open now, or nil when it took a slot (given back when
-    /// the returned slot is released).
-    enum Refusal: Equatable {
+    /// Why a stream cannot open now: which cap it reached.
+    enum Refusal: Error, Equatable {
         case full(limit: Int)
         case clientFull(limit: Int)
     }
 
-    /// A slot for `client`'s stream, or why there is none. The slot goes back when the last
-    /// reference to it goes (the response body that holds it ends, or is never written).
-    func take(for client: String) -> Result<Slot, RefusalError> {
-        lock.withLock {
-            // The client's own cap first: when both are reached, that is the one it can act on.
-            if openByClient[client, default: 0] >= limitPerClient {
-                return .failure(RefusalError(refusal: .clientFull(limit: limitPerClient)))
-            }
-            if open >= limit { return .failure(RefusalError(refusal: .full(limit: limit))) }
-            open += 1
-            openByClient[client, default: 0] += 1
-            return .success(Slot(slots: self, client: client))
-        }
-    }
-
-    /// The streams open now, in all and for `client`.
-    func count(for client: String) -> (all: Int, client: Int) {
-        lock.withLock { (open, openByClient[client] ?? 0) }
+    /// A place for `client`'s stream. It goes back when the last reference to it goes (the
+    /// response body that holds it ends, or is never written).
+    func take(for client: String) throws(Refusal) -> Slot {
+        lock.lock()
+        defer { lock.unlock() }
+        // The client's own cap first: when both are reached, that is the one it can act on.
+        if openByClient[client, default: 0] >= limitPerClient { throw .clientFull(limit: limitPerClient) }
+        if open >= limit { throw .full(limit: limit) }
+        open += 1
+        openByClient[client, default: 0] += 1
+        return Slot(slots: self, client: client)
     }
 
     fileprivate func give(_ client: String) {
@@ -63,9 +55,5 @@ final class EventStreamSlots: @unchecked Sendable {
         }
 
         deinit { slots.give(client) }
-    }
-
-    struct RefusalError: Error {
-        var refusal: Refusal
     }
 }
