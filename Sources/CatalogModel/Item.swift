@@ -19,12 +19,8 @@ public struct Item: Sendable, Hashable, Identifiable {
     public var kind: ItemKind { content.kind }
 
     /// Whether `other` carries the same content (everything but the id).
-    ///
-    /// Inlinable: the diff asks it of every item two catalogues share, and a call across modules
-    /// copied both items (a retain and a release of each of their strings) to ask it.
-    @inlinable
     public func hasSameContent(as other: Item) -> Bool {
-        size == other.size && content == other.content
+        content == other.content && size == other.size
     }
 }
 
