@@ -49,7 +49,7 @@ public struct FanoutBenchmark: Sendable {
         var outOfOrder: Int
         /// Subscribers not at the last revision when the run ended.
         var behind: Int
-        /// The share of the run's time the reader spent reading and parsing.
+        /// The share of its time the reader spent reading and parsing (from subscribing to the end).
         var readerBusy: Double
     }
 
@@ -138,7 +138,6 @@ public struct FanoutBenchmark: Sendable {
         let interval = 1.0 / Double(movesPerSecond)
         let began = DispatchTime.now().uptimeNanoseconds
         let end = began + UInt64(seconds * 1e9)
-        reader.startTiming(at: began)
         var revision = start
         var moves = 0
         while DispatchTime.now().uptimeNanoseconds < end {
@@ -289,10 +288,10 @@ private final class StreamReader: @unchecked Sendable {
     private var outOfOrder = 0
     private var stopping = false
     private(set) var finished = false
-    /// Time spent reading and parsing since ``startTiming(at:)``.
+    /// Time spent reading and parsing, and the span of the reading loop (the reader thread's
+    /// own: read once `finished` is set).
     private var busy: UInt64 = 0
-    private var timingSince: UInt64?
-    private var stoppedAt: UInt64 = 0
+    private var span: UInt64 = 0
 
     init(port: Int, subscribers: Int, since revision: Int) throws {
         fds = []
@@ -324,28 +323,25 @@ private final class StreamReader: @unchecked Sendable {
 
     func willWrite(revision: Int, at time: UInt64) { lock.withLock { sentAt[revision] = time } }
 
-    func startTiming(at time: UInt64) { lock.withLock { timingSince = time } }
-
-    func stop() { lock.withLock { stopping = true; stoppedAt = DispatchTime.now().uptimeNanoseconds } }
+    func stop() { lock.withLock { stopping = true } }
 
     func outcome(moves: Int, last revision: Int) -> FanoutBenchmark.Outcome {
         lock.withLock {
-            let span = Double(stoppedAt - (timingSince ?? stoppedAt))
             return FanoutBenchmark.Outcome(latencies: latencies, moves: moves, events: events, outOfOrder: outOfOrder,
                                            behind: last.filter { $0 != revision }.count,
-                                           readerBusy: span > 0 ? Double(busy) / span : 0)
+                                           readerBusy: span > 0 ? Double(busy) / Double(span) : 0)
         }
     }
 
     func readUntilStopped() {
+        let started = DispatchTime.now().uptimeNanoseconds
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         func read(_ s: Int) {
             let began = DispatchTime.now().uptimeNanoseconds
             let count = buffer.withUnsafeMutableBytes { recv(fds[s].fd, $0.baseAddress, $0.count, 0) }
             // Timed after the read: what it returned may have arrived after the wait did.
             if count > 0 { take(buffer[0..<count], subscriber: s, at: DispatchTime.now().uptimeNanoseconds) }
-            let spent = DispatchTime.now().uptimeNanoseconds - began
-            lock.withLock { if timingSince != nil { busy += spent } }
+            busy += DispatchTime.now().uptimeNanoseconds - began
         }
         #if os(Linux)
         // epoll: a wait costs the sockets that are ready, where `poll` would scan all of them.
@@ -364,6 +360,7 @@ private final class StreamReader: @unchecked Sendable {
         }
         #endif
         for entry in fds { close(entry.fd) }
+        span = DispatchTime.now().uptimeNanoseconds - started
         lock.withLock { finished = true }
     }
 
