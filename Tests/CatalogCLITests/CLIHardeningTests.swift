@@ -47,7 +47,9 @@ struct CLIHardeningTests {
         }
         #expect(!FileManager.default.fileExists(atPath: cli.db), "a refused server opens no database")
         for bad in [["--head-timeout", "0"], ["--body-timeout=-1"], ["--max-connections", "0"], ["--body-limit", "0"],
-                    ["--journal-revisions", "0"], ["--journal-revisions", "99999999999"]] {
+                    ["--journal-revisions", "0"], ["--journal-revisions", "99999999999"],
+                    ["--max-event-streams", "0"], ["--max-event-streams", "4096"], ["--max-connections", "100", "--max-event-streams", "100"],
+                    ["--max-event-streams-per-client", "0"]] {
             let result = try cli.run(["serve", "--port", "0", "--db", cli.db] + bad)
             #expect(result.status == 1 && result.stderrLines.count == 1, "\(bad): \(result.stderr)")
         }

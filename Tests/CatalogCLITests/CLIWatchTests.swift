@@ -105,7 +105,7 @@ struct CLIWatchTests {
             try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", cli.db])) as? [[String: Any]]).compactMap { $0["name"] as? String }
         }
         let all = try names()
-        for bad in [["nope"], ["bookshelf", "home", "nope"], ["bookshelf", "--if-revision", "1"], ["bookshelf", "home", "--if-revision", "2"]] {
+        for bad in [[], ["nope"], ["bookshelf", "home", "nope"], ["bookshelf", "--if-revision", "1"], ["bookshelf", "home", "--if-revision", "2"]] {
             let result = try cli.run(["delete"] + bad + ["--db", cli.db])
             #expect(result.status == 1 && result.stderrLines.count == 1, "\(bad): \(result.stderr)")
         }

@@ -66,6 +66,9 @@ import Testing
                 try ServerTests.problem($0, status: 412, kind: "precondition-failed")
             }
             try await client.execute(uri: "/catalogs/nope", method: .delete) { try ServerTests.problem($0, status: 404, kind: "unknown-catalog") }
+            try await client.execute(uri: "/catalogs/shelf", method: .delete, headers: [.ifMatch: "soon"]) {
+                try ServerTests.problem($0, status: 400, kind: "invalid-header")
+            }
             try await client.execute(uri: "/catalogs/shelf", method: .delete, headers: [.ifMatch: "\"2\""]) { response in
                 #expect(response.status == .ok)
                 let body = try #require(try ServerTests.json(response.body) as? [String: Any])
