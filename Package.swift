@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation`: the DocC catalogue in Sources/CatalogStore.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The PostgreSQL backend: a connection pool, LISTEN/NOTIFY.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -60,6 +62,17 @@ let package = Package(
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 "CSQLiteSupport",
+            ],
+            plugins: ["EmbedMigrations"]
+        ),
+        // The same store on PostgreSQL, for several `catalog serve` instances on one database; the
+        // schema comes from Migrations/postgres/, embedded like SQLite's.
+        .target(
+            name: "CatalogPostgres",
+            dependencies: [
+                "CatalogModel", "CatalogDiff", "CatalogStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             plugins: ["EmbedMigrations"]
         ),
@@ -112,7 +125,7 @@ let package = Package(
         .target(
             name: "CatalogCLI",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON", "CatalogServer",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogPostgres", "CatalogLayout", "CatalogJSON", "CatalogServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,7 +140,11 @@ let package = Package(
 
         .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
         // Random catalogues and operations shared by the property tests of several modules.
-        .target(name: "CatalogTestSupport", dependencies: ["CatalogModel"], path: "Tests/CatalogTestSupport"),
+        // …and the databases the store's tests run on (SQLite, and PostgreSQL when a server is there).
+        .target(name: "CatalogTestSupport",
+                dependencies: ["CatalogModel", "CatalogStore", "CatalogPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                               .product(name: "Logging", package: "swift-log")],
+                path: "Tests/CatalogTestSupport"),
         .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel", "CatalogTestSupport"]),
         .testTarget(name: "CatalogLayoutTests", dependencies: ["CatalogLayout", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport", "CatalogTestSupport"], exclude: ["RealWorld"]),
@@ -140,6 +157,12 @@ let package = Package(
             dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
+        ),
+        // The store's contract on both backends (SQLite, and PostgreSQL when a server is there):
+        // one suite, parameterised by backend.
+        .testTarget(
+            name: "CatalogDatabaseTests",
+            dependencies: ["CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]
         ),
         // README's Swift walk-through, compiled and run.
         .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel"]),

@@ -7,7 +7,8 @@ import PackagePlugin
 @main
 struct EmbedMigrations: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
-        let folder = context.package.directoryURL.appending(path: "Migrations")
+        // The PostgreSQL store's schema is in its own folder: the two dialects differ.
+        let folder = context.package.directoryURL.appending(path: target.name == "CatalogPostgres" ? "Migrations/postgres" : "Migrations")
         let files = try FileManager.default
             .contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "sql" }
@@ -19,7 +20,7 @@ struct EmbedMigrations: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrations.swift")
         return [
             .buildCommand(
-                displayName: "Embedding \(files.count) SQL migrations from Migrations/",
+                displayName: "Embedding \(files.count) SQL migrations from \(folder.lastPathComponent)/",
                 executable: try context.tool(named: "EmbedFilesTool").url,
                 arguments: [output.path, "EmbeddedMigrations"] + files.map(\.path),
                 inputFiles: files,

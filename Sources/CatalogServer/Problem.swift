@@ -94,6 +94,10 @@ struct Problem: Error {
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
         case .invalidSetting:
             return Problem(status: .unprocessableContent, kind: "invalid-setting", detail: error.description)
+        case .unavailable:
+            // A database server gone for a moment: the client may retry; a balancer's readiness
+            // check sends it elsewhere meanwhile.
+            return Problem(status: .serviceUnavailable, kind: "database-unavailable", detail: internalDetail)
         case .cannotOpen, .database, .positionsOutOfOrder, .overCapacity, .nonCanonicalID, .cannotWatch:
             return Problem(status: .internalServerError, kind: "database", detail: internalDetail)
         }

@@ -66,7 +66,7 @@ extension CatalogStore {
     /// The changeset between a revision the journal rebuilt and the current one, with their
     /// revisions. Writes that only moved things (`restoredContent` false) change no content:
     /// there is nothing to compare for reloads.
-    static func changeset(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
+    package static func changeset(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
         do {
             guard restoredContent else {
                 var changeset = try StagedDiff.changeset(from: old.shape, to: current.shape)

@@ -9,6 +9,10 @@ public struct DeletedCatalog: Sendable, Hashable {
     public var revision: Int
     public var sections: Int
     public var items: Int
+
+    package init(name: String, revision: Int, sections: Int, items: Int) {
+        (self.name, self.revision, self.sections, self.items) = (name, revision, sections, items)
+    }
 }
 
 extension CatalogStore {
@@ -32,7 +36,7 @@ extension CatalogStore {
     }
 
     /// Deletes every catalogue named, all in one transaction or none (`catalog delete A B`).
-    package func delete(_ requests: [(name: String, ifRevision: Int?)]) throws(StoreError) -> [DeletedCatalog] {
+    public func delete(_ requests: [(name: String, ifRevision: Int?)]) throws(StoreError) -> [DeletedCatalog] {
         let deleted = try writeWithoutRevision { db in
             try requests.map { name, ifRevision in try Self.delete(name, ifRevision: ifRevision, in: db) }
         }

@@ -13,6 +13,13 @@ public struct WriteResult: Sendable, Hashable {
     /// The staged changeset from the previous content to the new one (from an empty catalogue
     /// when the catalogue is new), valid under `BatchUpdateSimulator`.
     public var changeset: Changeset
+
+    package init(catalog: String, previousRevision: Int, revision: Int, changeset: Changeset) {
+        self.catalog = catalog
+        self.previousRevision = previousRevision
+        self.revision = revision
+        self.changeset = changeset
+    }
 }
 
 extension CatalogStore {
@@ -66,7 +73,7 @@ extension CatalogStore {
     /// The catalogues in the form they are stored in, once each is known to be storable: ids and
     /// names in one canonical form (`Identifier`), so SQLite's byte comparisons agree with
     /// Swift's string equality; every rule of the model kept; no name twice.
-    static func checkedForReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [(Catalog, ImportRecord?)] {
+    package static func checkedForReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [(Catalog, ImportRecord?)] {
         let catalogs = catalogs.map { ($0.0.canonicalized(), $0.1) }
         for (catalog, _) in catalogs {
             do throws(CatalogValidationError) {
@@ -81,7 +88,7 @@ extension CatalogStore {
 
     /// The result of replacing `old` (at its revision; 0 when new) by `new`: the next revision and
     /// the changeset between them.
-    static func replacement(of old: Catalog, by new: Catalog) throws(StoreError) -> WriteResult {
+    package static func replacement(of old: Catalog, by new: Catalog) throws(StoreError) -> WriteResult {
         var new = new
         new.revision = old.revision + 1
         do {

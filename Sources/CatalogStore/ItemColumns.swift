@@ -4,21 +4,21 @@ import CatalogModel
 /// kind, named after the field in snake case (`playCount` → `play_count`), NULL where the item's
 /// kind has no such field; then `width` and `height`. The reader, the inserter and the updater
 /// list their columns from here, so a new content field needs only its migration.
-enum ItemColumns {
+package enum ItemColumns {
     /// The content fields of every kind, in the order the statements list their columns: the
     /// order of ``ItemField/allCases``, where they follow the id.
-    static let content = ItemField.allCases.filter { $0.contentType != nil }
+    package static let content = ItemField.allCases.filter { $0.contentType != nil }
 
     /// The content columns, in the order of ``content``.
-    static let names = content.map(column)
+    package static let names = content.map(column)
 
     /// The content columns, comma-separated, each prefixed with `prefix` (a table alias and a dot).
-    static func list(prefix: String = "") -> String {
+    package static func list(prefix: String = "") -> String {
         names.map { prefix + $0 }.joined(separator: ", ")
     }
 
     /// The column of `field`.
-    static func column(_ field: ItemField) -> String {
+    package static func column(_ field: ItemField) -> String {
         field.rawValue.reduce(into: "") { name, character in
             if character.isUppercase { name += "_" + character.lowercased() } else { name.append(character) }
         }

@@ -8,7 +8,7 @@ import CatalogModel
 /// each moved book, the catalogue rebuilt — cost half of a change feed's time. Here the sections
 /// and an index of them by id are built once and kept up to date, and so is the section each
 /// item was last seen in, so a patch costs what it touches.
-struct JournalRewinder {
+package struct JournalRewinder {
     let name: String
     private(set) var revision: Int
     private var sections: [Section]
@@ -19,9 +19,9 @@ struct JournalRewinder {
     /// Whether a patch so far brought back a whole section or an item's previous version. Until
     /// one does, every section and item the two revisions share has the same content (moves and
     /// orders only rearrange), so the changeset between them reloads nothing.
-    private(set) var restoredContent = false
+    package private(set) var restoredContent = false
 
-    init(_ catalog: Catalog) {
+    package init(_ catalog: Catalog) {
         name = catalog.name
         revision = catalog.revision
         sections = catalog.sections
@@ -34,10 +34,10 @@ struct JournalRewinder {
     }
 
     /// The catalogue as the patches applied so far have left it.
-    var catalog: Catalog { Catalog(name: name, revision: revision, sections: sections) }
+    package var catalog: Catalog { Catalog(name: name, revision: revision, sections: sections) }
 
     /// Undoes one write: afterwards this is the revision before.
-    mutating func rewind(_ patch: RevisionPatch) throws {
+    package mutating func rewind(_ patch: RevisionPatch) throws {
         if !patch.sections.isEmpty || !(patch.items ?? []).isEmpty { restoredContent = true }
         for move in (patch.itemMoves ?? []).reversed() { try undo(move) }
         if let orders = patch.itemOrders { try restore(orders, items: patch.items ?? []) }

@@ -7,7 +7,7 @@
 /// last takes the key one spacing beyond its neighbour, and about 2^30 items can be put at
 /// either end before any renumbering. Between two neighbours a gap halves with each item placed
 /// into it, so about 32 items fit before the section needs fresh keys (``plan(_:)`` gives them).
-enum OrderKeys {
+package enum OrderKeys {
     /// The distance between fresh keys: 2^32, so a gap takes about 32 items and sections of
     /// millions of items stay far from the ends of the key range.
     static let spacing: Int64 = 1 << 32
@@ -18,7 +18,7 @@ enum OrderKeys {
     static let origin: Int64 = 1 << 62
 
     /// The fresh key of the item at `index` (sections of up to 2^30 items).
-    static func key(atIndex index: Int) -> Int64 {
+    package static func key(atIndex index: Int) -> Int64 {
         origin + Int64(index) * spacing
     }
 
@@ -54,7 +54,7 @@ enum OrderKeys {
     /// their kept neighbours. When some gap has no room left, every item gets a fresh key.
     ///
     /// The result is strictly increasing; the rows to write are those whose key changed.
-    static func plan(_ current: [Int64?]) -> [Int64] {
+    package static func plan(_ current: [Int64?]) -> [Int64] {
         let kept = longestIncreasingRun(current)
         var result = [Int64](repeating: 0, count: current.count)
         var start = 0

@@ -6,7 +6,7 @@ import Foundation
 /// It holds only what differs — the previous versions of sections whose content, items or
 /// presence changed, and the previous section order when that changed — so a move between two
 /// shelves journals two shelves, not the catalogue.
-struct RevisionPatch: Codable, Equatable {
+package struct RevisionPatch: Codable, Equatable {
     /// The previous revision's section ids in order; nil when it is the same as the next one's.
     var sectionOrder: [String]?
     /// Previous versions of the sections that differ, including those the next revision removed.
@@ -43,7 +43,7 @@ struct RevisionPatch: Codable, Equatable {
     }
 
     /// The patch that rebuilds `old` from `new`.
-    init(from new: Catalog, to old: Catalog) {
+    package init(from new: Catalog, to old: Catalog) {
         var newSections: [String: Section] = [:]
         for section in new.sections { newSections[section.id] = section }
         sections = old.sections.filter { newSections[$0.id] != $0 }.map(StoredSection.init)
@@ -54,7 +54,7 @@ struct RevisionPatch: Codable, Equatable {
     /// The patch that undoes an edit: deleted sections and sections whose fields changed as they
     /// were; for the other edited sections, their previous item ids; the previous versions of
     /// items deleted or changed; and the order before, when it changed.
-    init<Source: CatalogSource>(undoing edit: CatalogEditor<Source>, changed: [String]) {
+    package init<Source: CatalogSource>(undoing edit: CatalogEditor<Source>, changed: [String]) {
         var previous: [StoredSection] = []
         var orders: [ItemOrder] = []
         var items: [StoredItem] = []
@@ -83,7 +83,7 @@ struct RevisionPatch: Codable, Equatable {
 
     /// The patch as JSON. Patches of moves (id lists only) are written by hand — `JSONEncoder`
     /// cost as much as the rest of a move; patches with whole sections or items go through it.
-    func encoded() throws -> String {
+    package func encoded() throws -> String {
         guard sections.isEmpty, items == nil else {
             return String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
         }
@@ -141,7 +141,7 @@ struct RevisionPatch: Codable, Equatable {
     /// as `encoded()` writes them (``written(_:)``; `JSONDecoder` was a third of a change feed's
     /// time); the others, and anything unexpected (an entry an older version wrote through
     /// `JSONEncoder`), through `Codable`.
-    static func decoded(_ text: String) throws -> RevisionPatch {
+    package static func decoded(_ text: String) throws -> RevisionPatch {
         var text = text
         return try text.withUTF8 { try decoded(UnsafeRawBufferPointer($0)) }
     }

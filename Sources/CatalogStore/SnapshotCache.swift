@@ -11,14 +11,16 @@ import Foundation
 /// the caller's transaction) still has its key and revision. Loading a 1,000-item catalogue was
 /// a quarter of an uncached change feed's time. The memory is that of the catalogues themselves
 /// (at most ``limit`` of them, the latest revision of each), shared with the values handed out.
-final class SnapshotCache: @unchecked Sendable {
+package final class SnapshotCache: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Int64: Catalog] = [:]
     /// Bounded: a store with many catalogues keeps the latest few.
     static let limit = 16
 
+    package init() {}
+
     /// The catalogue with row key `pk`, named `name`, at `revision`, if it is kept.
-    func catalog(pk: Int64, named name: String, revision: Int) -> Catalog? {
+    package func catalog(pk: Int64, named name: String, revision: Int) -> Catalog? {
         lock.withLock {
             guard let catalog = entries[pk], catalog.revision == revision, catalog.name == name else { return nil }
             return catalog
@@ -26,7 +28,7 @@ final class SnapshotCache: @unchecked Sendable {
     }
 
     /// Keeps `catalog` (whose row key is `pk`) unless a later revision of it is kept already.
-    func keep(_ catalog: Catalog, pk: Int64) {
+    package func keep(_ catalog: Catalog, pk: Int64) {
         lock.withLock {
             if let kept = entries[pk], kept.revision > catalog.revision { return }
             if entries[pk] == nil, entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
@@ -35,7 +37,7 @@ final class SnapshotCache: @unchecked Sendable {
     }
 
     /// Forgets the catalogue with row key `pk` (deleted: the key may be given to another).
-    func forget(pk: Int64, named name: String) {
+    package func forget(pk: Int64, named name: String) {
         lock.withLock {
             if entries[pk]?.name == name { entries[pk] = nil }
         }
@@ -45,7 +47,7 @@ final class SnapshotCache: @unchecked Sendable {
     /// changeset moved one item and did nothing else (the commonest write: a book dragged to
     /// another place), and returns it; nil, keeping nothing new, for any other write or when that
     /// revision is not kept. Called after the write committed.
-    func advance(named name: String, from revision: Int, by changeset: Changeset) -> Catalog? {
+    package func advance(named name: String, from revision: Int, by changeset: Changeset) -> Catalog? {
         lock.withLock {
             guard let (pk, kept) = entries.first(where: { $0.value.name == name && $0.value.revision == revision }),
                   changeset.stages.count == 1, let stage = changeset.stages.first, stage.sections.isEmpty,

@@ -37,6 +37,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A setting of the store was given a value it cannot take (the message says which values
     /// it can).
     case invalidSetting(String)
+    /// The database server could not be reached, or the connection to it broke (a PostgreSQL
+    /// store): the request may be retried. A write that throws it before its commit was sent
+    /// changed nothing.
+    case unavailable(location: String, reason: String)
 
     public var description: String {
         switch self {
@@ -70,6 +74,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             message
         case .cannotWatch(let path, let reason):
             "cannot watch the database \(path) for writes by other connections: \(reason)"
+        case .unavailable(let location, let reason):
+            "the database \(location) is unavailable: \(reason)"
         }
     }
 }

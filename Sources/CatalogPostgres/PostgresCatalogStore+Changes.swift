@@ -1,0 +1,129 @@
+import CatalogDiff
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// One staged changeset from revision `revision` of the catalogue to its current revision,
+    /// rebuilt through the journal as SQLite's store does (``CatalogStore/changes(in:since:)``),
+    /// from one snapshot of the database.
+    ///
+    /// - Throws: ``StoreError/revisionTooOld(catalog:requested:oldest:)``,
+    ///   ``StoreError/revisionNotReached(catalog:requested:current:)``, ``StoreError/unknownCatalog(_:)``.
+    public func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset {
+        let (old, current, restoredContent) = try await revisions(of: name, since: revision)
+        return try CatalogStore.changeset(from: old, to: current, restoredContent: restoredContent)
+    }
+
+    /// Revision `revision` of the catalogue, rebuilt through the journal, the current one, and
+    /// whether the journal brought back any content.
+    func revisions(of name: String, since revision: Int) async throws(StoreError) -> (old: Catalog, current: Catalog, restoredContent: Bool) {
+        let name = Identifier.canonical(name)
+        let (logger, snapshots) = (self.logger, self.snapshots)
+        return try await snapshotRead { connection in
+            guard let (catalogPK, currentRevision) = try await Self.catalogRow(named: name, on: connection, logger: logger) else {
+                throw StoreError.unknownCatalog(name)
+            }
+            guard revision >= 0, revision <= currentRevision else {
+                throw StoreError.revisionNotReached(catalog: name, requested: revision, current: currentRevision)
+            }
+            func tooOld() async throws -> StoreError {
+                var oldest: Int?
+                for try await value in try await connection.query("SELECT min(revision) FROM journal WHERE catalog_pk = \(catalogPK)",
+                                                                  logger: logger).decode(Int64?.self) { oldest = value.map(Int.init) }
+                return StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? currentRevision + 1) - 1))
+            }
+            var current: Catalog
+            if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: currentRevision) {
+                current = kept
+            } else {
+                guard let (_, loaded) = try await Self.loadCatalog(named: name, on: connection, logger: logger) else {
+                    throw StoreError.unknownCatalog(name)
+                }
+                current = loaded
+                snapshots.keep(loaded, pk: catalogPK)
+            }
+            // Every revision after the requested one must still be journalled: undone newest first.
+            var rewinder = JournalRewinder(current)
+            var expected = current.revision
+            let rows = try await connection.query("""
+                SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(revision)) ORDER BY revision DESC
+                """, logger: logger)
+            for try await (number, text) in rows.decode((Int64, String).self) {
+                guard Int(number) == expected else { break }
+                try rewinder.rewind(try RevisionPatch.decoded(text))
+                expected -= 1
+            }
+            guard expected == revision else { throw try await tooOld() }
+            return (rewinder.catalog, current, rewinder.restoredContent)
+        }
+    }
+
+    /// Runs `body` in a read-only transaction that sees one snapshot of the database throughout
+    /// (REPEATABLE READ): a catalogue and its journal read in it agree.
+    func snapshotRead<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// How many revisions of each catalogue the journal keeps at least.
+    public func journalRevisions() async throws(StoreError) -> Int {
+        let logger = self.logger
+        return try await withConnection { connection in
+            for try await value in try await connection.query("SELECT value FROM setting WHERE name = 'journal_revisions'", logger: logger)
+                .decode(Int64.self) { return Int(value) }
+            return CatalogStore.defaultJournalRevisions
+        }
+    }
+
+    /// Makes the journal keep at least `count` revisions of each catalogue, for every instance.
+    ///
+    /// - Throws: ``StoreError/invalidSetting(_:)`` outside ``CatalogStore/journalRevisionsRange``.
+    public func setJournalRevisions(_ count: Int) async throws(StoreError) {
+        let range = CatalogStore.journalRevisionsRange
+        guard range.contains(count) else {
+            throw .invalidSetting("the journal keeps from \(range.lowerBound) to \(range.upperBound) revisions of each catalogue, not \(count)")
+        }
+        let logger = self.logger
+        _ = try await withConnection { connection in
+            try await connection.query("""
+                INSERT INTO setting (name, value) VALUES ('journal_revisions', \(Int64(count)))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, logger: logger)
+        }
+    }
+
+    /// Checks the whole database: every catalogue's sections at positions 0..<n, no section over
+    /// its capacity or holding an item of another kind, every name and id in canonical form
+    /// (order keys and ids are unique by the schema's constraints). Throws the first problem.
+    public func checkIntegrity() async throws(StoreError) {
+        let logger = self.logger
+        try await snapshotRead { connection in
+            var catalogs: [(Int64, String)] = []
+            for try await row in try await connection.query("SELECT pk, name FROM catalog ORDER BY name COLLATE \"C\"", logger: logger)
+                .decode((Int64, String).self) { catalogs.append(row) }
+            for (pk, name) in catalogs {
+                guard Identifier.isCanonical(name) else { throw StoreError.nonCanonicalID(catalog: name, id: name, equivalent: nil) }
+                try await Self.verify(sections: nil, catalog: name, catalogPK: pk, checkOrder: true, on: connection, logger: logger)
+                for table in ["section", "item"] {
+                    let rows = try await connection.query("SELECT id FROM \(unescaped: table) WHERE catalog_pk = \(pk)", logger: logger)
+                    var ids: [String] = []
+                    for try await id in rows.decode(String.self) { ids.append(id) }
+                    if let id = ids.first(where: { !Identifier.isCanonical($0) }) {
+                        throw StoreError.nonCanonicalID(catalog: name, id: id, equivalent: ids.first { $0 == id && !$0.utf8.elementsEqual(id.utf8) })
+                    }
+                }
+            }
+        }
+    }
+}

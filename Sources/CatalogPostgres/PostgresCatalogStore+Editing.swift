@@ -1,0 +1,209 @@
+import CatalogDiff
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// Applies a batch (docs/Batches-and-moves.md) to a catalogue in one transaction: every
+    /// operation in order, each checked by the same editor as SQLite's store; on any failure
+    /// nothing is written and the revision stays.
+    ///
+    /// The transaction first locks the catalogue's row: the writes to one catalogue, from any
+    /// number of processes, take turns, so each sees the one before it and raises the revision by
+    /// exactly one.
+    ///
+    /// - Throws: ``StoreError/rejected(catalog:_:)``, ``StoreError/unknownCatalog(_:)``,
+    ///   ``StoreError/database(_:)``, ``StoreError/unavailable(location:reason:)``.
+    @discardableResult
+    public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
+        let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
+        return try await transaction { connection in try await Self.write(batch, to: name, on: connection, logger: logger) }
+    }
+
+    /// What ``apply(_:to:)`` would do — the same checks and errors, the revision it would make
+    /// and its changeset — in a transaction that is rolled back: nothing is written.
+    public func preview(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
+        let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
+        return try await rolledBack { connection in try await Self.write(batch, to: name, on: connection, logger: logger) }
+    }
+
+    /// The batch written in the caller's transaction.
+    static func write(_ batch: Batch, to name: String, on connection: PostgresConnection, logger: Logger) async throws -> WriteResult {
+        guard let (catalogPK, revision) = try await Self.catalogRow(named: name, on: connection, logger: logger, locking: true) else {
+            throw StoreError.unknownCatalog(name)
+        }
+        let editor = try await Self.edit(name, with: batch, catalogPK: catalogPK, revision: revision, on: connection, logger: logger)
+        // A batch that changes nothing writes nothing and keeps the revision.
+        if editor.isEmpty {
+            return WriteResult(catalog: name, previousRevision: revision, revision: revision,
+                               changeset: Changeset(stages: [], fromRevision: revision, toRevision: revision))
+        }
+        let changed = editor.changedSections
+        try await Self.write(editor, changed: changed, catalog: name, on: connection, logger: logger)
+        let patch = RevisionPatch(undoing: editor, changed: changed)
+        try await Self.commitRevision(revision + 1, of: catalogPK, patch: patch, on: connection, logger: logger)
+        let changeset: Changeset
+        do {
+            changeset = try editor.changeset(catalog: name)
+        } catch {
+            throw StoreError.database("the stored catalogue repeats ids: \(error)")
+        }
+        return WriteResult(catalog: name, previousRevision: revision, revision: revision + 1, changeset: changeset)
+    }
+
+    /// The batch applied by an editor reading the catalogue through `connection`, inside the
+    /// caller's transaction (which holds the catalogue's lock). The editor runs again, from the
+    /// start, each time it asks for something not loaded yet; what the batch names is loaded
+    /// before the first run.
+    static func edit(_ name: String, with batch: Batch, catalogPK: Int64, revision: Int,
+                     on connection: PostgresConnection, logger: Logger) async throws -> CatalogEditor<PostgresCatalogSource> {
+        var source = PostgresCatalogSource(catalogPK: catalogPK, revision: revision)
+        let wanted = PostgresCatalogSource.prefetch(for: batch)
+        try await source.load(sections: wanted.sections, items: wanted.items, on: connection, logger: logger)
+        if wanted.order { try await source.loadOrder(on: connection, logger: logger) }
+        while true {
+            var editor = CatalogEditor(source: source)
+            do {
+                try editor.apply(batch)
+                return editor
+            } catch let miss as PostgresCatalogSource.Miss {
+                try await source.load(miss, on: connection, logger: logger)
+            } catch let error as BatchError {
+                throw StoreError.rejected(catalog: name, error)
+            }
+        }
+    }
+
+    /// Writes the rows the edit changed: sections deleted (with their items), items deleted,
+    /// sections inserted or changed, the section order, then every item whose section, place or
+    /// content changed, in one statement. Then checks the sections it wrote.
+    static func write(_ editor: CatalogEditor<PostgresCatalogSource>, changed: [String], catalog name: String,
+                      on connection: PostgresConnection, logger: Logger) async throws {
+        let source = editor.source
+        let catalogPK = source.catalogPK
+        let deletedSections = Array(editor.deleted)
+        if !deletedSections.isEmpty {
+            try await connection.query("DELETE FROM section WHERE catalog_pk = \(catalogPK) AND id = ANY(\(deletedSections))", logger: logger)
+        }
+        // Items of the sections read that no section holds any more.
+        var present = Set<String>()
+        for section in editor.sections.values { for item in section.items { present.insert(item.id) } }
+        var gone: [String] = []
+        for (_, original) in editor.originals { for item in original.section.items where !present.contains(item.id) { gone.append(item.id) } }
+        if !gone.isEmpty {
+            try await connection.query("DELETE FROM item WHERE catalog_pk = \(catalogPK) AND id = ANY(\(gone))", logger: logger)
+        }
+        // Sections: new ones inserted, changed ones updated, all at their final positions.
+        let finalPositions: [String: Int] = editor.order.map { order in
+            Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        } ?? [:]
+        for id in changed {
+            let section = editor.sections[id]!
+            let capacity = section.capacity.map(Int32.init)
+            if editor.inserted.contains(id) {
+                let position = Int32(finalPositions[id] ?? 0)
+                try await connection.query("""
+                    INSERT INTO section (catalog_pk, id, position, kind, title, capacity)
+                    VALUES (\(catalogPK), \(id), \(position), \(section.kind.rawValue), \(section.title), \(capacity))
+                    """, logger: logger)
+            } else if let original = editor.originals[id]?.section,
+                      original.kind != section.kind || original.title != section.title || original.capacity != section.capacity {
+                try await connection.query("""
+                    UPDATE section SET kind = \(section.kind.rawValue), title = \(section.title), capacity = \(capacity)
+                    WHERE catalog_pk = \(catalogPK) AND id = \(id)
+                    """, logger: logger)
+            }
+        }
+        if let order = editor.order, order != editor.orderBefore {
+            var json = "["
+            for (position, id) in order.enumerated() {
+                if position > 0 { json += "," }
+                json += "{\"id\":"
+                appendJSONString(id, to: &json)
+                json += ",\"position\":\(position)}"
+            }
+            json += "]"
+            try await connection.query("""
+                UPDATE section SET position = v.position FROM json_to_recordset(\(json)::json) AS v(id TEXT, position INTEGER)
+                WHERE section.catalog_pk = \(catalogPK) AND section.id = v.id AND section.position <> v.position
+                """, logger: logger)
+        }
+        // Items: each changed section's items take order keys that keep the most keys they have
+        // (``OrderKeys``); the rows to write are those whose section, key or content changed.
+        var rows = ItemRows.Writer()
+        for id in changed {
+            let section = editor.sections[id]!
+            let keepsRows = !editor.inserted.contains(id)
+            let current = section.items.map { keepsRows ? source.key(of: $0.id, inSection: id) : nil }
+            let keys = OrderKeys.plan(current)
+            let original = editor.originals[id]?.section.items
+            var before: [String: Item] = [:]
+            for item in original ?? [] { before[item.id] = item }
+            for (index, item) in section.items.enumerated() {
+                if keepsRows, current[index] == keys[index], let old = before[item.id], old == item { continue }
+                rows.append(item, section: id, key: keys[index])
+            }
+        }
+        if rows.count > 0 {
+            let written = try await connection.query(ItemRows.upsert(rows.document, catalogPK: catalogPK), logger: logger)
+            var count = 0
+            for try await _ in written { count += 1 }
+            guard count == rows.count else {
+                throw StoreError.database("\(rows.count - count) items of the write found no section")
+            }
+        }
+        try await verify(sections: changed, catalog: name, catalogPK: catalogPK, checkOrder: editor.order != editor.orderBefore,
+                         on: connection, logger: logger)
+    }
+
+    /// Checks what no row can check alone, for the sections `ids` of the catalogue: none holds
+    /// more items than its capacity, every item's kind is its section's; with `checkOrder`, the
+    /// sections are at positions 0..<n. (Order keys and ids are unique by the schema.)
+    static func verify(sections ids: [String]?, catalog name: String, catalogPK: Int64, checkOrder: Bool,
+                       on connection: PostgresConnection, logger: Logger) async throws {
+        let mismatch = "count(i.pk) FILTER (WHERE s.kind <> CASE i.kind WHEN 'video' THEN 'videos' WHEN 'book' THEN 'bookshelf' ELSE 'icons' END)"
+        let head = "SELECT s.id, count(i.pk), s.capacity, \(mismatch) FROM section s LEFT JOIN item i ON i.section_pk = s.pk"
+        let tail = """
+            GROUP BY s.pk, s.id, s.capacity
+            HAVING count(i.pk) > coalesce(s.capacity, 2147483647) OR \(mismatch) > 0
+            LIMIT 1
+            """
+        let query: PostgresQuery = if let ids {
+            "\(unescaped: head) WHERE s.catalog_pk = \(catalogPK) AND s.id = ANY(\(ids)) \(unescaped: tail)"
+        } else {
+            "\(unescaped: head) WHERE s.catalog_pk = \(catalogPK) \(unescaped: tail)"
+        }
+        let rows = try await connection.query(query, logger: logger)
+        for try await (id, count, capacity, mismatched) in rows.decode((String, Int64, Int32?, Int64).self) {
+            if mismatched > 0 {
+                throw StoreError.database("an item of section \(id) of catalogue \(name) is not of the section's kind")
+            }
+            throw StoreError.overCapacity(catalog: name, section: id, count: Int(count), capacity: Int(capacity ?? 0))
+        }
+        if checkOrder {
+            let order = try await connection.query("""
+                SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = \(catalogPK)
+                """, logger: logger)
+            for try await ok in order.decode(Bool.self) where !ok {
+                throw StoreError.positionsOutOfOrder(catalog: name, section: "(section order)")
+            }
+        }
+    }
+
+    /// Raises the catalogue's revision to `revision` and journals how to undo the write; every
+    /// ``CatalogStore/journalPruningInterval`` revisions, forgets those past what the database
+    /// keeps.
+    static func commitRevision(_ revision: Int, of catalogPK: Int64, patch: RevisionPatch,
+                               on connection: PostgresConnection, logger: Logger) async throws {
+        let text = try patch.encoded()
+        try await connection.query("UPDATE catalog SET revision = \(Int64(revision)) WHERE pk = \(catalogPK)", logger: logger)
+        try await connection.query("INSERT INTO journal (catalog_pk, revision, patch) VALUES (\(catalogPK), \(Int64(revision)), \(text))",
+                                   logger: logger)
+        if revision % CatalogStore.journalPruningInterval == 0 {
+            try await connection.query("""
+                DELETE FROM journal WHERE catalog_pk = \(catalogPK) AND revision <= \(Int64(revision)) - coalesce(
+                    (SELECT value FROM setting WHERE name = 'journal_revisions'), \(Int64(CatalogStore.defaultJournalRevisions)))
+                """, logger: logger)
+        }
+    }
+}

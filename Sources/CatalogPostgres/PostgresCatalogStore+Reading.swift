@@ -1,0 +1,99 @@
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// Every catalogue, by name (in the bytes' order, as SQLite's store lists them).
+    public func summaries() async throws(StoreError) -> [CatalogSummary] {
+        try await withConnection { connection in
+            var result: [CatalogSummary] = []
+            let rows = try await connection.query("""
+                SELECT name, revision,
+                       (SELECT count(*) FROM section WHERE catalog_pk = catalog.pk),
+                       (SELECT count(*) FROM item WHERE catalog_pk = catalog.pk)
+                FROM catalog ORDER BY name COLLATE "C"
+                """, logger: logger)
+            for try await (name, revision, sections, items) in rows.decode((String, Int64, Int64, Int64).self) {
+                result.append(CatalogSummary(name: name, revision: Int(revision), sections: Int(sections), items: Int(items)))
+            }
+            return result
+        }
+    }
+
+    /// The catalogue's current revision: one statement.
+    public func revision(of name: String) async throws(StoreError) -> Int {
+        let name = Identifier.canonical(name)
+        let revision = try await withConnection { connection in
+            try await Self.catalogRow(named: name, on: connection, logger: logger)?.revision
+        }
+        guard let revision else { throw .unknownCatalog(name) }
+        return revision
+    }
+
+    /// The catalogue's current snapshot, read in one statement (one snapshot of the database, so
+    /// its rows and revision agree), or kept from an earlier read of the same revision.
+    public func catalog(named name: String) async throws(StoreError) -> Catalog {
+        let name = Identifier.canonical(name)
+        let row = try await withConnection { connection in try await Self.catalogRow(named: name, on: connection, logger: logger) }
+        guard let row else { throw .unknownCatalog(name) }
+        if let kept = snapshots.catalog(pk: row.pk, named: name, revision: row.revision) { return kept }
+        let loaded = try await withConnection { connection in try await Self.loadCatalog(named: name, on: connection, logger: logger) }
+        guard let (pk, catalog) = loaded else { throw .unknownCatalog(name) }
+        snapshots.keep(catalog, pk: pk)
+        return catalog
+    }
+
+    /// The row key and revision of the catalogue named `name` (canonical), or nil.
+    static func catalogRow(named name: String, on connection: PostgresConnection, logger: Logger,
+                           locking: Bool = false) async throws -> (pk: Int64, revision: Int)? {
+        let rows = try await connection.query(locking
+            ? "SELECT pk, revision FROM catalog WHERE name = \(name) FOR UPDATE"
+            : "SELECT pk, revision FROM catalog WHERE name = \(name)", logger: logger)
+        for try await (pk, revision) in rows.decode((Int64, Int64).self) { return (pk, Int(revision)) }
+        return nil
+    }
+
+    /// The whole catalogue as the statement's snapshot sees it, with its row key; nil when there
+    /// is no catalogue of this name.
+    static func loadCatalog(named name: String, on connection: PostgresConnection, logger: Logger) async throws -> (Int64, Catalog)? {
+        let rows = try await connection.query("""
+            SELECT c.pk, c.revision, s.pk, s.id, s.kind, s.title, s.capacity, \(unescaped: ItemRows.columns("i"))
+            FROM catalog c
+            LEFT JOIN section s ON s.catalog_pk = c.pk
+            LEFT JOIN item i ON i.section_pk = s.pk
+            WHERE c.name = \(name)
+            ORDER BY s.position, i.position
+            """, logger: logger)
+        var catalogPK: Int64?
+        var catalog = Catalog(name: name)
+        var currentSection: Int64?
+        for try await row in rows {
+            let row = row.makeRandomAccess()
+            if catalogPK == nil {
+                catalogPK = try row[0].decode(Int64.self)
+                catalog.revision = Int(try row[1].decode(Int64.self))
+            }
+            guard let sectionPK = try row[2].decode(Int64?.self) else { continue }
+            if sectionPK != currentSection {
+                currentSection = sectionPK
+                catalog.sections.append(try section(row, at: 3))
+            }
+            if try row[7].decode(String?.self) != nil {
+                catalog.sections[catalog.sections.count - 1].items.append(try ItemRows.item(row, at: 7))
+            }
+        }
+        guard let catalogPK else { return nil }
+        return (catalogPK, catalog)
+    }
+
+    /// A section without its items from the columns id, kind, title, capacity at `offset`.
+    static func section(_ row: PostgresRandomAccessRow, at offset: Int) throws -> Section {
+        let id = try row[offset].decode(String.self)
+        let kindName = try row[offset + 1].decode(String.self)
+        guard let kind = SectionKind(rawValue: kindName) else {
+            throw StoreError.database("section \(id) has an unknown kind \(kindName)")
+        }
+        return Section(id: id, kind: kind, title: try row[offset + 2].decode(String?.self),
+                       capacity: try row[offset + 3].decode(Int32?.self).map(Int.init))
+    }
+}

@@ -1,0 +1,127 @@
+import CatalogDiff
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// How many items one insert statement carries (a JSON document of about a megabyte).
+    static let itemsPerStatement = 5_000
+
+    /// Stores several catalogues in one transaction, each replacing the content of any catalogue
+    /// of its name or creating it: all of them land, or none does. A catalogue created under the
+    /// name of a deleted one goes on from its revisions.
+    ///
+    /// - Throws: ``StoreError/invalidCatalog(_:)`` or ``StoreError/catalogNamedTwice(_:sources:)``
+    ///   before touching the database; ``StoreError/database(_:)``,
+    ///   ``StoreError/unavailable(location:reason:)``.
+    @discardableResult
+    public func replace(_ catalogs: [(Catalog, ImportRecord?)],
+                        progress: ((_ written: Int, _ total: Int) -> Void)? = nil) async throws(StoreError) -> [WriteResult] {
+        let catalogs = try CatalogStore.checkedForReplacing(catalogs)
+        let total = catalogs.reduce(0) { $0 + $1.0.itemCount }
+        let (logger, snapshots) = (self.logger, self.snapshots)
+        // Locks in one order (by name) whatever order the caller gave, so two imports of the same
+        // catalogues never wait for each other in a circle.
+        let ordered = catalogs.enumerated().sorted { Array($0.element.0.name.utf8).lexicographicallyPrecedes($1.element.0.name.utf8) }
+        nonisolated(unsafe) let progress = progress
+        let results = try await transaction { connection in
+            var written = 0
+            var results = [WriteResult?](repeating: nil, count: catalogs.count)
+            for (index, (catalog, record)) in ordered {
+                results[index] = try await Self.replace(catalog, record: record, snapshots: snapshots, on: connection, logger: logger) { count in
+                    written += count
+                    progress?(written, total)
+                }
+            }
+            return results.map { $0! }
+        }
+        return results
+    }
+
+    /// What ``replace(_:progress:)`` would make of `catalogs` — the revisions and changesets —
+    /// in a transaction that is rolled back: nothing is written.
+    public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) async throws(StoreError) -> [WriteResult] {
+        let catalogs = try CatalogStore.checkedForReplacing(catalogs)
+        let (logger, snapshots) = (self.logger, self.snapshots)
+        return try await rolledBack { connection in
+            var results: [WriteResult] = []
+            for (catalog, record) in catalogs {
+                results.append(try await Self.replace(catalog, record: record, snapshots: snapshots, on: connection, logger: logger) { _ in })
+            }
+            return results
+        }
+    }
+
+    private static func replace(_ catalog: Catalog, record: ImportRecord?, snapshots: SnapshotCache, on connection: PostgresConnection,
+                                logger: Logger, wrote: (Int) -> Void) async throws -> WriteResult {
+        let name = catalog.name
+        try await connection.query("""
+            INSERT INTO catalog (name, revision)
+            VALUES (\(name), coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = \(name)), 0))
+            ON CONFLICT (name) DO NOTHING
+            """, logger: logger)
+        guard let (catalogPK, previousRevision) = try await catalogRow(named: name, on: connection, logger: logger, locking: true) else {
+            throw StoreError.database("the catalogue \(name) vanished while it was written")
+        }
+        // The old content, for the changeset and the journal: kept, or read under the lock.
+        var old = Catalog(name: name, revision: previousRevision)
+        if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: previousRevision) {
+            old = kept
+        } else if let (_, loaded) = try await loadCatalog(named: name, on: connection, logger: logger) {
+            old = loaded
+        }
+        try await connection.query("DELETE FROM section WHERE catalog_pk = \(catalogPK)", logger: logger)
+        if !catalog.sections.isEmpty {
+            var json = "["
+            for (position, section) in catalog.sections.enumerated() {
+                if position > 0 { json += "," }
+                json += "{\"id\":"
+                appendJSONString(section.id, to: &json)
+                json += ",\"position\":\(position),\"kind\":\"\(section.kind.rawValue)\""
+                if let title = section.title {
+                    json += ",\"title\":"
+                    appendJSONString(title, to: &json)
+                }
+                if let capacity = section.capacity { json += ",\"capacity\":\(capacity)" }
+                json += "}"
+            }
+            json += "]"
+            try await connection.query("""
+                INSERT INTO section (catalog_pk, id, position, kind, title, capacity)
+                SELECT \(catalogPK), r.id, r.position, r.kind, r.title, r.capacity
+                FROM json_to_recordset(\(json)::json) AS r(id TEXT, position INTEGER, kind TEXT, title TEXT, capacity INTEGER)
+                """, logger: logger)
+        }
+        var rows = ItemRows.Writer()
+        func flush() async throws {
+            guard rows.count > 0 else { return }
+            var count = 0
+            for try await _ in try await connection.query(ItemRows.upsert(rows.document, catalogPK: catalogPK), logger: logger) { count += 1 }
+            guard count == rows.count else { throw StoreError.database("\(rows.count - count) items found no section") }
+            wrote(count)
+            rows = ItemRows.Writer()
+        }
+        for section in catalog.sections {
+            for (index, item) in section.items.enumerated() {
+                rows.append(item, section: section.id, key: OrderKeys.key(atIndex: index))
+                if rows.count == itemsPerStatement { try await flush() }
+            }
+        }
+        try await flush()
+        try await verify(sections: nil, catalog: name, catalogPK: catalogPK, checkOrder: false, on: connection, logger: logger)
+        let revision = previousRevision + 1
+        if let record {
+            try await connection.query("""
+                INSERT INTO import (catalog_pk, revision, source, format, shape, sections, items, derived_ids, duplicates, ignored_keys)
+                VALUES (\(catalogPK), \(Int64(revision)), \(record.source), \(record.format), \(record.shape),
+                        \(Int64(catalog.sections.count)), \(Int64(catalog.itemCount)), \(Int64(record.derivedIDs)),
+                        \(Int64(record.duplicates)), \(Int64(record.ignoredKeys)))
+                """, logger: logger)
+        }
+        var new = catalog
+        new.revision = revision
+        try await commitRevision(revision, of: catalogPK, patch: RevisionPatch(from: new, to: old), on: connection, logger: logger)
+        old.revision = previousRevision
+        return try CatalogStore.replacement(of: old, by: new)
+    }
+}

@@ -1,0 +1,168 @@
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Catalogues in a PostgreSQL database, which several processes (`catalog serve` instances on
+/// several machines) share: the same operations and guarantees as ``CatalogStore``, SQLite's.
+///
+/// Every write is one transaction that first locks its catalogue's row, so the writes to one
+/// catalogue commit one at a time and each raises the revision by exactly one, whichever process
+/// makes them; writes to different catalogues never wait for each other. Inside the lock a write
+/// reads the sections it touches, runs the same ``CatalogEditor`` as SQLite's store (the only
+/// place of the batch, move and capacity rules) and writes back the rows that changed, with the
+/// journal entry that undoes it. Opening applies the numbered files of `Migrations/postgres/`
+/// and refuses a database that a newer version migrated further.
+public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
+    /// The database's URL, without its password.
+    public let location: String
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    /// Catalogues read whole lately, at their revisions (a revision's rows never change).
+    let snapshots = SnapshotCache()
+
+    /// Connects to the database at `url` (see ``PostgresLocation``) and migrates it to the latest
+    /// schema.
+    ///
+    /// - Parameter maximumConnections: the size of the connection pool.
+    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` naming the host, the database and why
+    ///   (unreachable, refused password, not a CatalogKit database, migrated by a newer version);
+    ///   never the password.
+    public static func open(url: String, maximumConnections: Int = 20, logger: Logger? = nil) async throws(StoreError) -> PostgresCatalogStore {
+        let location = try PostgresLocation(url: url)
+        let logger = logger ?? Logger(label: "catalog.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        // One connection first, so that a wrong host or password is an error now rather than a
+        // pool retrying in the background.
+        do {
+            let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(),
+                                                                  id: 0, logger: logger)
+            try? await connection.close()
+        } catch {
+            throw .cannotOpen(path: location.description, reason: Self.describe(error))
+        }
+        var configuration = location.clientConfiguration()
+        configuration.options.maximumConnections = max(1, maximumConnections)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let store = PostgresCatalogStore(location: location.description, client: client, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            store.close()
+            if case .database(let reason) = error { throw .cannotOpen(path: location.description, reason: reason) }
+            throw .cannotOpen(path: location.description, reason: error.description)
+        }
+        return store
+    }
+
+    private init(location: String, client: PostgresClient, logger: Logger) {
+        self.location = location
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    deinit { runner.cancel() }
+
+    /// Closes the pool's connections; later calls fail.
+    public func close() {
+        runner.cancel()
+    }
+
+    // MARK: Errors
+
+    /// The readable part of an error from the driver or the server: the server's message, or
+    /// what went wrong with the connection. Never the query's text or its values.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return message
+            }
+            if let underlying = error.underlying {
+                return "\(underlying)"
+            }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    /// A ``StoreError`` for what the driver threw during an operation.
+    func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? PSQLError, error.code != .server {
+            return .unavailable(location: location, reason: Self.describe(error))
+        }
+        return .database(Self.describe(error))
+    }
+
+    /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled
+    /// back when it throws (then the error is a ``StoreError``).
+    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw storeError(error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError ?? error)
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// Runs `body` in a transaction that is rolled back whatever happens: a dry run.
+    func rolledBack<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        let logger = self.logger
+        return try await withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let result = try await body(connection)
+                try await connection.query("ROLLBACK", logger: logger)
+                return result
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection, outside any transaction.
+    func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw storeError(error)
+        }
+    }
+}
+
+extension PostgresLocation {
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        if let socketFolder {
+            return .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+        }
+        return .init(host: host, port: port, username: user, password: password, database: database, tls: try tlsConfiguration())
+    }
+
+    func clientConfiguration() -> PostgresClient.Configuration {
+        if let socketFolder {
+            return .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+        }
+        return .init(host: host, port: port, username: user, password: password, database: database,
+                     tls: clientTLSConfiguration)
+    }
+
+    private func tlsConfiguration() throws -> PostgresConnection.Configuration.TLS {
+        switch tls {
+        case .disable: .disable
+        case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+    }
+
+    private var clientTLSConfiguration: PostgresClient.Configuration.TLS {
+        switch tls {
+        case .disable: .disable
+        case .prefer: .prefer(.makeClientConfiguration())
+        case .require: .require(.makeClientConfiguration())
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CatalogDiff
+import CatalogModel
+
+/// What the server, the command line and apps call on a database of catalogues, whichever engine
+/// holds it: ``CatalogStore`` (SQLite, the embedded default) or the PostgreSQL store of the
+/// `CatalogPostgres` module, which several `catalog serve` instances share.
+///
+/// Both keep the same guarantees (docs/Batches-and-moves.md): every write is one transaction that
+/// raises its catalogue's revision by exactly one or changes nothing; batches and moves go through
+/// one ``CatalogEditor``, so every rule (capacity, kinds, indices, `baseRevision`) is the same on
+/// both; every error is a ``StoreError`` and a write that throws has changed nothing.
+public protocol CatalogDatabase: AnyObject, Sendable {
+    /// Where the database is, for messages: a file path, or a URL without its password.
+    var location: String { get }
+
+    /// Every catalogue, by name.
+    func summaries() async throws(StoreError) -> [CatalogSummary]
+    /// The catalogue's current revision.
+    func revision(of name: String) async throws(StoreError) -> Int
+    /// The catalogue's current snapshot, with its revision.
+    func catalog(named name: String) async throws(StoreError) -> Catalog
+    /// Stores several catalogues in one transaction, each replacing the content of any catalogue
+    /// of its name: all of them land, or none does.
+    func replace(_ catalogs: [(Catalog, ImportRecord?)], progress: ((_ written: Int, _ total: Int) -> Void)?)
+        async throws(StoreError) -> [WriteResult]
+    /// Applies a batch to a catalogue in one transaction: all of it, or nothing.
+    func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult
+    /// What ``apply(_:to:)`` would do — the same checks and errors, the revision and changeset —
+    /// without writing anything.
+    func preview(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult
+    /// What ``replace(_:progress:)`` would do, without writing anything.
+    func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) async throws(StoreError) -> [WriteResult]
+    /// Deletes catalogues, all in one transaction or none; `ifRevision` guards each.
+    func delete(_ requests: [(name: String, ifRevision: Int?)]) async throws(StoreError) -> [DeletedCatalog]
+    /// One staged changeset from `revision` to the current revision (see
+    /// ``CatalogStore/changes(in:since:)``).
+    func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset
+    /// How many revisions of each catalogue the journal keeps at least.
+    func journalRevisions() async throws(StoreError) -> Int
+    /// Makes the journal keep at least `count` revisions of each catalogue (a setting stored in
+    /// the database, so every instance that writes it follows it).
+    func setJournalRevisions(_ count: Int) async throws(StoreError)
+    /// Checks every stored rule of the whole database; throws the first problem found.
+    func checkIntegrity() async throws(StoreError)
+}
+
+extension CatalogDatabase {
+    /// Moves an item (a batch of one `moveItem`).
+    @discardableResult
+    public func move(item: String, toSection section: String, index: Int? = nil, policy: MovePolicy = .reject,
+                     in catalog: String, baseRevision: Int? = nil) async throws(StoreError) -> WriteResult {
+        try await apply(Batch(baseRevision: baseRevision,
+                              operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
+    }
+}
+
+extension CatalogStore: CatalogDatabase {
+    public var location: String { path }
+
+    public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
+        try Self.previewReplacing(catalogs, in: self)
+    }
+}

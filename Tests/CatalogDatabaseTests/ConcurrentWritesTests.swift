@@ -1,0 +1,57 @@
+import CatalogDiff
+import CatalogModel
+import CatalogStore
+import CatalogTestSupport
+import Testing
+
+/// Writes from two handles on one database at once (two processes, two `catalog serve`
+/// instances): no shelf ever over capacity, every book exactly once, one revision per write that
+/// changed something — contiguous, none given twice — and a journal that rebuilds the start.
+@Suite struct ConcurrentWritesTests {
+    @Test(arguments: Backend.available)
+    func movesFromTwoHandlesKeepEveryRule(backend: Backend) async throws {
+        try await withTwoHandles(backend) { first, second in
+            let shelves = (0..<6).map { s in
+                Section(id: "s\(s)", kind: .bookshelf, capacity: 2,
+                        items: s < 4 ? CatalogDatabaseTests.books("b\(s)-", 2) : [])
+            }
+            let start = Catalog(name: "shelf", sections: shelves)
+            let imported = try await first.replace(start)
+            let books = shelves.flatMap { $0.items.map(\.id) }
+            let revisions = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for task in 0..<8 {
+                    let store = task % 2 == 0 ? first : second
+                    group.addTask {
+                        var random = SplitMix64(seed: UInt64(77 + task))
+                        var made: [Int] = []
+                        for _ in 0..<30 {
+                            let book = books[Int(random.next() % UInt64(books.count))]
+                            let shelf = "s\(random.next() % 6)"
+                            let policy = [MovePolicy.reject, .displace, .swap][Int(random.next() % 3)]
+                            let index = Int(random.next() % 3)
+                            do {
+                                let result = try await store.move(item: book, toSection: shelf, index: index, policy: policy, in: "shelf")
+                                if result.revision != result.previousRevision { made.append(result.revision) }
+                            } catch StoreError.rejected {
+                                // A full shelf, an index past the end: refused whole.
+                            }
+                        }
+                        return made
+                    }
+                }
+                var all: [Int] = []
+                for try await made in group { all += made }
+                return all
+            }
+            // Each revision given once, and together they are every revision after the import.
+            let final = try await second.catalog(named: "shelf")
+            #expect(revisions.sorted() == Array((imported.revision + 1)..<(final.revision + 1)))
+            #expect(final.sections.flatMap { $0.items.map(\.id) }.sorted() == books.sorted())
+            #expect(final.sections.allSatisfy { $0.items.count <= 2 })
+            try await first.checkIntegrity()
+            let changes = try await first.changes(in: "shelf", since: imported.revision)
+            #expect(changes.violations(from: start.with(revision: imported.revision), to: final) == [])
+            #expect(try await first.catalog(named: "shelf") == final)
+        }
+    }
+}
