@@ -36,12 +36,13 @@ struct ApplyCommand: ParsableCommand {
         // The file is read and checked before the database is opened, and the batch is checked
         // against a read-only connection first, so a refused batch leaves the file untouched.
         let batch = try BatchReader.read(contentsOf: URL(fileURLWithPath: self.batch))
-        let preview = try global.openStoreForReading().preview(batch, to: catalog)
+        let catalog = self.catalog
+        let preview = try global.withDatabase(.read) { try await $0.preview(batch, to: catalog) }
         if dryRun {
             WriteOutput.print(preview, json: json, what: "dry run: \(plural(batch.operations.count, "operation")), nothing written")
             return
         }
-        let result = try global.openExistingStore().apply(batch, to: catalog)
+        let result = try global.withDatabase(.write) { try await $0.apply(batch, to: catalog) }
         WriteOutput.print(result, json: json, what: plural(batch.operations.count, "operation"))
     }
 }
@@ -83,8 +84,11 @@ struct MoveCommand: ParsableCommand {
     func run() throws {
         // Checked against a read-only connection first, so a refused move leaves the file untouched.
         let batch = Batch(baseRevision: baseRevision, operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)])
-        _ = try global.openStoreForReading().preview(batch, to: catalog)
-        let result = try global.openExistingStore().apply(batch, to: catalog)
+        let catalog = self.catalog
+        if !global.isPostgres {
+            _ = try global.withDatabase(.read) { try await $0.preview(batch, to: catalog) }
+        }
+        let result = try global.withDatabase(.write) { try await $0.apply(batch, to: catalog) }
         WriteOutput.print(result, json: json, what: "moved \(item) to \(section)" + (index.map { " at \($0)" } ?? ", at the end"))
     }
 }

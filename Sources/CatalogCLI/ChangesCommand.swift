@@ -23,7 +23,8 @@ struct ChangesCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let changeset = try global.openStoreForReading().changes(in: catalog, since: since)
+        let (catalog, since) = (self.catalog, self.since)
+        let changeset = try global.withDatabase(.read) { try await $0.changes(in: catalog, since: since) }
         if json {
             Output.json(changeset.jsonValue)
         } else {

@@ -12,9 +12,10 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openStoreForReading()
-        try store.checkIntegrity()
-        let summaries = try store.summaries()
+        let summaries = try global.withDatabase(.read) { store in
+            try await store.checkIntegrity()
+            return try await store.summaries()
+        }
         print("ok: \(plural(summaries.count, "catalogue")), \(plural(summaries.reduce(0) { $0 + $1.sections }, "section")), "
               + "\(plural(summaries.reduce(0) { $0 + $1.items }, "item")); integrity check passed; positions in order")
     }

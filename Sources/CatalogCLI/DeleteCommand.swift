@@ -34,7 +34,8 @@ struct DeleteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let deleted = try global.openExistingStore().delete(catalogs.map { ($0, ifRevision) })
+        let requests = catalogs.map { (name: $0, ifRevision: ifRevision) }
+        let deleted = try global.withDatabase(.write) { try await $0.delete(requests) }
         if json {
             Output.json(.array(deleted.map { catalog in
                 .object([("catalog", .string(catalog.name)), ("revision", .integer(catalog.revision)),

@@ -91,14 +91,17 @@ struct ImportCommand: ParsableCommand {
         try CatalogStore.checkDistinctNames(catalogs)
         if dryRun {
             // What the import would change, read without writing (and without creating a database).
-            let store = FileManager.default.fileExists(atPath: global.path) ? try global.openStoreForReading() : nil
-            let results = try CatalogStore.previewReplacing(catalogs, in: store)
+            let results = if global.isPostgres {
+                try global.withDatabase(.read) { try await $0.previewReplacing(catalogs) }
+            } else {
+                try CatalogStore.previewReplacing(catalogs, in: FileManager.default.fileExists(atPath: global.path)
+                                                  ? try global.openStoreForReading() : nil)
+            }
             report(imported, results: results, written: false)
             return
         }
-        let store = try global.openStore()
-        let results = try store.replace(catalogs) { done, total in
-            progress.update(done: done, total: total)
+        let results = try global.withDatabase(.create) { store in
+            try await store.replace(catalogs) { done, total in progress.update(done: done, total: total) }
         }
         progress.finish()
         report(imported, results: results, written: true)

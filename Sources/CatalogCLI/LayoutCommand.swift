@@ -73,7 +73,8 @@ struct LayoutCommand: ParsableCommand {
         if looksLikeFile || FileManager.default.fileExists(atPath: catalog) {
             return try CatalogImporter.read(contentsOf: URL(fileURLWithPath: catalog)).catalog
         }
-        return try global.openStoreForReading().catalog(named: catalog)
+        let name = catalog
+        return try global.withDatabase(.read) { try await $0.catalog(named: name) }
     }
 
     /// A configuration from a file, or from the JSON itself when the argument starts with `{`.

@@ -15,11 +15,11 @@ struct ListCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let summaries = try global.openStoreForReading().summaries()
+        let summaries = try global.withDatabase(.read) { try await $0.summaries() }
         if json {
             Output.json(Documents.summaries(summaries))
         } else if summaries.isEmpty {
-            print("No catalogues in \(global.path).")
+            print("No catalogues in \(global.displayName).")
         } else {
             print(Self.table(summaries))
         }

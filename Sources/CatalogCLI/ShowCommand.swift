@@ -19,7 +19,8 @@ struct ShowCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let catalog = try global.openStoreForReading().catalog(named: catalog)
+        let name = self.catalog
+        let catalog = try global.withDatabase(.read) { try await $0.catalog(named: name) }
         if json {
             Output.data(CatalogExporter.json(catalog, includeRevision: true))
         } else {

@@ -1,8 +1,47 @@
 import CatalogImport
+import CatalogPostgres
 import CatalogStore
 import Foundation
 
 extension GlobalOptions {
+    /// Whether --db names a PostgreSQL database (a `postgres://` URL) rather than a SQLite file.
+    var isPostgres: Bool { PostgresLocation.isURL(path) }
+
+    /// The database as messages name it: the file's path, or the URL without its password.
+    var displayName: String {
+        guard isPostgres else { return path }
+        return (try? PostgresLocation(url: path).description) ?? "the PostgreSQL database"
+    }
+
+    /// How a command opens a SQLite file (a PostgreSQL database is opened and migrated alike).
+    enum Access {
+        /// An existing file, left byte-for-byte as it was.
+        case read
+        /// An existing file: a missing one is an error.
+        case write
+        /// Created when missing.
+        case create
+    }
+
+    /// Runs `work` on the database --db names — a SQLite file opened for `access`, or a
+    /// PostgreSQL database (a `postgres://` URL) — and closes it.
+    func withDatabase<T: Sendable>(_ access: Access, _ work: @escaping @Sendable (any CatalogDatabase) async throws -> T) throws -> T {
+        if isPostgres {
+            let url = path
+            return try waitFor {
+                let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
+                defer { store.close() }
+                return try await work(store)
+            }
+        }
+        let store = switch access {
+        case .read: try openStoreForReading()
+        case .write: try openExistingStore()
+        case .create: try openStore()
+        }
+        return try waitFor { try await work(store) }
+    }
+
     /// Opens the store for writing, creating the database if needed.
     func openStore() throws -> CatalogStore {
         try CatalogStore(path: path)
@@ -81,7 +120,10 @@ extension Unicode.Scalar {
 
 /// A one-line progress bar on stderr for long writes. It appears only on a terminal and only
 /// once the work has taken a second, so short imports and pipes stay quiet.
-final class ProgressBar {
+///
+/// One thread uses it at a time: the command's, or the task the command waits for
+/// (``waitFor(_:)``), hence `@unchecked Sendable`.
+final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let start = Date()
     private let enabled = isatty(STDERR_FILENO) == 1

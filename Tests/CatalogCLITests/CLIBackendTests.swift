@@ -1,0 +1,76 @@
+import CatalogTestSupport
+import Foundation
+import Testing
+
+/// The commands on either backend: `--db` (or `CATALOG_DB`) names a SQLite file or a
+/// `postgres://` URL, and everything works the same — the output, the refusals (exit 1, one
+/// line, nothing written) — with the password never printed.
+@Suite("catalog on SQLite and PostgreSQL")
+struct CLIBackendTests {
+    /// A database for `backend`: a file in the runner's folder, or a new PostgreSQL database.
+    static func database(_ backend: Backend, _ cli: CLIRunner) async throws -> (url: String, drop: () async -> Void) {
+        switch backend {
+        case .sqlite:
+            return (cli.db, {})
+        case .postgres:
+            let name = try await TestPostgres.createDatabase()
+            return (TestPostgres.url(TestPostgres.url!, database: name), { try? await TestPostgres.dropDatabase(name) })
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func everyCommandOnTheDatabase(backend: Backend) async throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let (db, drop) = try await Self.database(backend, cli)
+        do {
+            let imported = try cli.succeed(["import", "SampleData/bookshelf.json", "--db", db])
+            #expect(imported.contains(#"catalogue "bookshelf" at revision 1"#))
+            #expect(try cli.succeed(["list", "--db", db]).contains("bookshelf         1         7     18"))
+            // Through the environment too.
+            #expect(try cli.succeed(["list"], environment: ["CATALOG_DB": db]).contains("bookshelf"))
+            #expect(try cli.succeed(["move", "bookshelf", "b-moby", "--to", "science", "--db", db])
+                .contains("bookshelf: revision 1 → 2 (moved b-moby to science, at the end)"))
+            // science is full now: refused, one line, nothing written.
+            let full = try cli.run(["move", "bookshelf", "b-odyssey", "--to", "science", "--db", db])
+            #expect(full.status == 1)
+            #expect(full.stderrLines == [#"error: catalogue "bookshelf": operation 0 (moveItem): shelf "science" is full: it holds at most 4 books"#])
+            let batch = try cli.file("batch.json", #"{"baseRevision": 2, "operations": [{"op": "deleteItem", "id": "b-odyssey"}]}"#)
+            #expect(try cli.succeed(["apply", "bookshelf", batch, "--dry-run", "--db", db]).contains("nothing written"))
+            #expect(try cli.succeed(["changes", "bookshelf", "--since", "1", "--db", db]).contains("from revision 1 to 2"))
+            let stale = try cli.file("stale.json", #"{"baseRevision": 1, "operations": [{"op": "deleteItem", "id": "b-odyssey"}]}"#)
+            #expect(try cli.run(["apply", "bookshelf", stale, "--db", db]).status == 1)
+            #expect(try cli.succeed(["apply", "bookshelf", batch, "--db", db]).contains("revision 2 → 3"))
+            let show = try CLIRunner.json(try cli.succeed(["show", "bookshelf", "--json", "--db", db])) as? [String: Any]
+            #expect(show?["revision"] as? Int == 3)
+            #expect(try cli.succeed(["import", "SampleData/bookshelf.json", "--dry-run", "--db", db]).contains("dry run, nothing written"))
+            #expect(try cli.succeed(["layout", "bookshelf", "--config", #"{"style": "shelf"}"#, "--width", "390", "--height", "844", "--db", db])
+                .contains("bookshelf"))
+            #expect(try cli.succeed(["check", "--db", db]).hasPrefix("ok: 1 catalogue, 7 sections, 17 items"))
+            #expect(try cli.succeed(["delete", "bookshelf", "--if-revision", "3", "--db", db]).contains(#"deleted "bookshelf" at revision 3"#))
+            #expect(try cli.succeed(["list", "--json", "--db", db]).trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+        } catch {
+            await drop()
+            throw error
+        }
+        await drop()
+    }
+
+    @Test func anUnreachableOrMisspelledPostgresURLIsOneLineWithoutThePassword() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let cases: [(url: String, expected: String)] = [
+            ("postgres://someone:s3cret-pw@127.0.0.1:1/catalogs", "cannot open the database postgres://someone@127.0.0.1:1/catalogs: "),
+            ("postgres://someone:s3cret-pw@127.0.0.1:99999/catalogs", "the port 99999 is not a port number"),
+            ("postgres://someone:s3cret-pw@127.0.0.1:5432/catalogs?sslmode=sometimes", "sslmode sometimes is not one of disable, prefer, require"),
+        ] + (TestPostgres.url.map { url in
+            [(TestPostgres.url(url, database: "no_such_database_here"), #"database "no_such_database_here" does not exist"#)]
+        } ?? [])
+        for (url, expected) in cases {
+            let result = try cli.run(["list", "--db", url], environment: ["PGPASSWORD": "env-secret"])
+            #expect(result.status == 1, "\(url)")
+            #expect(result.stderrLines.count == 1 && result.stderr.contains(expected), "\(result.stderr)")
+            #expect(!result.stderr.contains("s3cret") && !result.stderr.contains("env-secret") && !result.stdout.contains("s3cret"))
+        }
+    }
+}
