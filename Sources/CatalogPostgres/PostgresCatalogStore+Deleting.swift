@@ -34,11 +34,13 @@ extension PostgresCatalogStore {
                     ON CONFLICT (name) DO UPDATE SET revision = excluded.revision
                     """, logger: logger)
                 try await connection.query("DELETE FROM catalog WHERE pk = \(pk)", logger: logger)
+                try await connection.query("SELECT pg_notify(\(Self.channel), \(Self.payload(name: name, revision: nil)))", logger: logger)
                 deleted.append((DeletedCatalog(name: name, revision: revision, sections: counts.sections, items: counts.items), pk))
             }
             return deleted
         }
         for (catalog, pk) in deleted { snapshots.forget(pk: pk, named: catalog.name) }
+        notifier.didDelete(deleted.map { $0.0.name })
         // In the order asked.
         return requests.map { request in deleted.first { $0.0.name == request.name }!.0 }
     }

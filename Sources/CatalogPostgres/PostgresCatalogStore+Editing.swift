@@ -17,7 +17,9 @@ extension PostgresCatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
         let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
-        return try await transaction { connection in try await Self.write(batch, to: name, on: connection, logger: logger) }
+        let result = try await transaction { connection in try await Self.write(batch, to: name, on: connection, logger: logger) }
+        didWrite(result)
+        return result
     }
 
     /// What ``apply(_:to:)`` would do — the same checks and errors, the revision it would make
@@ -41,7 +43,7 @@ extension PostgresCatalogStore {
         let changed = editor.changedSections
         try await Self.write(editor, changed: changed, catalog: name, on: connection, logger: logger)
         let patch = RevisionPatch(undoing: editor, changed: changed)
-        try await Self.commitRevision(revision + 1, of: catalogPK, patch: patch, on: connection, logger: logger)
+        try await Self.commitRevision(revision + 1, of: catalogPK, named: name, patch: patch, on: connection, logger: logger)
         let changeset: Changeset
         do {
             changeset = try editor.changeset(catalog: name)
@@ -190,13 +192,17 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// Raises the catalogue's revision to `revision` and journals how to undo the write; every
+    /// Raises the catalogue's revision to `revision` (notifying listeners, on commit) and journals
+    /// how to undo the write; every
     /// ``CatalogStore/journalPruningInterval`` revisions, forgets those past what the database
     /// keeps.
-    static func commitRevision(_ revision: Int, of catalogPK: Int64, patch: RevisionPatch,
+    static func commitRevision(_ revision: Int, of catalogPK: Int64, named name: String, patch: RevisionPatch,
                                on connection: PostgresConnection, logger: Logger) async throws {
         let text = try patch.encoded()
-        try await connection.query("UPDATE catalog SET revision = \(Int64(revision)) WHERE pk = \(catalogPK)", logger: logger)
+        try await connection.query("""
+            UPDATE catalog SET revision = \(Int64(revision)) WHERE pk = \(catalogPK)
+            RETURNING pg_notify(\(channel), \(payload(name: name, revision: revision)))
+            """, logger: logger)
         try await connection.query("INSERT INTO journal (catalog_pk, revision, patch) VALUES (\(catalogPK), \(Int64(revision)), \(text))",
                                    logger: logger)
         if revision % CatalogStore.journalPruningInterval == 0 {

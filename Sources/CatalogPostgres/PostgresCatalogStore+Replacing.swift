@@ -35,6 +35,7 @@ extension PostgresCatalogStore {
             }
             return results.map { $0! }
         }
+        notifier.didCommit(results.map { ($0.catalog, $0.revision) })
         return results
     }
 
@@ -120,7 +121,7 @@ extension PostgresCatalogStore {
         }
         var new = catalog
         new.revision = revision
-        try await commitRevision(revision, of: catalogPK, patch: RevisionPatch(from: new, to: old), on: connection, logger: logger)
+        try await commitRevision(revision, of: catalogPK, named: name, patch: RevisionPatch(from: new, to: old), on: connection, logger: logger)
         old.revision = previousRevision
         return try CatalogStore.replacement(of: old, by: new)
     }

@@ -22,6 +22,12 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     private let runner: Task<Void, Never>
     /// Catalogues read whole lately, at their revisions (a revision's rows never change).
     let snapshots = SnapshotCache()
+    /// Wakes observers: at once for this store's writes, on NOTIFY for other instances'.
+    package let notifier: ChangeNotifier
+    /// Updates observers share.
+    let updateCache = UpdateCache()
+    /// How often a listener reads every revision, in case a notification was lost.
+    public static let watchInterval: Duration = .seconds(1)
 
     /// Connects to the database at `url` (see ``PostgresLocation``) and migrates it to the latest
     /// schema.
@@ -45,7 +51,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         var configuration = location.clientConfiguration()
         configuration.options.maximumConnections = max(1, maximumConnections)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let store = PostgresCatalogStore(location: location.description, client: client, logger: logger)
+        let store = PostgresCatalogStore(location: location.description, client: client, logger: logger,
+                                         listening: try? location.connectionConfiguration())
         do {
             try await store.migrate()
         } catch {
@@ -56,11 +63,15 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         return store
     }
 
-    private init(location: String, client: PostgresClient, logger: Logger) {
+    private init(location: String, client: PostgresClient, logger: Logger, listening: PostgresConnection.Configuration?) {
         self.location = location
         self.client = client
         self.logger = logger
         runner = Task { await client.run() }
+        notifier = ChangeNotifier { notifier in
+            guard let listening else { return }
+            await Self.listen(listening, every: Self.watchInterval, logger: logger, notifier)
+        }
     }
 
     deinit { runner.cancel() }

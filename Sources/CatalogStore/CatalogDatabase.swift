@@ -42,6 +42,12 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     func setJournalRevisions(_ count: Int) async throws(StoreError)
     /// Checks every stored rule of the whole database; throws the first problem found.
     func checkIntegrity() async throws(StoreError)
+    /// Every change to the catalogue named `name`, as it happens, from whichever process writes
+    /// it (see ``CatalogStore/updates(of:from:resetThreshold:)``).
+    func updates(of name: String, from revision: Int?, resetThreshold: Int) -> CatalogUpdates
+    /// The observer behind ``updates(of:from:resetThreshold:)``, for callers that also wait with a
+    /// time limit.
+    func observer(of name: String, from revision: Int?, resetThreshold: Int) -> CatalogObserver
 }
 
 extension CatalogDatabase {

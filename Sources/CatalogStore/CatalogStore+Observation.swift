@@ -32,7 +32,7 @@ extension CatalogStore {
 
     /// The update from `revision` (nil: a reset) to `current` or later, in one read
     /// transaction; observers asking for the same one at once share one computation.
-    func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
+    package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try catalog(named: name)) }
         return try updateCache.update(for: UpdateCache.Key(name: name, from: revision, to: current)) { () throws(StoreError) in
             do throws(StoreError) {
@@ -50,7 +50,7 @@ extension CatalogStore {
     /// The revision of catalogue `name` as the observers know it: from the notifier when a
     /// commit or poll has told it, else from SQLite (and then remembered). Also the version of
     /// commits seen it stands for: waiting after that version misses nothing.
-    func observedRevision(of name: String) throws(StoreError) -> (revision: Int, version: UInt64) {
+    package func observedRevision(of name: String) throws(StoreError) -> (revision: Int, version: UInt64) {
         let (known, version) = notifier.revision(of: name)
         if let known { return (known, version) }
         let revision = try revision(of: name)
@@ -59,14 +59,35 @@ extension CatalogStore {
     }
 }
 
+/// What a ``CatalogObserver`` needs of its database: a notifier to wait on, where a catalogue
+/// stands, and the update from one revision to the present. SQLite's store and PostgreSQL's
+/// both provide it, so one observer serves both.
+package protocol ObservedDatabase: AnyObject, Sendable {
+    /// Wakes observers after commits (this process's at once, others' as the database tells).
+    var notifier: ChangeNotifier { get }
+    /// The revision of catalogue `name` as the observers know it, and the notifier's version it
+    /// stands for: waiting after that version misses nothing.
+    func observedRevision(of name: String) async throws(StoreError) -> (revision: Int, version: UInt64)
+    /// The update from `revision` (nil: a reset) to `current` or later.
+    func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate
+}
+
+extension CatalogStore: ObservedDatabase {}
+
 /// Updates computed lately, by catalogue and revisions: observers in step share each one, and
 /// of those asking for one at the same moment, one computes it while the others wait for it.
-final class UpdateCache: @unchecked Sendable {
-    struct Key: Hashable {
-        var name: String
-        var from: Int
-        var to: Int
+package final class UpdateCache: @unchecked Sendable {
+    package struct Key: Hashable {
+        package var name: String
+        package var from: Int
+        package var to: Int
+
+        package init(name: String, from: Int, to: Int) {
+            (self.name, self.from, self.to) = (name, from, to)
+        }
     }
+
+    package init() {}
 
     private final class Entry: @unchecked Sendable {
         let lock = NSLock()
@@ -103,12 +124,12 @@ final class UpdateCache: @unchecked Sendable {
     }
 
     /// The update kept for `key`, if any.
-    func kept(_ key: Key) -> CatalogUpdate? {
+    package func kept(_ key: Key) -> CatalogUpdate? {
         let entry = lock.withLock { entries[key] }
         return entry.flatMap { entry in entry.lock.withLock { entry.update } }
     }
 
-    func keep(_ update: CatalogUpdate, for key: Key) {
+    package func keep(_ update: CatalogUpdate, for key: Key) {
         let entry = entry(for: key)
         entry.lock.withLock { entry.update = update }
     }
@@ -116,7 +137,7 @@ final class UpdateCache: @unchecked Sendable {
 
 /// One observer of one catalogue: where it is, and how to get it to the present.
 public final class CatalogObserver: @unchecked Sendable {
-    let store: CatalogStore
+    let store: any ObservedDatabase
     public let name: String
     private let resetThreshold: Int
     private let lock = NSLock()
@@ -129,7 +150,7 @@ public final class CatalogObserver: @unchecked Sendable {
     /// The notifier's failed polls before this observer started: a later one ends it.
     private let failuresBefore: Int
 
-    init(store: CatalogStore, name: String, from revision: Int?, resetThreshold: Int) {
+    package init(store: any ObservedDatabase, name: String, from revision: Int?, resetThreshold: Int) {
         self.store = store
         self.name = name
         self.resetThreshold = max(0, resetThreshold)
@@ -153,7 +174,7 @@ public final class CatalogObserver: @unchecked Sendable {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while !Task.isCancelled && !lock.withLock({ cancelled }) {
             if let failure = store.notifier.failure(after: failuresBefore) { throw failure }
-            let (current, seen) = try store.observedRevision(of: name)
+            let (current, seen) = try await store.observedRevision(of: name)
             let (have, asked) = lock.withLock { (revision, requested) }
             if have == nil, let asked {
                 guard asked <= current else {
@@ -166,7 +187,7 @@ public final class CatalogObserver: @unchecked Sendable {
                 continue
             }
             if have != current {
-                let update = try store.update(of: name, since: have, current: current, resetThreshold: resetThreshold)
+                let update = try await store.update(of: name, since: have, current: current, resetThreshold: resetThreshold)
                 // Never an update that brings nothing: each one moves the observer on.
                 if update.revision != have {
                     lock.withLock { revision = update.revision }
@@ -203,6 +224,10 @@ public final class CatalogObserver: @unchecked Sendable {
 public struct CatalogUpdates: AsyncSequence, Sendable {
     public typealias Element = CatalogUpdate
     let observer: CatalogObserver
+
+    package init(observer: CatalogObserver) {
+        self.observer = observer
+    }
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(observer: observer)

@@ -20,7 +20,7 @@ public final class CatalogStore: Sendable {
     /// The connection behind ``revision(of:)`` for a file store.
     let revisions: RevisionReader
     /// Wakes observers after commits (this store's at once, other processes' within a poll).
-    let notifier: ChangeNotifier
+    package let notifier: ChangeNotifier
     /// Updates observers share (``updates(of:from:resetThreshold:)``).
     let updateCache = UpdateCache()
 

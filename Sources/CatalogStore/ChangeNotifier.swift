@@ -19,7 +19,11 @@ import GRDB
 /// failure every observer waiting then receives (``failure(after:)``): their sequences throw it
 /// rather than stop hearing of other processes' writes without a word. The poll keeps trying,
 /// for observers that start later.
-final class ChangeNotifier: @unchecked Sendable {
+package final class ChangeNotifier: @unchecked Sendable {
+    /// What keeps a notifier told of other processes' commits while anyone observes: a loop run in
+    /// a task of its own until cancelled, given a way to reach the notifier (nil once it is gone).
+    package typealias Watch = @Sendable (_ notifier: @escaping @Sendable () -> ChangeNotifier?) async -> Void
+
     private let lock = NSLock()
     private var version: UInt64 = 0
     /// Catalogue revisions as of `version`; a name missing is not known (ask SQLite).
@@ -40,22 +44,33 @@ final class ChangeNotifier: @unchecked Sendable {
     private var lastFailure: StoreError?
     private var observers = 0
     private var poller: Task<Void, Never>?
-    /// The database file, or nil for a store in memory (no other connection can write it).
-    private let path: String?
-    let pollInterval: Duration
+    /// How other processes' commits are learnt; nil for a store in memory (no other connection
+    /// can write it).
+    private let watch: Watch?
 
+    /// A notifier for a SQLite file, which polls it every `pollInterval` while anyone observes.
     init(path: String, pollInterval: Duration = .milliseconds(10)) {
-        self.path = path == ":memory:" || path.isEmpty ? nil : path
-        self.pollInterval = pollInterval
+        if path == ":memory:" || path.isEmpty {
+            watch = nil
+        } else {
+            let poll: Watch = { notifier in await ChangeNotifier.poll(path: path, every: pollInterval, notifier) }
+            watch = poll
+        }
+    }
+
+    /// A notifier that `watch` keeps told of other processes' commits (through ``didCommit(_:)``,
+    /// ``didDelete(_:)``, ``didRead(_:)`` and ``watchFailed(_:)``) while anyone observes.
+    package init(watch: @escaping Watch) {
+        self.watch = watch
     }
 
     /// Raised by every commit seen.
-    var current: UInt64 { lock.withLock { version } }
+    package var current: UInt64 { lock.withLock { version } }
 
     /// A commit through this store that brought each catalogue named to its revision: wakes
     /// every waiter. (Revisions only grow, so of two commits reported out of order the later
     /// revision stands.)
-    func didCommit(_ revisions: [(name: String, revision: Int)]) {
+    package func didCommit(_ revisions: [(name: String, revision: Int)]) {
         wakeWaiters {
             for (name, revision) in revisions {
                 known[name] = max(known[name] ?? revision, revision)
@@ -65,7 +80,7 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// Catalogues deleted through this store: wakes every waiter, whose catalogue may be gone.
-    func didDelete(_ names: [String]) {
+    package func didDelete(_ names: [String]) {
         wakeWaiters {
             for name in names { known[name] = nil }
             return true
@@ -73,22 +88,22 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// The revision of catalogue `name` if known, and the version it is known as of.
-    func revision(of name: String) -> (revision: Int?, version: UInt64) {
+    package func revision(of name: String) -> (revision: Int?, version: UInt64) {
         lock.withLock { (known[name], version) }
     }
 
     /// What SQLite said of catalogue `name` after the caller saw `version`; kept unless a commit
     /// has come since (it may have made the answer old).
-    func remember(_ revision: Int, of name: String, asOf seen: UInt64) {
+    package func remember(_ revision: Int, of name: String, asOf seen: UInt64) {
         lock.withLock {
             if version == seen { known[name] = revision }
         }
     }
 
-    /// The poll's reading of every catalogue's revision after another connection committed:
-    /// wakes the waiters when it differs from what was known (this store's own commits, already
-    /// reported, do not wake them twice).
-    private func didPoll(_ revisions: [String: Int]) {
+    /// A reading of every catalogue's revision (a poll after another connection committed, a
+    /// listener that connected again): wakes the waiters when it differs from what was known
+    /// (this store's own commits, already reported, do not wake them twice).
+    package func didRead(_ revisions: [String: Int]) {
         wakeWaiters {
             var changed = false
             for (name, revision) in revisions where (known[name] ?? -1) < revision {
@@ -103,8 +118,9 @@ final class ChangeNotifier: @unchecked Sendable {
         }
     }
 
-    /// A poll that failed: wakes every waiter, which finds the failure (``failure(after:)``).
-    private func pollFailed(_ error: StoreError) {
+    /// A watch that failed for good: wakes every waiter, which finds the failure
+    /// (``failure(after:)``).
+    package func watchFailed(_ error: StoreError) {
         wakeWaiters {
             failures += 1
             lastFailure = error
@@ -115,16 +131,16 @@ final class ChangeNotifier: @unchecked Sendable {
     }
 
     /// How many polls have failed so far: an observer remembers it when it starts.
-    var failureCount: Int { lock.withLock { failures } }
+    package var failureCount: Int { lock.withLock { failures } }
 
     /// The last failure of a poll, if any poll failed after the first `seen` failures.
-    func failure(after seen: Int) -> StoreError? {
+    package func failure(after seen: Int) -> StoreError? {
         lock.withLock { failures > seen ? lastFailure : nil }
     }
 
     /// Wakes every waiter without a commit: they look again and, finding nothing new, wait again
     /// (an observer that was cancelled stops).
-    func wakeAll() {
+    package func wakeAll() {
         wakeWaiters(raisingVersion: false) { true }
     }
 
@@ -147,7 +163,7 @@ final class ChangeNotifier: @unchecked Sendable {
     /// waits once per event per subscriber, and a cancelled sleep holds its memory until its
     /// deadline.
     @discardableResult
-    func wait(after seen: UInt64, timeout: Duration? = nil) async -> Bool {
+    package func wait(after seen: UInt64, timeout: Duration? = nil) async -> Bool {
         let id = lock.withLock {
             nextWaiter += 1
             return nextWaiter
@@ -210,18 +226,18 @@ final class ChangeNotifier: @unchecked Sendable {
 
     /// Someone starts observing: the poll for other processes' commits runs while anyone does.
     /// (Revisions known from before were not kept up with other processes' commits.)
-    func retain() {
+    package func retain() {
         lock.withLock {
             observers += 1
-            if observers == 1, path != nil { known.removeAll() }
-            guard poller == nil, let path else { return }
-            poller = Task.detached { [weak self, pollInterval] in
-                await Self.poll(path: path, every: pollInterval) { self }
+            if observers == 1, watch != nil { known.removeAll() }
+            guard poller == nil, let watch else { return }
+            poller = Task.detached { [weak self] in
+                await watch { [weak self] in self }
             }
         }
     }
 
-    func release() {
+    package func release() {
         let stopped: Task<Void, Never>? = lock.withLock {
             observers -= 1
             guard observers == 0 else { return nil }
@@ -248,13 +264,13 @@ final class ChangeNotifier: @unchecked Sendable {
                                        uniquingKeysWith: max)
                     }
                     last = now
-                    notifier()?.didPoll(revisions)
+                    notifier()?.didRead(revisions)
                 }
             } catch {
                 // Opened again at the next look, and everything read again.
                 (watched, last) = (nil, nil)
                 let reason = if case StoreError.database(let message) = error { message } else { CatalogStore.describe(error) }
-                notifier()?.pollFailed(.cannotWatch(path: path, reason: reason))
+                notifier()?.watchFailed(.cannotWatch(path: path, reason: reason))
             }
             try? await Task.sleep(for: interval)
         }

@@ -103,7 +103,7 @@ public enum TestPostgres {
     public static let logger = Logger(label: "catalog.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs `body` on a connection to the server's own database.
-    static func admin(_ body: (PostgresConnection) async throws -> Void) async throws {
+    public static func admin(_ body: (PostgresConnection) async throws -> Void) async throws {
         let location = try PostgresLocation(url: url!)
         let connection = try await PostgresConnection.connect(
             configuration: .init(host: location.host, port: location.port, username: location.user, password: nil,

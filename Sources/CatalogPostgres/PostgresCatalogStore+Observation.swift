@@ -1,0 +1,140 @@
+import CatalogDiff
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore: ObservedDatabase {
+    /// The channel every write notifies on commit: `REVISION NAME` for a write, `- NAME` for a
+    /// deletion. Only a wake-up — the changes themselves are read from the journal by revision.
+    static let channel = "catalogkit_revisions"
+
+    /// Payloads past this many bytes say only "look again" (`*`): NOTIFY refuses 8,000 and more.
+    static let largestPayload = 7_000
+
+    /// Every change to the catalogue named `name`, as it happens, from any instance on the
+    /// database (see ``CatalogStore/updates(of:from:resetThreshold:)``): no revision missed or
+    /// repeated, a slow consumer gets one update for all it missed.
+    ///
+    /// Other instances' writes arrive through LISTEN/NOTIFY on a connection of the store's own,
+    /// held while anyone observes. A dropped connection is opened again, listens again and reads
+    /// every catalogue's revision, so observers catch up through the journal; a check every
+    /// ``watchInterval`` covers a notification lost otherwise.
+    public func updates(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogUpdates {
+        CatalogUpdates(observer: observer(of: name, from: revision, resetThreshold: resetThreshold))
+    }
+
+    public func observer(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogObserver {
+        CatalogObserver(store: self, name: Identifier.canonical(name), from: revision, resetThreshold: resetThreshold)
+    }
+
+    package func observedRevision(of name: String) async throws(StoreError) -> (revision: Int, version: UInt64) {
+        let (known, version) = notifier.revision(of: name)
+        if let known { return (known, version) }
+        let revision = try await revision(of: name)
+        notifier.remember(revision, of: name, asOf: version)
+        return (revision, version)
+    }
+
+    package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
+        guard let revision else { return .reset(try await catalog(named: name)) }
+        if let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
+        do {
+            let (old, now, restoredContent) = try await revisions(of: name, since: revision)
+            let changeset = try CatalogStore.changeset(from: old, to: now, restoredContent: restoredContent)
+            if changeset.operationCount > resetThreshold { return .reset(now) }
+            let update = CatalogUpdate(revision: now.revision, catalog: now, changeset: changeset,
+                                       stages: changeset.stagedCatalogs(from: old, to: now))
+            // Observers in step share it: under the revision asked for and the one reached.
+            for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: to)) }
+            return update
+        } catch .revisionTooOld {
+            return .reset(try await catalog(named: name))
+        }
+    }
+
+    /// After a write committed through this store: observers here wake at once (others' hear
+    /// of it through NOTIFY), and a single move brings the kept snapshot, and the update every
+    /// observer in step needs, forward without reading anything.
+    func didWrite(_ result: WriteResult) {
+        guard result.revision != result.previousRevision else { return }
+        if result.revision == result.previousRevision + 1,
+           let catalog = snapshots.advance(named: result.catalog, from: result.previousRevision, by: result.changeset) {
+            updateCache.keep(CatalogUpdate(revision: result.revision, catalog: catalog, changeset: result.changeset, stages: [catalog]),
+                             for: UpdateCache.Key(name: result.catalog, from: result.previousRevision, to: result.revision))
+        }
+        notifier.didCommit([(result.catalog, result.revision)])
+    }
+
+    /// The payload that tells listeners catalogue `name` reached `revision` (nil: was deleted).
+    static func payload(name: String, revision: Int?) -> String {
+        let text = revision.map { "\($0) \(name)" } ?? "- \(name)"
+        return text.utf8.count <= largestPayload ? text : "*"
+    }
+
+    /// The notifier's watch: listens on ``channel`` on a connection of its own until cancelled,
+    /// connecting again (after 0.1 s, doubling to 2 s) whenever the connection drops.
+    static func listen(_ configuration: PostgresConnection.Configuration, every interval: Duration, logger: Logger,
+                       _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
+        var delay: Duration = .milliseconds(100)
+        var attempt = 0
+        while !Task.isCancelled {
+            attempt += 1
+            var connection: PostgresConnection?
+            do {
+                let listening = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
+                connection = listening
+                try await listening.listen(on: channel) { notifications in
+                    // Listening now: a reading of every revision catches up on what was missed.
+                    try await readRevisions(on: listening, logger: logger, into: notifier)
+                    delay = .milliseconds(100)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await notification in notifications {
+                                guard let notifier = notifier() else { return }
+                                deliver(notification.payload, to: notifier)
+                            }
+                        }
+                        group.addTask {
+                            while true {
+                                try await Task.sleep(for: interval)
+                                try await readRevisions(on: listening, logger: logger, into: notifier)
+                            }
+                        }
+                        // The first to end (the connection dropped, the task cancelled) ends both.
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+            } catch {
+                logger.debug("listening for catalogue writes failed: \(describe(error))")
+            }
+            try? await connection?.close()
+            guard !Task.isCancelled else { return }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(2))
+        }
+    }
+
+    /// Tells the notifier what a payload says.
+    private static func deliver(_ payload: String, to notifier: ChangeNotifier) {
+        guard let space = payload.firstIndex(of: " ") else {
+            notifier.didRead([:])   // `*`: every revision unknown; observers ask again
+            return
+        }
+        let head = payload[..<space]
+        let name = String(payload[payload.index(after: space)...])
+        if head == "-" {
+            notifier.didDelete([name])
+        } else if let revision = Int(head) {
+            notifier.didCommit([(name, revision)])
+        }
+    }
+
+    private static func readRevisions(on connection: PostgresConnection, logger: Logger,
+                                      into notifier: @Sendable () -> ChangeNotifier?) async throws {
+        var revisions: [String: Int] = [:]
+        for try await (name, revision) in try await connection.query("SELECT name, revision FROM catalog", logger: logger)
+            .decode((String, Int64).self) { revisions[name] = Int(revision) }
+        notifier()?.didRead(revisions)
+    }
+}

@@ -1,0 +1,85 @@
+import CatalogDiff
+import CatalogModel
+import CatalogPostgres
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import PostgresNIO
+import Testing
+
+/// Writes through one handle reach observers of the other (another process, another
+/// `catalog serve` instance): every revision, in order, each update a changeset that takes the
+/// observer's copy to the new snapshot; a deleted catalogue ends the observation.
+@Suite struct CrossInstanceObservationTests {
+    static let shelves = Catalog(name: "shelf", sections: [
+        Section(id: "a", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("a", 2)),
+        Section(id: "b", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("b", 2)),
+    ])
+
+    /// Moves a book back and forth `count` times through `store`.
+    static func shuffle(_ store: any CatalogDatabase, _ count: Int, round: Int = 0) async throws {
+        for n in 0..<count {
+            let (book, shelf) = (n + round) % 2 == 0 ? ("a0", "b") : ("a0", "a")
+            try await store.move(item: book, toSection: shelf, index: 0, in: "shelf")
+        }
+    }
+
+    /// Follows `observer` from `model` until it reaches `revision`: each update must start where
+    /// the last ended and replay to its snapshot.
+    static func follow(_ observer: CatalogObserver, from model: Catalog, to revision: Int) async throws -> Catalog {
+        var model = model
+        while model.revision < revision {
+            let update = try #require(try await observer.next(waitingAtMost: .seconds(60)), "no update past revision \(model.revision)")
+            let changeset = try #require(update.changeset, "a reset at revision \(update.revision)")
+            #expect(changeset.fromRevision == model.revision)
+            #expect(changeset.violations(from: model, to: update.catalog) == [])
+            model = update.catalog
+        }
+        #expect(model.revision == revision)
+        return model
+    }
+
+    @Test(arguments: Backend.available)
+    func writesOnOneHandleReachObserversOfTheOther(backend: Backend) async throws {
+        try await withTwoHandles(backend) { writer, reader in
+            try await writer.replace([(Self.shelves, nil)], progress: nil)
+            let observer = reader.observer(of: "shelf", from: 1, resetThreshold: 10_000)
+            try await Self.shuffle(writer, 20)
+            let model = try await Self.follow(observer, from: Self.shelves.with(revision: 1), to: 21)
+            #expect(model == (try await writer.catalog(named: "shelf")))
+            _ = try await writer.delete([("shelf", nil)])
+            await #expect(throws: StoreError.unknownCatalog("shelf")) { try await observer.next(waitingAtMost: .seconds(60)) }
+        }
+    }
+
+    /// The listener's connection (and the pool's) cut by the server: the store connects again,
+    /// and its observers go on from where they were, with nothing missed.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))
+    func observersGoOnAfterTheServerDropsTheirConnections() async throws {
+        try await withTwoHandles(.postgres) { writer, reader in
+            try await writer.replace([(Self.shelves, nil)], progress: nil)
+            let observer = reader.observer(of: "shelf", from: 1, resetThreshold: 10_000)
+            try await Self.shuffle(writer, 5)
+            var model = try await Self.follow(observer, from: Self.shelves.with(revision: 1), to: 6)
+            // Every connection of the database ends, the listener's among them.
+            let database = try #require(URLComponents(string: reader.location)?.path.dropFirst())
+            try await TestPostgres.admin { connection in
+                try await connection.query("""
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(String(database)) AND pid <> pg_backend_pid()
+                    """, logger: TestPostgres.logger)
+            }
+            // Writes right after: a pooled connection that the server cut fails a request once.
+            var written = 0
+            for attempt in 0..<50 where written < 5 {
+                do {
+                    try await Self.shuffle(writer, 1, round: written + 1)   // a0 is on shelf b: first back to a
+                    written += 1
+                } catch StoreError.unavailable {
+                    #expect(attempt < 49)
+                }
+            }
+            model = try await Self.follow(observer, from: model, to: 11)
+            #expect(model == (try await writer.catalog(named: "shelf")))
+        }
+    }
+}
