@@ -154,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogServerTests",
-            dependencies: ["CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
+            dependencies: ["CatalogServer", "CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),

@@ -64,6 +64,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "How many revisions of each catalogue the journal keeps at least (stored in the database, so every process that writes it keeps as many; default \(CatalogStore.defaultJournalRevisions), or what the database was set to). Clients further behind get a reset.")
     var journalRevisions: Int?
 
+    @Option(help: "With a postgres:// --db: the most connections to PostgreSQL at once (several instances share one server: keep their sum below its max_connections).")
+    var databaseConnections = 20
+
     @Option(help: "The least severe log messages printed: trace, debug, info (one line per request), notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -94,12 +97,20 @@ struct ServeCommand: ParsableCommand {
         where !(1...100_000_000).contains(value) {
             throw CLIError("\(name): expected a number from 1 to 100000000, found \(value)")
         }
+        guard (1...10_000).contains(databaseConnections) else {
+            throw CLIError("--database-connections: expected a number from 1 to 10000, found \(databaseConnections)")
+        }
         guard bodyLimit >= 1 else { throw CLIError("--body-limit: expected a positive number of bytes, found \(bodyLimit)") }
         if let journalRevisions, !CatalogStore.journalRevisionsRange.contains(journalRevisions) {
             throw CLIError("--journal-revisions: expected a number from \(CatalogStore.journalRevisionsRange.lowerBound) to \(CatalogStore.journalRevisionsRange.upperBound), found \(journalRevisions)")
         }
-        let store = try global.openStore()
-        if let journalRevisions { try store.setJournalRevisions(journalRevisions) }
+        let store = try global.openDatabase(.create, connections: databaseConnections)
+        if let journalRevisions { try waitFor { try await store.setJournalRevisions(journalRevisions) } }
+        try serve(store, token: token, maxEventStreams: maxEventStreams)
+    }
+
+    /// Runs the server on `store` until SIGINT or SIGTERM.
+    private func serve<Store: CatalogDatabase>(_ store: Store, token: String?, maxEventStreams: Int) throws {
         LoggingSystem.bootstrap(ServerLogHandler.standardError)
         var logger = Logger(label: "catalog.serve")
         logger.logLevel = logLevel
@@ -114,7 +125,7 @@ struct ServeCommand: ParsableCommand {
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.
-                FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.path))\n".utf8))
+                FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.location))\n".utf8))
             })
         // The server runs on its own event loops; this thread waits until it has shut down.
         do {

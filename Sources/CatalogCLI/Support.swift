@@ -26,20 +26,23 @@ extension GlobalOptions {
     /// Runs `work` on the database --db names — a SQLite file opened for `access`, or a
     /// PostgreSQL database (a `postgres://` URL) — and closes it.
     func withDatabase<T: Sendable>(_ access: Access, _ work: @escaping @Sendable (any CatalogDatabase) async throws -> T) throws -> T {
+        let store = try openDatabase(access, connections: 2)
+        defer { (store as? PostgresCatalogStore)?.close() }
+        return try waitFor { try await work(store) }
+    }
+
+    /// The database --db names, open: a SQLite file opened for `access`, or a PostgreSQL database
+    /// (a `postgres://` URL) with a pool of up to `connections` connections, migrated.
+    func openDatabase(_ access: Access, connections: Int) throws -> any CatalogDatabase {
         if isPostgres {
             let url = path
-            return try waitFor {
-                let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
-                defer { store.close() }
-                return try await work(store)
-            }
+            return try waitFor { try await PostgresCatalogStore.open(url: url, maximumConnections: connections) }
         }
-        let store = switch access {
+        return switch access {
         case .read: try openStoreForReading()
         case .write: try openExistingStore()
         case .create: try openStore()
         }
-        return try waitFor { try await work(store) }
     }
 
     /// Opens the store for writing, creating the database if needed.

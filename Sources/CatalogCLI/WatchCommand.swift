@@ -51,10 +51,10 @@ struct WatchCommand: ParsableCommand {
             let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"]
             follow = { try await EventStreamFollower(base: base, catalog: catalog, token: token, printer: printer).run(since: since) }
         } else {
-            let store = try global.openStoreForReading()
-            _ = try store.revision(of: catalog)  // an unknown catalogue is an error before anything prints
-            let updates = store.updates(of: catalog, from: since)
+            let store = try global.openDatabase(.read, connections: 2)
             let catalog = self.catalog
+            _ = try waitFor { try await store.revision(of: catalog) }  // an unknown catalogue is an error before anything prints
+            let updates = store.updates(of: catalog, from: since, resetThreshold: 10_000)
             follow = {
                 do {
                     for try await update in updates {

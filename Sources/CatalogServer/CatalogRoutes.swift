@@ -8,45 +8,50 @@ import Foundation
 import Hummingbird
 import NIOCore
 
+/// What the routes of every server of a process share, whichever store it serves.
+enum RouteLimits {
+    /// Imports and batches: reading, parsing and writing a body of up to the body limit one at a
+    /// time (their writes take turns anyway), so that memory stays within one body's worth
+    /// however many arrive at once.
+    static let bodyWork = WorkLimiter(permits: 1)
+    /// Layouts and pictures: on all but one core, leaving one for everything else.
+    static let layoutWork = WorkLimiter(permits: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// A move's body is a handful of keys: a larger one is refused before it is read.
+    static let moveBodyLimit = 64 << 10
+    /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
+    /// compiled into the binary.
+    static let openAPI = ByteBuffer(string: EmbeddedDocuments.all.first { $0.name == "openapi" }?.text ?? "")
+}
+
 /// The endpoints of docs/HTTP-API.md. Reads go through the store's reading connections (WAL: they never
 /// wait for a write); every write is one store transaction.
-struct CatalogRoutes: Sendable {
-    let store: CatalogStore
+struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
+    let store: Store
     let bodyLimit: Int
     /// What a body may hold (items, sections, nesting).
     let limits: DocumentLimits
     /// Layouts larger than this many elements are answered for the visible rect only.
     let maxLayoutElements: Int
     /// `GET /catalogs/{name}/events`.
-    let events: EventStream
+    let events: EventStream<Store>
     /// Serialized snapshots and change feeds by revision: a revision never changes, so a GET
     /// of an unchanged catalogue costs one revision lookup.
     let cache = ResponseCache()
     /// Layout answers by revision and request: a client scrolling back, or many clients asking
     /// for one picture, cost one layout.
     let layouts = ResponseCache(limit: 64, byteBudget: 64 << 20)
-    /// Imports and batches: reading, parsing and writing a body of up to the body limit one at a
-    /// time (their writes take turns anyway), so that memory stays within one body's worth
-    /// however many arrive at once.
-    /// Shared by the servers of a process.
-    static let bodyWork = WorkLimiter(permits: 1)
-    var bodyWork: WorkLimiter { Self.bodyWork }
-    /// Layouts and pictures: on all but one core, leaving one for everything else (shared by the
-    /// servers of a process).
-    static let layoutWork = WorkLimiter(permits: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
-    var layoutWork: WorkLimiter { Self.layoutWork }
-    /// A move's body is a handful of keys: a larger one is refused before it is read.
-    static let moveBodyLimit = 64 << 10
+    var bodyWork: WorkLimiter { RouteLimits.bodyWork }
+    var layoutWork: WorkLimiter { RouteLimits.layoutWork }
 
     func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
-        router.get("/catalogs") { _, _ in try json(Documents.summaries(store.summaries())) }
+        router.get("/catalogs") { _, _ in try json(Documents.summaries(await store.summaries())) }
         router.get("/catalogs/:name") { request, context in try await snapshot(request, name: try catalogName(context)) }
         router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try catalogName(context)) }
         router.delete("/catalogs/:name") { request, context in try await deleteCatalog(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/events") { request, context in
-            try events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
+            try await events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
         }
         router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
@@ -68,7 +73,7 @@ struct CatalogRoutes: Sendable {
 
     /// The snapshot as `catalog show --json`, with the revision as its ETag.
     func snapshot(_ request: Request, name: String) async throws -> Response {
-        let revision = try store.revision(of: name)
+        let revision = try await store.revision(of: name)
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
             let tag = $0.trimmingCharacters(in: .whitespaces)
             return tag == "\"\(revision)\"" || tag == "*"
@@ -80,7 +85,7 @@ struct CatalogRoutes: Sendable {
         let store = self.store
         let (current, body) = try await cache.body(for: "snapshot \(name)", revision: revision) {
             // A write may land between the two reads: the snapshot says which revision it is.
-            let catalog = try store.catalog(named: name)
+            let catalog = try await store.catalog(named: name)
             return (catalog.revision, ByteBuffer(bytes: CatalogExporter.json(catalog, includeRevision: true, pretty: false)))
         }
         var response = buffer(body, type: "application/json")
@@ -95,10 +100,10 @@ struct CatalogRoutes: Sendable {
         guard let since = Int(String(text)), since >= 0 else {
             throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "since must be a revision (an integer ≥ 0), found \"\(text)\"", path: "since")
         }
-        let revision = try store.revision(of: name)
+        let revision = try await store.revision(of: name)
         let store = self.store
         let (_, body) = try await cache.body(for: "changes \(name) \(since)", revision: revision) {
-            let changeset = try store.changes(in: name, since: since)
+            let changeset = try await store.changes(in: name, since: since)
             return (changeset.toRevision ?? revision, ByteBuffer(bytes: Documents.compactChangeset(changeset)))
         }
         return buffer(body, type: "application/json")
@@ -131,12 +136,12 @@ struct CatalogRoutes: Sendable {
         let viewport = Size(width: try number("width"), height: try number("height"))
         let visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
         let picture = request.headers[.accept]?.contains("image/svg+xml") == true
-        let revision = try store.revision(of: name)
+        let revision = try await store.revision(of: name)
         let (store, limit, layoutWork, offsetAsked) = (self.store, maxLayoutElements, self.layoutWork, offset)
         let key = "\(name)\u{0}\(configuration)\u{0}\(viewport)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)"
         let (_, body) = try await layouts.body(for: key, revision: revision) {
-            try await layoutWork.run {
-                let catalog = try store.catalog(named: name)
+            let catalog = try await store.catalog(named: name)
+            return try await layoutWork.run {
                 let input = LayoutInput(catalog)
                 let layout = try Layout(input, configuration: configuration, viewportSize: viewport, contentOffset: offsetAsked)
                 let elements = visible ? layout.elements(in: layout.visibleRect) : layout.allElements
@@ -153,12 +158,8 @@ struct CatalogRoutes: Sendable {
         return buffer(body, type: picture ? "image/svg+xml" : "application/json")
     }
 
-    /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
-    /// compiled into the binary.
-    static let openAPI = ByteBuffer(string: EmbeddedDocuments.all.first { $0.name == "openapi" }?.text ?? "")
-
     func openAPIDocument() -> Response {
-        buffer(Self.openAPI, type: "application/json")
+        buffer(RouteLimits.openAPI, type: "application/json")
     }
 
     // MARK: Writes
@@ -178,12 +179,13 @@ struct CatalogRoutes: Sendable {
         let (store, options, bodyWork) = (self.store, try importOptions(request, name: name, format: format), self.bodyWork)
         let result = try await bodyWork.withPermit {
             let body = try await self.body(request, limit: bodyLimit)
-            return try await bodyWork.offload {
+            let (catalog, record) = try await bodyWork.offload {
                 let imported = try Self.reading(body) { data in try CatalogImporter.decode(data, fileName: "request body", options: options) }
                 var catalog = imported.catalog
                 catalog.name = name
-                return try store.replace(catalog, record: ImportRecord(imported.report))
+                return (catalog, ImportRecord(imported.report))
             }
+            return try await store.replace([(catalog, record)], progress: nil)[0]
         }
         return written(result, status: result.previousRevision == 0 ? .created : .ok)
     }
@@ -225,7 +227,7 @@ struct CatalogRoutes: Sendable {
     /// without holding a thread.
     func batch(_ request: Request, name: String) async throws -> Response {
         let (store, limits, bodyWork) = (self.store, self.limits, self.bodyWork)
-        let expected = try ifMatch(request, name: name)
+        let expected = try await ifMatch(request, name: name)
         let result = try await bodyWork.withPermit {
             let body = try await self.body(request, limit: bodyLimit)
             var batch = try await bodyWork.offload {
@@ -240,18 +242,17 @@ struct CatalogRoutes: Sendable {
     /// Deletes the catalogue (``CatalogStore/delete(_:ifRevision:)``); `If-Match: "REV"` makes it
     /// conditional. Answers `{"catalog", "revision", "sections", "items"}`: what was deleted.
     func deleteCatalog(_ request: Request, name: String) async throws -> Response {
-        let expected = try ifMatch(request, name: name)
-        let store = self.store
-        let deleted = try await bodyWork.offload { try store.delete(name, ifRevision: expected) }
+        let expected = try await ifMatch(request, name: name)
+        let deleted = try await store.delete([(name, expected)])[0]
         return json(.object([("catalog", .string(deleted.name)), ("revision", .integer(deleted.revision)),
                              ("sections", .integer(deleted.sections)), ("items", .integer(deleted.items))]))
     }
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
     func move(_ request: Request, name: String) async throws -> Response {
-        let body = try await self.body(request, limit: min(bodyLimit, Self.moveBodyLimit))
+        let body = try await self.body(request, limit: min(bodyLimit, RouteLimits.moveBodyLimit))
         var move = try Self.reading(body) { data in try BatchReader.decodeMove(data, fileName: "request body") }
-        if let expected = try ifMatch(request, name: name) {
+        if let expected = try await ifMatch(request, name: name) {
             move.baseRevision = move.baseRevision ?? expected
         }
         return written(try await store.apply(move, to: name))
@@ -283,14 +284,14 @@ struct CatalogRoutes: Sendable {
     /// The revision an `If-Match` header names (`"12"`, `W/"12"` or `12`), if any — after checking
     /// that it is the catalogue's current revision (412 otherwise). The write then carries it as
     /// its base revision, so a write landing in between still makes it fail (409).
-    func ifMatch(_ request: Request, name: String) throws -> Int? {
+    func ifMatch(_ request: Request, name: String) async throws -> Int? {
         guard let value = request.headers[.ifMatch] else { return nil }
         let trimmed = value.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         guard let expected = Int(trimmed) else {
             throw Problem(status: .badRequest, kind: "invalid-header", detail: "If-Match must name a revision such as \"12\", found \(value)", path: "If-Match")
         }
-        let current = try store.revision(of: name)
+        let current = try await store.revision(of: name)
         guard expected == current else {
             throw Problem(status: .preconditionFailed, kind: "precondition-failed",
                           detail: "If-Match names revision \(expected) but the catalogue is at revision \(current)")

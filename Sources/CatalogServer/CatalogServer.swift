@@ -67,7 +67,8 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The HTTP API of docs/HTTP-API.md over a ``CatalogStore``: catalogues, snapshots with ETags, imports,
+/// The HTTP API of docs/HTTP-API.md over a ``CatalogDatabase`` (SQLite's store, or PostgreSQL's
+/// for several instances on one database): catalogues, snapshots with ETags, imports,
 /// batches, moves, change feeds and layouts, with RFC 9457 problem documents for every error.
 public enum CatalogServer {
     /// The application, ready to run (`try await app.runService()` stops on SIGINT or SIGTERM
@@ -77,7 +78,7 @@ public enum CatalogServer {
     /// logger above `info` logs no requests (and the server skips that step).
     /// `onServerRunning` receives the port the server listens on (useful with port 0);
     /// `extraRoutes` may add routes (benchmarks add a baseline).
-    public static func application(store: CatalogStore, configuration: ServerConfiguration,
+    public static func application<Store: CatalogDatabase>(store: Store, configuration: ServerConfiguration,
                                    logger: Logger = Logger(label: "catalog.serve"),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                                    extraRoutes: (Router<CatalogRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {

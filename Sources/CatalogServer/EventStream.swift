@@ -17,8 +17,8 @@ import ServiceLifecycle
 /// twice. A comment keeps the connection alive when nothing happens. A slow client gets one
 /// event covering every write it missed (its stream holds at most one event), and one that
 /// stops reading is disconnected (``RequestDeadlineHandler``). On shutdown every stream ends.
-struct EventStream: Sendable {
-    let store: CatalogStore
+struct EventStream<Store: CatalogDatabase>: Sendable {
+    let store: Store
     /// How long a stream may stay silent before a keep-alive comment.
     let keepAlive: Duration
     /// Changesets of more operations than this are sent as resets.
@@ -28,18 +28,18 @@ struct EventStream: Sendable {
     /// The caps on streams open at once, in all and per client address.
     let slots: EventStreamSlots
 
-    init(store: CatalogStore, keepAlive: Duration, resetThreshold: Int, slots: EventStreamSlots) {
+    init(store: Store, keepAlive: Duration, resetThreshold: Int, slots: EventStreamSlots) {
         self.store = store
         self.keepAlive = keepAlive
         self.resetThreshold = resetThreshold
         self.slots = slots
     }
 
-    func response(_ request: Request, name: String, client: String) throws -> Response {
+    func response(_ request: Request, name: String, client: String) async throws -> Response {
         let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
             ?? revision(request.headers[.lastEventID], name: "Last-Event-ID")
         // Refusals before the stream starts, while a status can still say so.
-        let current = try store.revision(of: name)
+        let current = try await store.revision(of: name)
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
@@ -47,7 +47,7 @@ struct EventStream: Sendable {
         do {
             slot = try slots.take(for: client)
         } catch {
-            throw Self.refusal(error)
+            throw EventStreamDocuments.refusal(error)
         }
         let observer = store.observer(of: name, from: since, resetThreshold: resetThreshold)
         var headers = HTTPFields()
@@ -69,7 +69,7 @@ struct EventStream: Sendable {
                         next = try await observer.next(waitingAtMost: keepAlive)
                     } catch StoreError.unknownCatalog {
                         // Deleted: say so, then end the stream (a client that reconnects gets 404).
-                        try await writer.write(Self.deletedEvent(name))
+                        try await writer.write(EventStreamDocuments.deletedEvent(name))
                         break
                     }
                     guard let update = next else {
@@ -87,6 +87,19 @@ struct EventStream: Sendable {
         })
     }
 
+    /// A revision given as text: nil when absent, 400 when it is not an integer ≥ 0.
+    func revision(_ text: String?, name: String) throws -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+            throw Problem(status: .badRequest, kind: "invalid-parameter",
+                          detail: "\(name) must be a revision (an integer ≥ 0), found \"\(text)\"", path: name)
+        }
+        return value
+    }
+}
+
+/// What an event stream sends besides keep-alives, whichever store it follows.
+enum EventStreamDocuments {
     /// 503 past a cap, with `Retry-After`, and the connection closed: a client that opens streams
     /// without end gets nothing more from it.
     static func refusal(_ refusal: EventStreamSlots.Refusal) -> Problem {
@@ -122,16 +135,6 @@ struct EventStream: Sendable {
         buffer.writeString("\n\n")
         return buffer
     }
-
-    /// A revision given as text: nil when absent, 400 when it is not an integer ≥ 0.
-    func revision(_ text: String?, name: String) throws -> Int? {
-        guard let text else { return nil }
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
-            throw Problem(status: .badRequest, kind: "invalid-parameter",
-                          detail: "\(name) must be a revision (an integer ≥ 0), found \"\(text)\"", path: name)
-        }
-        return value
-    }
 }
 
 extension HTTPField.Name {
@@ -156,7 +159,7 @@ final class EncodedEvents: @unchecked Sendable {
         let key = Key(name: update.catalog.name, from: update.changeset?.fromRevision, to: update.revision,
                       first: update.changeset == nil && first)
         if let kept = lock.withLock({ entries[key] }) { return kept }
-        let bytes = EventStream.event(update, first: first)
+        let bytes = EventStreamDocuments.event(update, first: first)
         lock.withLock {
             if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
             entries[key] = bytes

@@ -1,6 +1,8 @@
 import CatalogModel
+import CatalogPostgres
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -34,6 +36,25 @@ import Testing
         try await app.test(.live) { client in try await test(client, store) }
     }
 
+    /// A live server on `backend` (SQLite in memory, or a new PostgreSQL database) holding
+    /// ``shelves``.
+    static func withServer(on backend: Backend, _ configuration: ServerConfiguration = ServerConfiguration(port: 0),
+                           _ test: @escaping @Sendable (any TestClientProtocol, any CatalogDatabase) async throws -> Void) async throws {
+        try await withDatabase(backend) { store in
+            try await store.replace([(shelves, nil)], progress: nil)
+            try await serve(store, configuration, test)
+        }
+    }
+
+    private static func serve<Store: CatalogDatabase>(_ store: Store, _ configuration: ServerConfiguration,
+                                                      _ test: @escaping @Sendable (any TestClientProtocol, any CatalogDatabase) async throws -> Void) async throws {
+        var configuration = configuration
+        configuration.port = 0
+        if configuration.headTimeout == ServerConfiguration().headTimeout { configuration.headTimeout = 300 }
+        let app = CatalogServer.application(store: store, configuration: configuration)
+        try await app.test(.live) { client in try await test(client, store) }
+    }
+
     static func json(_ body: ByteBuffer) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(body.readableBytesView), options: [.fragmentsAllowed])
     }
@@ -50,8 +71,9 @@ import Testing
 
     static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
-    @Test func readsSnapshotsWithETags() async throws {
-        try await Self.withServer { client, _ in
+    @Test(arguments: Backend.available)
+    func readsSnapshotsWithETags(backend: Backend) async throws {
+        try await Self.withServer(on: backend) { client, _ in
             try await client.execute(uri: "/catalogs", method: .get) { response in
                 #expect(response.status == .ok)
                 let list = try #require(try Self.json(response.body) as? [[String: Any]])
@@ -72,8 +94,9 @@ import Testing
         }
     }
 
-    @Test func movesAndTheirErrors() async throws {
-        try await Self.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func movesAndTheirErrors(backend: Backend) async throws {
+        try await Self.withServer(on: backend) { client, store in
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
                                      body: Self.body(#"{"item": "a0", "toSection": "b", "index": 0}"#)) { response in
                 #expect(response.status == .ok)
@@ -114,12 +137,13 @@ import Testing
             }
             try await client.execute(uri: "/catalogs/nope/moves", method: .post,
                                      body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0}"#)) { try Self.problem($0, status: 404, kind: "unknown-catalog") }
-            #expect(try store.revision(of: "shelf") == 2, "refused writes change nothing")
+            #expect(try await store.revision(of: "shelf") == 2, "refused writes change nothing")
         }
     }
 
-    @Test func batchesAndChanges() async throws {
-        try await Self.withServer { client, _ in
+    @Test(arguments: Backend.available)
+    func batchesAndChanges(backend: Backend) async throws {
+        try await Self.withServer(on: backend) { client, _ in
             try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.ifMatch: "\"1\""], body: Self.body(#"""
                 {"operations": [{"op": "moveItem", "id": "a1", "toSection": "c", "index": 0},
                                 {"op": "updateSection", "id": "c", "fields": {"title": "Favourites"}}]}
@@ -145,8 +169,9 @@ import Testing
         }
     }
 
-    @Test func aRevisionPastTheJournalIsGone() async throws {
-        try await Self.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func aRevisionPastTheJournalIsGone(backend: Backend) async throws {
+        try await Self.withServer(on: backend) { client, store in
             // Past the retention and the next pruning.
             for n in 0..<(CatalogStore.defaultJournalRevisions + CatalogStore.journalPruningInterval + 1) {
                 try await store.move(item: "a0", toSection: "a", index: n % 2, in: "shelf")
@@ -155,8 +180,9 @@ import Testing
         }
     }
 
-    @Test func importsByContentType() async throws {
-        try await Self.withServer(ServerConfiguration(port: 0, bodyLimit: 4_096)) { client, _ in
+    @Test(arguments: Backend.available)
+    func importsByContentType(backend: Backend) async throws {
+        try await Self.withServer(on: backend, ServerConfiguration(port: 0, bodyLimit: 4_096)) { client, _ in
             let native = #"{"sections": [{"id": "i", "kind": "icons", "items": [{"name": "Home", "icon": "house"}]}]}"#
             try await client.execute(uri: "/catalogs/fresh", method: .put, headers: [.contentType: "application/json"], body: Self.body(native)) { response in
                 #expect(response.status == .created)
@@ -186,8 +212,9 @@ import Testing
         }
     }
 
-    @Test func layoutsAsJSONAndPictures() async throws {
-        try await Self.withServer { client, _ in
+    @Test(arguments: Backend.available)
+    func layoutsAsJSONAndPictures(backend: Backend) async throws {
+        try await Self.withServer(on: backend) { client, _ in
             let config = #"{"style":"shelf","itemSize":[80,120]}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             try await client.execute(uri: "/catalogs/shelf/layout?config=\(config)&width=390&height=600", method: .get) { response in
                 #expect(response.status == .ok)
@@ -205,8 +232,9 @@ import Testing
         }
     }
 
-    @Test func tokensProtectWrites() async throws {
-        try await Self.withServer(ServerConfiguration(port: 0, token: "s3cret")) { client, _ in
+    @Test(arguments: Backend.available)
+    func tokensProtectWrites(backend: Backend) async throws {
+        try await Self.withServer(on: backend, ServerConfiguration(port: 0, token: "s3cret")) { client, _ in
             let move = Self.body(#"{"item": "a0", "toSection": "c", "index": 0}"#)
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: move) { try Self.problem($0, status: 401, kind: "unauthorized") }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.authorization: "Bearer wrong"], body: move) {
@@ -215,7 +243,7 @@ import Testing
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.authorization: "Bearer s3cret"], body: move) { #expect($0.status == .ok) }
             try await client.execute(uri: "/catalogs/shelf", method: .get) { #expect($0.status == .ok) }
         }
-        try await Self.withServer(ServerConfiguration(port: 0, token: "s3cret", protectReads: true)) { client, _ in
+        try await Self.withServer(on: backend, ServerConfiguration(port: 0, token: "s3cret", protectReads: true)) { client, _ in
             try await client.execute(uri: "/catalogs", method: .get) { try Self.problem($0, status: 401, kind: "unauthorized") }
             try await client.execute(uri: "/catalogs", method: .get, headers: [.authorization: "Bearer s3cret"]) { #expect($0.status == .ok) }
         }
