@@ -56,6 +56,38 @@ struct CLIBackendTests {
         await drop()
     }
 
+    /// Two `catalog serve` on one PostgreSQL database: a `catalog watch --db URL` (listening
+    /// itself) and a `catalog watch --server` on the second instance both see a move made
+    /// through the first.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))
+    func twoInstancesAndTheirWatchers() async throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let (db, drop) = try await Self.database(.postgres, cli)
+        do {
+            _ = try cli.succeed(["import", "SampleData/bookshelf.json", "--db", db])
+            let first = try ServerProcess(arguments: ["--db", db, "--database-connections", "4"], folder: cli.folder)
+            let second = try ServerProcess(arguments: ["--db", db, "--database-connections", "4"], folder: cli.folder)
+            let local = try CLIWatchTests.Background(["watch", "bookshelf", "--db", db])
+            let remote = try CLIWatchTests.Background(["watch", "bookshelf", "--server", "http://127.0.0.1:\(second.port)"])
+            #expect(local.await(1).first?.contains(": reset — 7 sections, 18 items") == true, "\(local.lines)")
+            #expect(remote.await(1).first?.contains(": reset — 7 sections, 18 items") == true, "\(remote.lines)")
+            // The move through the first instance.
+            let moved = try first.request("/catalogs/bookshelf/moves", method: "POST", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"item": "b-moby", "toSection": "science"}"#.utf8))
+            #expect(moved.status == 200)
+            for watch in [local, remote] {
+                let lines = watch.await(2, seconds: 60)
+                #expect(watch.interrupt() == 0)
+                #expect(lines.count == 2 && lines[1].contains("revision 2") && lines[1].contains("1 item moved"), "\(lines)")
+            }
+        } catch {
+            await drop()
+            throw error
+        }
+        await drop()
+    }
+
     @Test func anUnreachableOrMisspelledPostgresURLIsOneLineWithoutThePassword() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
