@@ -5,6 +5,7 @@
 #                                        # 127.0.0.1 and a socket in DIR; prints its URL (also
 #                                        # in DIR/url)
 #   bash Scripts/postgres.sh stop DIR    # stops it (DIR stays; remove it yourself)
+#   bash Scripts/postgres.sh resume DIR  # starts a stopped cluster again, on its port
 #
 # The tests read the URL from CATALOG_TEST_POSTGRES_URL:
 #   export CATALOG_TEST_POSTGRES_URL=$(bash Scripts/postgres.sh start /tmp/catalog-pg)
@@ -14,7 +15,7 @@ set -euo pipefail
 
 command=${1:-}
 dir=${2:-}
-[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|resume DIR" >&2; exit 2; }
 
 bin=${POSTGRES_BIN:-}
 if [ -z "$bin" ]; then
@@ -31,6 +32,13 @@ as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# Starts the cluster in $dir on $port.
+start_server() {
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+        start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
+}
+
 case "$command" in
 start)
     mkdir -p "$dir"
@@ -38,16 +46,19 @@ start)
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust --no-sync > "$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
-        start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
+    echo "$port" > "$dir/port"
+    start_server
     echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable" | tee "$dir/url"
+    ;;
+resume)
+    port=$(cat "$dir/port")
+    start_server
     ;;
 stop)
     [ -d "$dir/data" ] || exit 0
     as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop > /dev/null || true
     ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2; exit 2
+    echo "usage: $0 start|stop|resume DIR" >&2; exit 2
     ;;
 esac

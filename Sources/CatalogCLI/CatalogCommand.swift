@@ -7,7 +7,7 @@ public struct CatalogCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Import, inspect, change and serve CatalogKit catalogues in a local SQLite database.",
-        subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, DeleteCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
+        subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, DeleteCommand.self, CopyCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
                       LayoutCommand.self, GenerateCommand.self, WatchCommand.self]
     )
 
@@ -62,7 +62,7 @@ package enum CommandLineTool {
 
 /// Options every command accepts, before or after its name.
 public struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The SQLite database file (default: $CATALOG_DB, else ./catalog.sqlite).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The database: a SQLite file, or a postgres:// URL (default: $CATALOG_DB, else ./catalog.sqlite).", valueName: "path"))
     public var db: String?
 
     public init() {}

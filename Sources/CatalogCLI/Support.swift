@@ -27,7 +27,9 @@ extension GlobalOptions {
     /// PostgreSQL database (a `postgres://` URL) — and closes it.
     func withDatabase<T: Sendable>(_ access: Access, _ work: @escaping @Sendable (any CatalogDatabase) async throws -> T) throws -> T {
         let store = try openDatabase(access, connections: 2)
-        defer { (store as? PostgresCatalogStore)?.close() }
+        // Closed here rather than whenever the task lets go of it: the process may exit next,
+        // and a SQLite file's log must be back in the file by then.
+        defer { store.close() }
         return try waitFor { try await work(store) }
     }
 

@@ -61,7 +61,7 @@ extension PostgresCatalogStore {
 
     /// Runs `body` in a read-only transaction that sees one snapshot of the database throughout
     /// (REPEATABLE READ): a catalogue and its journal read in it agree.
-    func snapshotRead<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+    func snapshotRead<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)

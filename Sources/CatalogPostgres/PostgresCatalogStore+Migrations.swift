@@ -9,7 +9,8 @@ extension PostgresCatalogStore {
 
     /// The migrations applied to this database, oldest first.
     public func appliedMigrations() async throws(StoreError) -> [String] {
-        try await withConnection { connection in
+        let logger = self.logger
+        return try await withConnection { connection in
             var names: [String] = []
             for try await name in try await connection.query("SELECT name FROM catalog_migration ORDER BY name", logger: logger)
                 .decode(String.self) { names.append(name) }
@@ -24,7 +25,7 @@ extension PostgresCatalogStore {
     /// - Throws: a reason when the database holds tables of another program, or migrations this
     ///   build does not know (a newer version migrated it: this one would misread it).
     func migrate() async throws(StoreError) {
-        let known = Self.migrationIDs
+        let (known, logger) = (Self.migrationIDs, self.logger)
         try await transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
             try await connection.query("""

@@ -5,7 +5,8 @@ import PostgresNIO
 extension PostgresCatalogStore {
     /// Every catalogue, by name (in the bytes' order, as SQLite's store lists them).
     public func summaries() async throws(StoreError) -> [CatalogSummary] {
-        try await withConnection { connection in
+        let logger = self.logger
+        return try await withConnection { connection in
             var result: [CatalogSummary] = []
             let rows = try await connection.query("""
                 SELECT name, revision,
@@ -22,7 +23,7 @@ extension PostgresCatalogStore {
 
     /// The catalogue's current revision: one statement.
     public func revision(of name: String) async throws(StoreError) -> Int {
-        let name = Identifier.canonical(name)
+        let (name, logger) = (Identifier.canonical(name), self.logger)
         let revision = try await withConnection { connection in
             try await Self.catalogRow(named: name, on: connection, logger: logger)?.revision
         }
@@ -33,7 +34,7 @@ extension PostgresCatalogStore {
     /// The catalogue's current snapshot, read in one statement (one snapshot of the database, so
     /// its rows and revision agree), or kept from an earlier read of the same revision.
     public func catalog(named name: String) async throws(StoreError) -> Catalog {
-        let name = Identifier.canonical(name)
+        let (name, logger) = (Identifier.canonical(name), self.logger)
         let row = try await withConnection { connection in try await Self.catalogRow(named: name, on: connection, logger: logger) }
         guard let row else { throw .unknownCatalog(name) }
         if let kept = snapshots.catalog(pk: row.pk, named: name, revision: row.revision) { return kept }

@@ -53,25 +53,10 @@ extension PostgresCatalogStore {
         }
     }
 
-    private static func replace(_ catalog: Catalog, record: ImportRecord?, snapshots: SnapshotCache, on connection: PostgresConnection,
-                                logger: Logger, wrote: (Int) -> Void) async throws -> WriteResult {
-        let name = catalog.name
-        try await connection.query("""
-            INSERT INTO catalog (name, revision)
-            VALUES (\(name), coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = \(name)), 0))
-            ON CONFLICT (name) DO NOTHING
-            """, logger: logger)
-        guard let (catalogPK, previousRevision) = try await catalogRow(named: name, on: connection, logger: logger, locking: true) else {
-            throw StoreError.database("the catalogue \(name) vanished while it was written")
-        }
-        // The old content, for the changeset and the journal: kept, or read under the lock.
-        var old = Catalog(name: name, revision: previousRevision)
-        if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: previousRevision) {
-            old = kept
-        } else if let (_, loaded) = try await loadCatalog(named: name, on: connection, logger: logger) {
-            old = loaded
-        }
-        try await connection.query("DELETE FROM section WHERE catalog_pk = \(catalogPK)", logger: logger)
+    /// Inserts the sections and items of `catalog` into the empty catalogue `catalogPK`, with
+    /// fresh order keys, ``itemsPerStatement`` items at a time; `wrote` hears each batch's count.
+    static func insertContent(of catalog: Catalog, catalogPK: Int64, on connection: PostgresConnection, logger: Logger,
+                              wrote: (Int) -> Void) async throws {
         if !catalog.sections.isEmpty {
             var json = "["
             for (position, section) in catalog.sections.enumerated() {
@@ -109,6 +94,28 @@ extension PostgresCatalogStore {
             }
         }
         try await flush()
+    }
+
+    private static func replace(_ catalog: Catalog, record: ImportRecord?, snapshots: SnapshotCache, on connection: PostgresConnection,
+                                logger: Logger, wrote: (Int) -> Void) async throws -> WriteResult {
+        let name = catalog.name
+        try await connection.query("""
+            INSERT INTO catalog (name, revision)
+            VALUES (\(name), coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = \(name)), 0))
+            ON CONFLICT (name) DO NOTHING
+            """, logger: logger)
+        guard let (catalogPK, previousRevision) = try await catalogRow(named: name, on: connection, logger: logger, locking: true) else {
+            throw StoreError.database("the catalogue \(name) vanished while it was written")
+        }
+        // The old content, for the changeset and the journal: kept, or read under the lock.
+        var old = Catalog(name: name, revision: previousRevision)
+        if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: previousRevision) {
+            old = kept
+        } else if let (_, loaded) = try await loadCatalog(named: name, on: connection, logger: logger) {
+            old = loaded
+        }
+        try await connection.query("DELETE FROM section WHERE catalog_pk = \(catalogPK)", logger: logger)
+        try await insertContent(of: catalog, catalogPK: catalogPK, on: connection, logger: logger, wrote: wrote)
         try await verify(sections: nil, catalog: name, catalogPK: catalogPK, checkOrder: false, on: connection, logger: logger)
         let revision = previousRevision + 1
         if let record {

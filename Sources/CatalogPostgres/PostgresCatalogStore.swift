@@ -26,6 +26,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     package let notifier: ChangeNotifier
     /// Updates observers share.
     let updateCache = UpdateCache()
+    /// Whether the server answers (``DatabaseHealth``).
+    let health = DatabaseHealth()
     /// How often a listener reads every revision, in case a notification was lost.
     public static let watchInterval: Duration = .seconds(1)
 
@@ -68,17 +70,28 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         self.client = client
         self.logger = logger
         runner = Task { await client.run() }
+        if let listening { health.start(listening, logger: logger) }
         notifier = ChangeNotifier { notifier in
             guard let listening else { return }
             await Self.listen(listening, every: Self.watchInterval, logger: logger, notifier)
         }
     }
 
-    deinit { runner.cancel() }
+    deinit {
+        runner.cancel()
+        health.stop()
+    }
 
     /// Closes the pool's connections; later calls fail.
     public func close() {
         runner.cancel()
+        health.stop()
+    }
+
+    /// Nil while the server answers; otherwise why not, as the last check found (checks run
+    /// every quarter of a second, and one that takes a second counts as failed).
+    public func readinessProblem() -> String? {
+        health.unavailableReason.map { "the database \(location) is unavailable: \($0)" }
     }
 
     // MARK: Errors
@@ -109,9 +122,15 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
 
     /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled
     /// back when it throws (then the error is a ``StoreError``).
-    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        let logger = self.logger
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await leasing { leased in
+                try await self.client.withTransaction(logger: logger) { connection in
+                    leased()
+                    return try await body(connection)
+                }
+            }
         } catch let error as PostgresTransactionError {
             throw storeError(error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError ?? error)
         } catch {
@@ -119,8 +138,56 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on a pooled connection, outside any transaction.
+    func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        do {
+            return try await leasing { leased in
+                try await self.client.withConnection { connection in
+                    leased()
+                    return try await body(connection)
+                }
+            }
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    /// How long an operation may wait for a pooled connection before it is answered
+    /// ``StoreError/unavailable(location:reason:)``.
+    public static let leaseTimeout: Duration = .seconds(30)
+
+    /// Runs `operation`, which calls `leased` once it holds a connection — unless the server
+    /// counts as gone (``DatabaseHealth``), or ``leaseTimeout`` passes, before then: then it is
+    /// cancelled and the answer is ``StoreError/unavailable(location:reason:)``. Once leased, the
+    /// operation ends by itself (a write whose commit was sent is never abandoned half-way by this).
+    private func leasing<Result: Sendable>(_ operation: @escaping @Sendable (_ leased: @escaping @Sendable () -> Void) async throws -> Result) async throws -> Result {
+        if let reason = health.unavailableReason { throw StoreError.unavailable(location: location, reason: reason) }
+        let state = LeaseState()
+        let health = self.health
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await operation { state.lease() } }
+            group.addTask {
+                await withTaskGroup(of: Void.self) { watch in
+                    watch.addTask { await health.waitUntilUnavailable() }
+                    watch.addTask { try? await Task.sleep(for: Self.leaseTimeout) }
+                    await watch.next()
+                    watch.cancelAll()
+                }
+                // Holding a connection already: the operation finishes or fails by itself.
+                while state.isLeased, !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next() ?? nil else {
+                throw StoreError.unavailable(location: location, reason: health.unavailableReason
+                                             ?? "no connection to the database became free within \(Self.leaseTimeout)")
+            }
+            return result
+        }
+    }
+
     /// Runs `body` in a transaction that is rolled back whatever happens: a dry run.
-    func rolledBack<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+    func rolledBack<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         let logger = self.logger
         return try await withConnection { connection in
             try await connection.query("BEGIN", logger: logger)
@@ -135,14 +202,14 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on a pooled connection, outside any transaction.
-    func withConnection<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
-        do {
-            return try await client.withConnection { connection in try await body(connection) }
-        } catch {
-            throw storeError(error)
-        }
-    }
+}
+
+/// Whether an operation holds its connection yet.
+private final class LeaseState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var leased = false
+    func lease() { lock.withLock { leased = true } }
+    var isLeased: Bool { lock.withLock { leased } }
 }
 
 extension PostgresLocation {

@@ -56,6 +56,13 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
         router.get("/openapi.json") { _, _ in openAPIDocument() }
+        router.get("/health") { _, _ in json(.object([("status", .string("alive"))])) }
+        router.get("/ready") { _, _ in
+            if let problem = await store.readinessProblem() {
+                throw Problem(status: .serviceUnavailable, kind: "not-ready", detail: problem)
+            }
+            return json(.object([("status", .string("ready"))]))
+        }
     }
 
     /// The catalogue name in the path, percent-decoded once (`my%20shelf` is `my shelf`), so that

@@ -92,6 +92,8 @@ struct Problem: Error {
             return Problem(status: .badRequest, kind: "revision-not-reached", detail: error.description, path: "since")
         case .invalidCatalog, .catalogNamedTwice:
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
+        case .catalogExists:
+            return Problem(status: .conflict, kind: "catalog-exists", detail: error.description)
         case .invalidSetting:
             return Problem(status: .unprocessableContent, kind: "invalid-setting", detail: error.description)
         case .unavailable:
@@ -126,7 +128,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let isRead = request.method == .get || request.method == .head
-        if isRead && !protectReads { return try await next(request, context) }
+        if isRead && (!protectReads || Self.isProbe(request.uri.path)) { return try await next(request, context) }
         guard let presented = request.headers[.authorization], Self.equalInConstantTime(presented, "Bearer \(token)") else {
             var response = Problem(status: .unauthorized, kind: "unauthorized",
                                    detail: "this request needs the header Authorization: Bearer <token>").response
@@ -135,6 +137,9 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         return try await next(request, context)
     }
+
+    /// A balancer's liveness and readiness checks, which carry no token.
+    static func isProbe(_ path: String) -> Bool { path == "/health" || path == "/ready" }
 
     /// Compares every byte whatever the first difference, so the time an answer takes tells a
     /// client nothing about how much of a guessed token was right.

@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogModel
+import GRDB
 
 /// What the server, the command line and apps call on a database of catalogues, whichever engine
 /// holds it: ``CatalogStore`` (SQLite, the embedded default) or the PostgreSQL store of the
@@ -40,6 +41,20 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     /// Makes the journal keep at least `count` revisions of each catalogue (a setting stored in
     /// the database, so every instance that writes it follows it).
     func setJournalRevisions(_ count: Int) async throws(StoreError)
+    /// The catalogue named `name` with its journal, for a copy to another database.
+    func archive(of name: String) async throws(StoreError) -> CatalogArchive
+    /// The deleted catalogues' last revisions, by name (a catalogue made again goes on from them).
+    func retiredCatalogs() async throws(StoreError) -> [String: Int]
+    /// Writes `archives` as they are — revisions and journals — and the `retired` revisions of
+    /// names no catalogue has, in one transaction: all of it, or nothing. A catalogue of the same
+    /// name already there is refused (``StoreError/catalogExists(_:)``) unless `replacing`.
+    func restore(_ archives: [CatalogArchive], retired: [String: Int], replacing: Bool) async throws(StoreError)
+    /// Closes the database's connections (a SQLite file's log is checkpointed into it); later
+    /// calls fail. For a process about to exit: releasing the store does the same.
+    func close()
+    /// Nil when the database answers; otherwise why not, in a sentence (`GET /ready`). Cheap:
+    /// a balancer asks often.
+    func readinessProblem() async -> String?
     /// Checks every stored rule of the whole database; throws the first problem found.
     func checkIntegrity() async throws(StoreError)
     /// Every change to the catalogue named `name`, as it happens, from whichever process writes
@@ -62,6 +77,21 @@ extension CatalogDatabase {
 
 extension CatalogStore: CatalogDatabase {
     public var location: String { path }
+
+    public func close() {
+        try? (writer as? DatabasePool)?.close()
+        try? (writer as? DatabaseQueue)?.close()
+    }
+
+    /// Nil when a read of the database file succeeds.
+    public func readinessProblem() -> String? {
+        do {
+            _ = try read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+            return nil
+        } catch {
+            return error.description
+        }
+    }
 
     public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
         try Self.previewReplacing(catalogs, in: self)

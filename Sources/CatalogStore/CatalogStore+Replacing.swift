@@ -142,20 +142,7 @@ struct CatalogWriter {
 
         try db.execute(sql: "DELETE FROM item WHERE catalog_pk = ?", arguments: [catalogPK])
         try db.execute(sql: "DELETE FROM section WHERE catalog_pk = ?", arguments: [catalogPK])
-
-        let insertSection = try db.cachedStatement(sql: """
-            INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
-            """)
-        let items = try ItemInserter(db: db)
-        for (position, section) in catalog.sections.enumerated() {
-            try insertSection.execute(arguments: [catalogPK, section.id, position, section.kind.rawValue, section.title, section.capacity])
-            let sectionPK = db.lastInsertedRowID
-            for (itemPosition, item) in section.items.enumerated() {
-                try items.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: OrderKeys.key(atIndex: itemPosition))
-                written += 1
-                if written & 4095 == 0 { progress?(written, total) }
-            }
-        }
+        try insertContent(of: catalog, catalogPK: catalogPK)
 
         let revision = try Int.fetchOne(db, sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision", arguments: [catalogPK])!
         if let record {
@@ -174,5 +161,23 @@ struct CatalogWriter {
         var stored = old
         stored.revision = previousRevision
         return try CatalogStore.replacement(of: stored, by: new)
+    }
+
+    /// Inserts the sections and items of `catalog` into the empty catalogue `catalogPK`, with
+    /// fresh order keys.
+    mutating func insertContent(of catalog: Catalog, catalogPK: Int64) throws {
+        let insertSection = try db.cachedStatement(sql: """
+            INSERT INTO section (catalog_pk, id, position, kind, title, capacity) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        let items = try ItemInserter(db: db)
+        for (position, section) in catalog.sections.enumerated() {
+            try insertSection.execute(arguments: [catalogPK, section.id, position, section.kind.rawValue, section.title, section.capacity])
+            let sectionPK = db.lastInsertedRowID
+            for (itemPosition, item) in section.items.enumerated() {
+                try items.insert(item, catalogPK: catalogPK, sectionPK: sectionPK, key: OrderKeys.key(atIndex: itemPosition))
+                written += 1
+                if written & 4095 == 0 { progress?(written, total) }
+            }
+        }
     }
 }

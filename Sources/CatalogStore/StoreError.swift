@@ -41,6 +41,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// store): the request may be retried. A write that throws it before its commit was sent
     /// changed nothing.
     case unavailable(location: String, reason: String)
+    /// A catalogue of this name is already in the database a copy writes to (`catalog copy`
+    /// replaces it only when told).
+    case catalogExists(String)
 
     public var description: String {
         switch self {
@@ -76,6 +79,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "cannot watch the database \(path) for writes by other connections: \(reason)"
         case .unavailable(let location, let reason):
             "the database \(location) is unavailable: \(reason)"
+        case .catalogExists(let name):
+            "the catalogue \"\(name)\" is already in the target database; pass --replace to replace it"
         }
     }
 }

@@ -59,7 +59,8 @@ public enum TestPostgres {
         // Clusters of test processes that were killed before they could stop theirs.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
         where name.hasPrefix("catalog-tests-pg-") {
-            guard let pid = Int32(name.dropFirst("catalog-tests-pg-".count)), kill(pid, 0) != 0 else { continue }
+            guard let pid = name.dropFirst("catalog-tests-pg-".count).split(separator: "-").first.flatMap({ Int32($0) }),
+                  kill(pid, 0) != 0 else { continue }
             let stale = temporary.appendingPathComponent(name).path
             _ = runScript(["stop", stale])
             try? FileManager.default.removeItem(atPath: stale)
@@ -76,6 +77,24 @@ public enum TestPostgres {
             try? FileManager.default.removeItem(atPath: folder)
         }
         return url
+    }
+
+    /// A PostgreSQL server of the caller's own (a test that stops and starts it), when
+    /// PostgreSQL is installed: its URL and folder. ``stopCluster(_:)``, ``resumeCluster(_:)``,
+    /// and ``removeCluster(_:)`` at the end.
+    public static func privateCluster() -> (url: String, folder: String)? {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-tests-pg-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        guard runScript(["start", folder]),
+              let url = try? String(contentsOfFile: folder + "/url", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        else { return nil }
+        return (url, folder)
+    }
+
+    public static func stopCluster(_ folder: String) { _ = runScript(["stop", folder]) }
+    @discardableResult public static func resumeCluster(_ folder: String) -> Bool { runScript(["resume", folder]) }
+    public static func removeCluster(_ folder: String) {
+        _ = runScript(["stop", folder])
+        try? FileManager.default.removeItem(atPath: folder)
     }
 
     /// `url` with its database replaced by `database`.

@@ -1,0 +1,141 @@
+import CatalogStore
+import Foundation
+import PostgresNIO
+
+/// Whether the PostgreSQL server answers, as one connection of its own finds every
+/// ``checkInterval``: what `GET /ready` reports, and what lets a request fail fast with
+/// ``StoreError/unavailable(location:reason:)`` instead of waiting for a pooled connection while
+/// the server is gone (the pool keeps trying to connect in the background, and its waiters
+/// would wait for as long).
+///
+/// The server counts as gone once a check fails (a refused or broken connection: at once), or
+/// when ``slowChecks`` checks in a row each took longer than ``deadline`` (a server that stopped
+/// answering; one slow check on a busy machine is not enough); as back once a check succeeds.
+final class DatabaseHealth: @unchecked Sendable {
+    static let checkInterval: Duration = .milliseconds(250)
+    static let deadline: Duration = .seconds(1)
+    static let slowChecks = 3
+
+    private let lock = NSLock()
+    private var failure: String?
+    private var lastSuccess = ContinuousClock.now
+    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+    private var checker: Task<Void, Never>?
+
+    /// Starts checking, each time through a connection of its own made with `configuration`
+    /// (closed after the check: nothing is held between checks).
+    func start(_ configuration: PostgresConnection.Configuration, logger: Logger) {
+        checker = Task.detached { [weak self] in
+            var attempt = 0
+            var slow = 0
+            while !Task.isCancelled {
+                attempt += 1
+                do {
+                    try await Self.withDeadline { [attempt] in
+                        let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
+                        do {
+                            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+                        } catch {
+                            try? await connection.close()
+                            throw error
+                        }
+                        try? await connection.close()
+                    }
+                    slow = 0
+                    self?.succeeded()
+                } catch is DeadlineError {
+                    slow += 1
+                    if slow >= Self.slowChecks { self?.failed("the server did not answer \(Self.slowChecks) checks in a row, each within a second") }
+                } catch {
+                    self?.failed(PostgresCatalogStore.describe(error))
+                }
+                guard self != nil else { break }
+                try? await Task.sleep(for: Self.checkInterval)
+            }
+        }
+    }
+
+    func stop() { checker?.cancel() }
+
+    deinit { checker?.cancel() }
+
+    /// Why the server counts as gone, or nil while it answers.
+    var unavailableReason: String? { lock.withLock { failure } }
+
+    private func succeeded() {
+        lock.withLock {
+            failure = nil
+            lastSuccess = .now
+        }
+    }
+
+    private func failed(_ reason: String) {
+        let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
+            failure = reason
+            defer { waiters.removeAll() }
+            return Array(waiters.values)
+        }
+        for waiter in woken { waiter.resume() }
+    }
+
+    /// Returns once the server counts as gone (at once if it does), or when the task is cancelled.
+    func waitUntilUnavailable() async {
+        let id = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = lock.withLock { () -> Bool in
+                    if failure != nil || Task.isCancelled { return true }
+                    waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    private struct DeadlineError: Error {}
+
+    /// `work`, or ``DeadlineError`` once ``deadline`` has passed — without waiting for `work`
+    /// then: a server that stopped answering may leave a query hanging past any cancellation.
+    private static func withDeadline(_ work: @escaping @Sendable () async throws -> Void) async throws {
+        let outcome = Outcome()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            outcome.continuation = continuation
+            let task = Task {
+                do {
+                    try await work()
+                    outcome.finish(.success(()))
+                } catch {
+                    outcome.finish(.failure(error))
+                }
+            }
+            Task {
+                try? await Task.sleep(for: deadline)
+                if outcome.finish(.failure(DeadlineError())) { task.cancel() }
+            }
+        }
+    }
+
+    /// The first of two results to arrive.
+    private final class Outcome: @unchecked Sendable {
+        private let lock = NSLock()
+        var continuation: CheckedContinuation<Void, any Error>?
+
+        /// Resumes the continuation unless something did first; whether this did.
+        @discardableResult
+        func finish(_ result: Result<Void, any Error>) -> Bool {
+            let taken: CheckedContinuation<Void, any Error>? = lock.withLock {
+                defer { continuation = nil }
+                return continuation
+            }
+            taken?.resume(with: result)
+            return taken != nil
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// The catalogue named `name` with its journal, read from one snapshot of the database.
+    public func archive(of name: String) async throws(StoreError) -> CatalogArchive {
+        let (name, logger) = (Identifier.canonical(name), self.logger)
+        return try await snapshotRead { connection in
+            guard let (pk, catalog) = try await Self.loadCatalog(named: name, on: connection, logger: logger) else {
+                throw StoreError.unknownCatalog(name)
+            }
+            var journal: [CatalogArchive.JournalEntry] = []
+            for try await (revision, patch) in try await connection.query(
+                "SELECT revision, patch FROM journal WHERE catalog_pk = \(pk) ORDER BY revision", logger: logger).decode((Int64, String).self) {
+                journal.append(CatalogArchive.JournalEntry(revision: Int(revision), patch: patch))
+            }
+            return CatalogArchive(catalog: catalog, journal: CatalogStore.contiguousTail(journal, endingAt: catalog.revision))
+        }
+    }
+
+    /// The deleted catalogues' last revisions, by name.
+    public func retiredCatalogs() async throws(StoreError) -> [String: Int] {
+        let logger = self.logger
+        return try await withConnection { connection in
+            var retired: [String: Int] = [:]
+            for try await (name, revision) in try await connection.query("SELECT name, revision FROM retired_catalog", logger: logger)
+                .decode((String, Int64).self) { retired[name] = Int(revision) }
+            return retired
+        }
+    }
+
+    /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:replacing:)``).
+    public func restore(_ archives: [CatalogArchive], retired: [String: Int], replacing: Bool) async throws(StoreError) {
+        var checked: [CatalogArchive] = []
+        for archive in archives { checked.append(try archive.validated()) }
+        try CatalogStore.checkDistinctNames(checked.map { ($0.catalog, nil) })
+        let ordered = checked.sorted { Array($0.catalog.name.utf8).lexicographicallyPrecedes($1.catalog.name.utf8) }
+        let logger = self.logger
+        try await transaction { connection in
+            for archive in ordered {
+                let name = archive.catalog.name
+                if let (pk, _) = try await Self.catalogRow(named: name, on: connection, logger: logger, locking: true) {
+                    guard replacing else { throw StoreError.catalogExists(name) }
+                    try await connection.query("DELETE FROM catalog WHERE pk = \(pk)", logger: logger)
+                }
+                var pk: Int64?
+                for try await value in try await connection.query("""
+                    INSERT INTO catalog (name, revision) VALUES (\(name), \(Int64(archive.catalog.revision))) RETURNING pk
+                    """, logger: logger).decode(Int64.self) { pk = value }
+                guard let pk else { throw StoreError.database("the catalogue \(name) was not inserted") }
+                try await Self.insertContent(of: archive.catalog, catalogPK: pk, on: connection, logger: logger) { _ in }
+                if !archive.journal.isEmpty {
+                    var json = "["
+                    for (index, entry) in archive.journal.enumerated() {
+                        if index > 0 { json += "," }
+                        json += "{\"revision\":\(entry.revision),\"patch\":"
+                        appendJSONString(entry.patch, to: &json)
+                        json += "}"
+                    }
+                    json += "]"
+                    try await connection.query("""
+                        INSERT INTO journal (catalog_pk, revision, patch)
+                        SELECT \(pk), r.revision, r.patch FROM json_to_recordset(\(json)::json) AS r(revision BIGINT, patch TEXT)
+                        """, logger: logger)
+                }
+                try await Self.verify(sections: nil, catalog: name, catalogPK: pk, checkOrder: true, on: connection, logger: logger)
+                try await connection.query("""
+                    SELECT pg_notify(\(Self.channel), \(Self.payload(name: name, revision: archive.catalog.revision)))
+                    """, logger: logger)
+            }
+            for (name, revision) in retired.sorted(by: { $0.key < $1.key }) {
+                let name = Identifier.canonical(name)
+                try await connection.query("""
+                    INSERT INTO retired_catalog (name, revision)
+                    SELECT \(name), \(Int64(revision)) WHERE NOT EXISTS (SELECT 1 FROM catalog WHERE name = \(name))
+                    ON CONFLICT (name) DO UPDATE SET revision = greatest(retired_catalog.revision, excluded.revision)
+                    """, logger: logger)
+            }
+        }
+        notifier.didCommit(checked.map { ($0.catalog.name, $0.catalog.revision) })
+    }
+}
