@@ -10,10 +10,10 @@ import PostgresNIO
 ///
 /// The server counts as gone once a check fails (a refused or broken connection: at once), or
 /// when ``slowChecks`` checks in a row each took longer than ``deadline`` (a server that stopped
-/// answering; one slow check on a busy machine is not enough); as back once a check succeeds.
+/// answering; a busy machine's slow checks are not enough); as back once a check succeeds.
 final class DatabaseHealth: @unchecked Sendable {
     static let checkInterval: Duration = .milliseconds(250)
-    static let deadline: Duration = .seconds(1)
+    static let deadline: Duration = .seconds(5)
     static let slowChecks = 3
 
     private let lock = NSLock()
@@ -25,7 +25,9 @@ final class DatabaseHealth: @unchecked Sendable {
 
     /// Starts checking, each time through a connection of its own made with `configuration`
     /// (closed after the check: nothing is held between checks).
-    func start(_ configuration: PostgresConnection.Configuration, logger: Logger) {
+    ///
+    /// `onRecovery` runs each time the server answers again after being gone.
+    func start(_ configuration: PostgresConnection.Configuration, logger: Logger, onRecovery: @escaping @Sendable () -> Void) {
         checker = Task.detached { [weak self] in
             var attempt = 0
             var slow = 0
@@ -43,10 +45,10 @@ final class DatabaseHealth: @unchecked Sendable {
                         try? await connection.close()
                     }
                     slow = 0
-                    self?.succeeded()
+                    if self?.succeeded() == true { onRecovery() }
                 } catch is DeadlineError {
                     slow += 1
-                    if slow >= Self.slowChecks { self?.failed("the server did not answer \(Self.slowChecks) checks in a row, each within a second") }
+                    if slow >= Self.slowChecks { self?.failed("the server did not answer \(Self.slowChecks) checks in a row, each within \(Self.deadline)") }
                 } catch {
                     self?.failed(PostgresCatalogStore.describe(error))
                 }
@@ -63,10 +65,14 @@ final class DatabaseHealth: @unchecked Sendable {
     /// Why the server counts as gone, or nil while it answers.
     var unavailableReason: String? { lock.withLock { failure } }
 
-    private func succeeded() {
+    /// Whether the server was gone until now.
+    private func succeeded() -> Bool {
         lock.withLock {
-            failure = nil
-            lastSuccess = .now
+            defer {
+                failure = nil
+                lastSuccess = .now
+            }
+            return failure != nil
         }
     }
 
