@@ -25,9 +25,7 @@ final class DatabaseHealth: @unchecked Sendable {
 
     /// Starts checking, each time through a connection of its own made with `configuration`
     /// (closed after the check: nothing is held between checks).
-    ///
-    /// `onRecovery` runs each time the server answers again after being gone.
-    func start(_ configuration: PostgresConnection.Configuration, logger: Logger, onRecovery: @escaping @Sendable () -> Void) {
+    func start(_ configuration: PostgresConnection.Configuration, logger: Logger) {
         checker = Task.detached { [weak self] in
             var attempt = 0
             var slow = 0
@@ -45,7 +43,7 @@ final class DatabaseHealth: @unchecked Sendable {
                         try? await connection.close()
                     }
                     slow = 0
-                    if self?.succeeded() == true { onRecovery() }
+                    self?.succeeded()
                 } catch is DeadlineError {
                     slow += 1
                     if slow >= Self.slowChecks { self?.failed("the server did not answer \(Self.slowChecks) checks in a row, each within \(Self.deadline)") }
@@ -65,14 +63,10 @@ final class DatabaseHealth: @unchecked Sendable {
     /// Why the server counts as gone, or nil while it answers.
     var unavailableReason: String? { lock.withLock { failure } }
 
-    /// Whether the server was gone until now.
-    private func succeeded() -> Bool {
+    private func succeeded() {
         lock.withLock {
-            defer {
-                failure = nil
-                lastSuccess = .now
-            }
-            return failure != nil
+            failure = nil
+            lastSuccess = .now
         }
     }
 

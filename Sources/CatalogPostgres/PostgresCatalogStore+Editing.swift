@@ -117,15 +117,16 @@ extension PostgresCatalogStore {
             }
         }
         if let order = editor.order, order != editor.orderBefore {
-            var rows = JSONRecords()
+            var json = "["
             for (position, id) in order.enumerated() {
-                rows.append { row in
-                    row.text("id", id)
-                    row.integer("position", position)
-                }
+                if position > 0 { json += "," }
+                json += "{\"id\":"
+                appendJSONString(id, to: &json)
+                json += ",\"position\":\(position)}"
             }
+            json += "]"
             try await connection.query("""
-                UPDATE section SET position = v.position FROM json_to_recordset(\(rows.document)::json) AS v(id TEXT, position INTEGER)
+                UPDATE section SET position = v.position FROM json_to_recordset(\(json)::json) AS v(id TEXT, position INTEGER)
                 WHERE section.catalog_pk = \(catalogPK) AND section.id = v.id AND section.position <> v.position
                 """, logger: logger)
         }

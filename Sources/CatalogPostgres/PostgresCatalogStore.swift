@@ -17,10 +17,9 @@ import PostgresNIO
 public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     /// The database's URL, without its password.
     public let location: String
-    /// The pool, and the task that runs it: a new one each time the server comes back after
-    /// being gone (``DatabaseHealth``), so that no request waits on a pool that gave up on it.
-    private let pool: Pool
+    let client: PostgresClient
     let logger: Logger
+    private let runner: Task<Void, Never>
     /// Catalogues read whole lately, at their revisions (a revision's rows never change).
     let snapshots = SnapshotCache()
     /// Wakes observers: at once for this store's writes, on NOTIFY for other instances'.
@@ -53,7 +52,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         }
         var configuration = location.clientConfiguration()
         configuration.options.maximumConnections = max(1, maximumConnections)
-        let store = PostgresCatalogStore(location: location.description, pool: Pool(configuration, logger: logger), logger: logger,
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let store = PostgresCatalogStore(location: location.description, client: client, logger: logger,
                                          listening: try? location.connectionConfiguration())
         do {
             try await store.migrate()
@@ -65,11 +65,12 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         return store
     }
 
-    private init(location: String, pool: Pool, logger: Logger, listening: PostgresConnection.Configuration?) {
+    private init(location: String, client: PostgresClient, logger: Logger, listening: PostgresConnection.Configuration?) {
         self.location = location
-        self.pool = pool
+        self.client = client
         self.logger = logger
-        if let listening { health.start(listening, logger: logger, onRecovery: { [pool] in pool.renew() }) }
+        runner = Task { await client.run() }
+        if let listening { health.start(listening, logger: logger) }
         notifier = ChangeNotifier { notifier in
             guard let listening else { return }
             await Self.listen(listening, every: Self.watchInterval, logger: logger, notifier)
@@ -77,18 +78,15 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     }
 
     deinit {
-        pool.close()
+        runner.cancel()
         health.stop()
     }
 
     /// Closes the pool's connections; later calls fail.
     public func close() {
-        pool.close()
+        runner.cancel()
         health.stop()
     }
-
-    /// The connection pool in use.
-    var client: PostgresClient { pool.current }
 
     /// Nil while the server answers; otherwise why not, as the last check found (checks run
     /// every quarter of a second, and one that takes a second counts as failed).
@@ -116,8 +114,13 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     /// A ``StoreError`` for what the driver threw during an operation.
     func storeError(_ error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
-        if let error = error as? PSQLError, error.code != .server {
-            return .unavailable(location: location, reason: Self.describe(error))
+        if let error = error as? PSQLError {
+            // A lost connection, or the server shutting down or refusing connections for now
+            // (SQLSTATE classes 08 and 57): the request may be retried.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            if error.code != .server || state.hasPrefix("08") || state.hasPrefix("57") {
+                return .unavailable(location: location, reason: Self.describe(error))
+            }
         }
         return .database(Self.describe(error))
     }
@@ -129,7 +132,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         do {
             return try await leasing { leased in
                 try await self.client.withTransaction(logger: logger) { connection in
-                    try leased()
+                    leased()
                     return try await body(connection)
                 }
             }
@@ -145,7 +148,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         do {
             return try await leasing { leased in
                 try await self.client.withConnection { connection in
-                    try leased()
+                    leased()
                     return try await body(connection)
                 }
             }
@@ -162,58 +165,40 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     /// counts as gone (``DatabaseHealth``), or ``leaseTimeout`` passes, before then: then it is
     /// cancelled and the answer is ``StoreError/unavailable(location:reason:)``. Once leased, the
     /// operation ends by itself (a write whose commit was sent is never abandoned half-way by this).
-    private func leasing<Result: Sendable>(_ operation: @escaping @Sendable (_ leased: @escaping @Sendable () throws -> Void) async throws -> Result) async throws -> Result {
+    private func leasing<Result: Sendable>(_ operation: @escaping @Sendable (_ leased: @escaping @Sendable () -> Void) async throws -> Result) async throws -> Result {
         if let reason = health.unavailableReason { throw StoreError.unavailable(location: location, reason: reason) }
-        let (state, race, health, location) = (LeaseState(), Race<Result>(), self.health, self.location)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
-                race.start(continuation)
-                // Not a child task: a pool that never hands out a connection must not keep the
-                // caller waiting once it has been answered. A connection that arrives after that
-                // is given back unused.
-                let work = Task {
-                    do {
-                        race.finish(.success(try await operation { guard state.lease() else { throw CancellationError() } }))
-                    } catch {
-                        race.finish(.failure(error))
-                    }
+        let state = LeaseState()
+        let health = self.health
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await operation { state.lease() } }
+            group.addTask {
+                await withTaskGroup(of: Void.self) { watch in
+                    watch.addTask { await health.waitUntilUnavailable() }
+                    watch.addTask { try? await Task.sleep(for: Self.leaseTimeout) }
+                    await watch.next()
+                    watch.cancelAll()
                 }
-                let watch = Task {
-                    await withTaskGroup(of: Void.self) { watch in
-                        watch.addTask { await health.waitUntilUnavailable() }
-                        watch.addTask { try? await Task.sleep(for: Self.leaseTimeout) }
-                        await watch.next()
-                        watch.cancelAll()
-                    }
-                    // Holding a connection already: the operation finishes or fails by itself.
-                    guard !Task.isCancelled, state.abandon() else { return }
-                    race.finish(.failure(StoreError.unavailable(
-                        location: location,
-                        reason: health.unavailableReason ?? "no connection to the database became free within \(Self.leaseTimeout)")))
-                    work.cancel()
-                }
-                race.attach(work: work, watch: watch)
+                // Holding a connection already: the operation finishes or fails by itself.
+                while state.isLeased, !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                return nil
             }
-        } onCancel: {
-            race.cancel()
+            defer { group.cancelAll() }
+            guard let result = try await group.next() ?? nil else {
+                throw StoreError.unavailable(location: location, reason: health.unavailableReason
+                                             ?? "no connection to the database became free within \(Self.leaseTimeout)")
+            }
+            return result
         }
     }
 
     /// Runs `body` in a transaction that is rolled back whatever happens: a dry run.
     func rolledBack<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
-        try await explicitTransaction("BEGIN", ending: "ROLLBACK", body)
-    }
-
-    /// Runs `body` between `begin` and `ending` (`COMMIT` or `ROLLBACK`) on a pooled connection;
-    /// rolled back when it throws.
-    func explicitTransaction<Result: Sendable>(_ begin: String, ending: String,
-                                               _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         let logger = self.logger
         return try await withConnection { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
+            try await connection.query("BEGIN", logger: logger)
             do {
                 let result = try await body(connection)
-                try await connection.query(PostgresQuery(unsafeSQL: ending), logger: logger)
+                try await connection.query("ROLLBACK", logger: logger)
                 return result
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)
@@ -224,114 +209,12 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
 
 }
 
-/// A `PostgresClient` and the task running it, replaced whole by ``renew()``: requests waiting
-/// on the old one fail (it shuts down), and later ones go to the new one.
-final class Pool: @unchecked Sendable {
-    private let lock = NSLock()
-    private let configuration: PostgresClient.Configuration
-    private let logger: Logger
-    private var client: PostgresClient
-    private var runner: Task<Void, Never>
-    private var closed = false
-
-    init(_ configuration: PostgresClient.Configuration, logger: Logger) {
-        self.configuration = configuration
-        self.logger = logger
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        runner = Task { await client.run() }
-    }
-
-    var current: PostgresClient { lock.withLock { client } }
-
-    /// A new pool in place of the current one, which shuts down.
-    func renew() {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let old: Task<Void, Never>? = lock.withLock {
-            guard !closed else { return nil }
-            let old = runner
-            self.client = client
-            runner = Task { await client.run() }
-            return old
-        }
-        old?.cancel()
-    }
-
-    func close() {
-        let runner: Task<Void, Never> = lock.withLock {
-            closed = true
-            return self.runner
-        }
-        runner.cancel()
-    }
-}
-
-/// The answer to one ``PostgresCatalogStore/leasing(_:)``: the operation's result, or an
-/// unavailable server, whichever comes first; each side's task stops once the other answered.
-private final class Race<Result: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Result, any Error>?
-    private var work: Task<Void, Never>?
-    private var watch: Task<Void, Never>?
-    private var cancelled = false
-
-    func start(_ continuation: CheckedContinuation<Result, any Error>) {
-        lock.withLock { self.continuation = continuation }
-    }
-
-    func attach(work: Task<Void, Never>, watch: Task<Void, Never>) {
-        let finished = lock.withLock {
-            self.work = work
-            self.watch = watch
-            return continuation == nil || cancelled
-        }
-        if finished {
-            watch.cancel()
-            if cancelled { work.cancel() }
-        }
-    }
-
-    func finish(_ result: Swift.Result<Result, any Error>) {
-        let (taken, watch): (CheckedContinuation<Result, any Error>?, Task<Void, Never>?) = lock.withLock {
-            defer { continuation = nil }
-            return (continuation, self.watch)
-        }
-        guard let taken else { return }
-        watch?.cancel()
-        taken.resume(with: result)
-    }
-
-    /// The caller's task was cancelled: so is the operation.
-    func cancel() {
-        let work: Task<Void, Never>? = lock.withLock {
-            cancelled = true
-            return self.work
-        }
-        work?.cancel()
-    }
-}
-
-/// Whether an operation holds its connection yet, or was given up on first.
+/// Whether an operation holds its connection yet.
 private final class LeaseState: @unchecked Sendable {
     private let lock = NSLock()
     private var leased = false
-    private var abandoned = false
-
-    /// The operation got its connection: whether it may go on (not given up on).
-    func lease() -> Bool {
-        lock.withLock {
-            if !abandoned { leased = true }
-            return !abandoned
-        }
-    }
-
-    /// Gives up on the operation unless it holds a connection; whether it did.
-    func abandon() -> Bool {
-        lock.withLock {
-            if !leased { abandoned = true }
-            return !leased
-        }
-    }
+    func lease() { lock.withLock { leased = true } }
+    var isLeased: Bool { lock.withLock { leased } }
 }
 
 extension PostgresLocation {

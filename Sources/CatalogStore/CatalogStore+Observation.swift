@@ -170,66 +170,35 @@ public final class CatalogObserver: @unchecked Sendable {
     /// The next update: at once if the catalogue is past this observer's revision, otherwise
     /// after the next write to it. Nil when `timeout` passes first (a server sends a keep-alive
     /// then) or the task is cancelled.
-    ///
-    /// A database server gone for a while (``StoreError/unavailable(location:reason:)``, a
-    /// PostgreSQL store) does not end the observation: it looks again every
-    /// ``unavailableRetryInterval`` and, once the server is back, goes on from its revision with
-    /// nothing missed.
     public func next(waitingAtMost timeout: Duration? = nil) async throws(StoreError) -> CatalogUpdate? {
         let deadline = timeout.map { ContinuousClock.now + $0 }
         while !Task.isCancelled && !lock.withLock({ cancelled }) {
-            do {
-                switch try await look(deadline: deadline) {
-                case .update(let update): return update
-                case .timedOut: return nil
-                case .again: continue
+            if let failure = store.notifier.failure(after: failuresBefore) { throw failure }
+            let (current, seen) = try await store.observedRevision(of: name)
+            let (have, asked) = lock.withLock { (revision, requested) }
+            if have == nil, let asked {
+                guard asked <= current else {
+                    throw .revisionNotReached(catalog: name, requested: asked, current: current)
                 }
-            } catch .unavailable {
-                let remaining = deadline.map { $0 - ContinuousClock.now }
-                if let remaining, remaining <= .zero { return nil }
-                try? await Task.sleep(for: min(remaining ?? Self.unavailableRetryInterval, Self.unavailableRetryInterval))
+                lock.withLock {
+                    revision = asked
+                    requested = nil
+                }
+                continue
             }
+            if have != current {
+                let update = try await store.update(of: name, since: have, current: current, resetThreshold: resetThreshold)
+                // Never an update that brings nothing: each one moves the observer on.
+                if update.revision != have {
+                    lock.withLock { revision = update.revision }
+                    return update
+                }
+            }
+            let remaining = deadline.map { $0 - ContinuousClock.now }
+            if let remaining, remaining <= .zero { return nil }
+            await store.notifier.wait(after: seen, timeout: remaining)
         }
         return nil
-    }
-
-    /// How often an observer whose database is unavailable looks again.
-    public static let unavailableRetryInterval: Duration = .milliseconds(250)
-
-    private enum Look {
-        case update(CatalogUpdate)
-        case timedOut
-        case again
-    }
-
-    /// One look at where the catalogue stands: an update, the deadline passed, or (after a
-    /// wait for the next commit, or a first step) look again.
-    private func look(deadline: ContinuousClock.Instant?) async throws(StoreError) -> Look {
-        if let failure = store.notifier.failure(after: failuresBefore) { throw failure }
-        let (current, seen) = try await store.observedRevision(of: name)
-        let (have, asked) = lock.withLock { (revision, requested) }
-        if have == nil, let asked {
-            guard asked <= current else {
-                throw .revisionNotReached(catalog: name, requested: asked, current: current)
-            }
-            lock.withLock {
-                revision = asked
-                requested = nil
-            }
-            return .again
-        }
-        if have != current {
-            let update = try await store.update(of: name, since: have, current: current, resetThreshold: resetThreshold)
-            // Never an update that brings nothing: each one moves the observer on.
-            if update.revision != have {
-                lock.withLock { revision = update.revision }
-                return .update(update)
-            }
-        }
-        let remaining = deadline.map { $0 - ContinuousClock.now }
-        if let remaining, remaining <= .zero { return .timedOut }
-        await store.notifier.wait(after: seen, timeout: remaining)
-        return .again
     }
 
     /// Ends the observation from anywhere: a ``next(waitingAtMost:)`` under way returns nil at
