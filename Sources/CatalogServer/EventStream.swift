@@ -71,6 +71,10 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                         // Deleted: say so, then end the stream (a client that reconnects gets 404).
                         try await writer.write(EventStreamDocuments.deletedEvent(name))
                         break
+                    } catch StoreError.unavailable {
+                        // The database is gone for now: end the stream; the client reconnects
+                        // with Last-Event-ID (to this instance once it is ready, or another).
+                        break
                     }
                     guard let update = next else {
                         if observer.isCancelled { break }
