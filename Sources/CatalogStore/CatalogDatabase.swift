@@ -8,7 +8,7 @@ import GRDB
 ///
 /// Both keep the same guarantees (docs/Batches-and-moves.md): every write is one transaction that
 /// raises its catalogue's revision by exactly one or changes nothing; batches and moves go through
-/// one ``CatalogEditor``, so every rule (capacity, kinds, indices, `baseRevision`) is the same on
+/// one `CatalogEditor`, so every rule (capacity, kinds, indices, `baseRevision`) is the same on
 /// both; every error is a ``StoreError`` and a write that throws has changed nothing.
 public protocol CatalogDatabase: AnyObject, Sendable {
     /// Where the database is, for messages: a file path, or a URL without its password.
