@@ -18,7 +18,6 @@ final class DatabaseHealth: @unchecked Sendable {
 
     private let lock = NSLock()
     private var failure: String?
-    private var lastSuccess = ContinuousClock.now
     private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
     private var checker: Task<Void, Never>?
@@ -64,10 +63,7 @@ final class DatabaseHealth: @unchecked Sendable {
     var unavailableReason: String? { lock.withLock { failure } }
 
     private func succeeded() {
-        lock.withLock {
-            failure = nil
-            lastSuccess = .now
-        }
+        lock.withLock { failure = nil }
     }
 
     private func failed(_ reason: String) {

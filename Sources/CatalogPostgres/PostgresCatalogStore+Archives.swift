@@ -51,17 +51,16 @@ extension PostgresCatalogStore {
                 guard let pk else { throw StoreError.database("the catalogue \(name) was not inserted") }
                 try await Self.insertContent(of: archive.catalog, catalogPK: pk, on: connection, logger: logger) { _ in }
                 if !archive.journal.isEmpty {
-                    var json = "["
-                    for (index, entry) in archive.journal.enumerated() {
-                        if index > 0 { json += "," }
-                        json += "{\"revision\":\(entry.revision),\"patch\":"
-                        appendJSONString(entry.patch, to: &json)
-                        json += "}"
+                    var rows = JSONRecords()
+                    for entry in archive.journal {
+                        rows.append { row in
+                            row.integer("revision", entry.revision)
+                            row.text("patch", entry.patch)
+                        }
                     }
-                    json += "]"
                     try await connection.query("""
                         INSERT INTO journal (catalog_pk, revision, patch)
-                        SELECT \(pk), r.revision, r.patch FROM json_to_recordset(\(json)::json) AS r(revision BIGINT, patch TEXT)
+                        SELECT \(pk), r.revision, r.patch FROM json_to_recordset(\(rows.document)::json) AS r(revision BIGINT, patch TEXT)
                         """, logger: logger)
                 }
                 try await Self.verify(sections: nil, catalog: name, catalogPK: pk, checkOrder: true, on: connection, logger: logger)

@@ -62,18 +62,7 @@ extension PostgresCatalogStore {
     /// Runs `body` in a read-only transaction that sees one snapshot of the database throughout
     /// (REPEATABLE READ): a catalogue and its journal read in it agree.
     func snapshotRead<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
-        let logger = self.logger
-        return try await withConnection { connection in
-            try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-            do {
-                let result = try await body(connection)
-                try await connection.query("COMMIT", logger: logger)
-                return result
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
-            }
-        }
+        try await explicitTransaction("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ending: "COMMIT", body)
     }
 
     /// How many revisions of each catalogue the journal keeps at least.

@@ -117,16 +117,15 @@ extension PostgresCatalogStore {
             }
         }
         if let order = editor.order, order != editor.orderBefore {
-            var json = "["
+            var rows = JSONRecords()
             for (position, id) in order.enumerated() {
-                if position > 0 { json += "," }
-                json += "{\"id\":"
-                appendJSONString(id, to: &json)
-                json += ",\"position\":\(position)}"
+                rows.append { row in
+                    row.text("id", id)
+                    row.integer("position", position)
+                }
             }
-            json += "]"
             try await connection.query("""
-                UPDATE section SET position = v.position FROM json_to_recordset(\(json)::json) AS v(id TEXT, position INTEGER)
+                UPDATE section SET position = v.position FROM json_to_recordset(\(rows.document)::json) AS v(id TEXT, position INTEGER)
                 WHERE section.catalog_pk = \(catalogPK) AND section.id = v.id AND section.position <> v.position
                 """, logger: logger)
         }

@@ -27,23 +27,12 @@ extension PostgresCatalogStore: ObservedDatabase {
         CatalogObserver(store: self, name: Identifier.canonical(name), from: revision, resetThreshold: resetThreshold)
     }
 
-    package func observedRevision(of name: String) async throws(StoreError) -> (revision: Int, version: UInt64) {
-        let (known, version) = notifier.revision(of: name)
-        if let known { return (known, version) }
-        let revision = try await revision(of: name)
-        notifier.remember(revision, of: name, asOf: version)
-        return (revision, version)
-    }
-
     package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try await catalog(named: name)) }
         if let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
         do {
             let (old, now, restoredContent) = try await revisions(of: name, since: revision)
-            let changeset = try CatalogStore.changeset(from: old, to: now, restoredContent: restoredContent)
-            if changeset.operationCount > resetThreshold { return .reset(now) }
-            let update = CatalogUpdate(revision: now.revision, catalog: now, changeset: changeset,
-                                       stages: changeset.stagedCatalogs(from: old, to: now))
+            let update = try CatalogStore.update(from: old, to: now, restoredContent: restoredContent, resetThreshold: resetThreshold)
             // Observers in step share it: under the revision asked for and the one reached.
             for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: to)) }
             return update
@@ -57,11 +46,7 @@ extension PostgresCatalogStore: ObservedDatabase {
     /// observer in step needs, forward without reading anything.
     func didWrite(_ result: WriteResult) {
         guard result.revision != result.previousRevision else { return }
-        if result.revision == result.previousRevision + 1,
-           let catalog = snapshots.advance(named: result.catalog, from: result.previousRevision, by: result.changeset) {
-            updateCache.keep(CatalogUpdate(revision: result.revision, catalog: catalog, changeset: result.changeset, stages: [catalog]),
-                             for: UpdateCache.Key(name: result.catalog, from: result.previousRevision, to: result.revision))
-        }
+        CatalogStore.keepAdvanced(by: result, snapshots: snapshots, updates: updateCache)
         notifier.didCommit([(result.catalog, result.revision)])
     }
 

@@ -58,24 +58,20 @@ extension PostgresCatalogStore {
     static func insertContent(of catalog: Catalog, catalogPK: Int64, on connection: PostgresConnection, logger: Logger,
                               wrote: (Int) -> Void) async throws {
         if !catalog.sections.isEmpty {
-            var json = "["
+            var rows = JSONRecords()
             for (position, section) in catalog.sections.enumerated() {
-                if position > 0 { json += "," }
-                json += "{\"id\":"
-                appendJSONString(section.id, to: &json)
-                json += ",\"position\":\(position),\"kind\":\"\(section.kind.rawValue)\""
-                if let title = section.title {
-                    json += ",\"title\":"
-                    appendJSONString(title, to: &json)
+                rows.append { row in
+                    row.text("id", section.id)
+                    row.integer("position", position)
+                    row.text("kind", section.kind.rawValue)
+                    row.text("title", section.title)
+                    row.integer("capacity", section.capacity)
                 }
-                if let capacity = section.capacity { json += ",\"capacity\":\(capacity)" }
-                json += "}"
             }
-            json += "]"
             try await connection.query("""
                 INSERT INTO section (catalog_pk, id, position, kind, title, capacity)
                 SELECT \(catalogPK), r.id, r.position, r.kind, r.title, r.capacity
-                FROM json_to_recordset(\(json)::json) AS r(id TEXT, position INTEGER, kind TEXT, title TEXT, capacity INTEGER)
+                FROM json_to_recordset(\(rows.document)::json) AS r(id TEXT, position INTEGER, kind TEXT, title TEXT, capacity INTEGER)
                 """, logger: logger)
         }
         var rows = ItemRows.Writer()

@@ -193,12 +193,19 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
 
     /// Runs `body` in a transaction that is rolled back whatever happens: a dry run.
     func rolledBack<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
+        try await explicitTransaction("BEGIN", ending: "ROLLBACK", body)
+    }
+
+    /// Runs `body` between `begin` and `ending` (`COMMIT` or `ROLLBACK`) on a pooled connection;
+    /// rolled back when it throws.
+    func explicitTransaction<Result: Sendable>(_ begin: String, ending: String,
+                                               _ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         let logger = self.logger
         return try await withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
+            try await connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
             do {
                 let result = try await body(connection)
-                try await connection.query("ROLLBACK", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: ending), logger: logger)
                 return result
             } catch {
                 _ = try? await connection.query("ROLLBACK", logger: logger)

@@ -25,15 +25,9 @@ extension CatalogStore {
         return try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
     }
 
-    /// After a committed write, before its observers wake: a move brings the kept snapshot to
-    /// the new revision, and the update they need is made from the write's own changeset (no
-    /// diff, no reload), once for all of them.
+    /// After a committed write, before its observers wake (``keepAdvanced(by:snapshots:updates:)``).
     func didWrite(_ result: WriteResult) {
-        guard result.revision == result.previousRevision + 1,
-              let catalog = snapshots.advance(named: result.catalog, from: result.previousRevision, by: result.changeset)
-        else { return }
-        updateCache.keep(CatalogUpdate(revision: result.revision, catalog: catalog, changeset: result.changeset, stages: [catalog]),
-                         for: UpdateCache.Key(name: result.catalog, from: result.previousRevision, to: result.revision))
+        Self.keepAdvanced(by: result, snapshots: snapshots, updates: updateCache)
     }
 
     /// What `apply(_:to:)` would do, computed in a read transaction that writes nothing: the

@@ -37,39 +37,57 @@ extension CatalogStore {
         return try updateCache.update(for: UpdateCache.Key(name: name, from: revision, to: current)) { () throws(StoreError) in
             do throws(StoreError) {
                 let (old, current, restoredContent) = try revisions(of: name, since: revision)
-                let changeset = try Self.changeset(from: old, to: current, restoredContent: restoredContent)
-                if changeset.operationCount > resetThreshold { return .reset(current) }
-                return CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
-                                     stages: changeset.stagedCatalogs(from: old, to: current))
+                return try Self.update(from: old, to: current, restoredContent: restoredContent, resetThreshold: resetThreshold)
             } catch .revisionTooOld {
                 return .reset(try catalog(named: name))
             }
         }
     }
 
-    /// The revision of catalogue `name` as the observers know it: from the notifier when a
-    /// commit or poll has told it, else from SQLite (and then remembered). Also the version of
-    /// commits seen it stands for: waiting after that version misses nothing.
-    package func observedRevision(of name: String) throws(StoreError) -> (revision: Int, version: UInt64) {
-        let (known, version) = notifier.revision(of: name)
-        if let known { return (known, version) }
-        let revision = try revision(of: name)
-        notifier.remember(revision, of: name, asOf: version)
-        return (revision, version)
+    /// The update from `old` (a revision the journal rebuilt) to `current`: their changeset and
+    /// a catalogue per stage, or a reset when the changeset has more than `resetThreshold`
+    /// operations. What every store's observers are sent.
+    package static func update(from old: Catalog, to current: Catalog, restoredContent: Bool,
+                               resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
+        let changeset = try changeset(from: old, to: current, restoredContent: restoredContent)
+        if changeset.operationCount > resetThreshold { return .reset(current) }
+        return CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
+                             stages: changeset.stagedCatalogs(from: old, to: current))
+    }
+
+    /// After a committed write, before its observers wake: a move brings the kept snapshot to
+    /// the new revision, and the update they need is made from the write's own changeset (no
+    /// diff, no reload) and kept, once for all of them.
+    package static func keepAdvanced(by result: WriteResult, snapshots: SnapshotCache, updates: UpdateCache) {
+        guard result.revision == result.previousRevision + 1,
+              let catalog = snapshots.advance(named: result.catalog, from: result.previousRevision, by: result.changeset)
+        else { return }
+        updates.keep(CatalogUpdate(revision: result.revision, catalog: catalog, changeset: result.changeset, stages: [catalog]),
+                     for: UpdateCache.Key(name: result.catalog, from: result.previousRevision, to: result.revision))
     }
 }
 
 /// What a ``CatalogObserver`` needs of its database: a notifier to wait on, where a catalogue
 /// stands, and the update from one revision to the present. SQLite's store and PostgreSQL's
 /// both provide it, so one observer serves both.
-package protocol ObservedDatabase: AnyObject, Sendable {
+package protocol ObservedDatabase: CatalogDatabase {
     /// Wakes observers after commits (this process's at once, others' as the database tells).
     var notifier: ChangeNotifier { get }
-    /// The revision of catalogue `name` as the observers know it, and the notifier's version it
-    /// stands for: waiting after that version misses nothing.
-    func observedRevision(of name: String) async throws(StoreError) -> (revision: Int, version: UInt64)
     /// The update from `revision` (nil: a reset) to `current` or later.
     func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate
+}
+
+extension ObservedDatabase {
+    /// The revision of catalogue `name` as the observers know it: from the notifier when a
+    /// commit or a watch has told it, else from the database (and then remembered). Also the
+    /// version of commits seen it stands for: waiting after that version misses nothing.
+    func observedRevision(of name: String) async throws(StoreError) -> (revision: Int, version: UInt64) {
+        let (known, version) = notifier.revision(of: name)
+        if let known { return (known, version) }
+        let revision = try await revision(of: name)
+        notifier.remember(revision, of: name, asOf: version)
+        return (revision, version)
+    }
 }
 
 extension CatalogStore: ObservedDatabase {}
