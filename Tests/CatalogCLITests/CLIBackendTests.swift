@@ -70,8 +70,8 @@ struct CLIBackendTests {
             let second = try ServerProcess(arguments: ["--db", db, "--database-connections", "4"], folder: cli.folder)
             let local = try CLIWatchTests.Background(["watch", "bookshelf", "--db", db])
             let remote = try CLIWatchTests.Background(["watch", "bookshelf", "--server", "http://127.0.0.1:\(second.port)"])
-            #expect(local.await(1).first?.contains(": reset — 7 sections, 18 items") == true, "\(local.lines)")
-            #expect(remote.await(1).first?.contains(": reset — 7 sections, 18 items") == true, "\(remote.lines)")
+            #expect(local.await(1, seconds: 60).first?.contains(": reset — 7 sections, 18 items") == true, "\(local.lines)")
+            #expect(remote.await(1, seconds: 60).first?.contains(": reset — 7 sections, 18 items") == true, "\(remote.lines)")
             // The move through the first instance.
             let moved = try first.request("/catalogs/bookshelf/moves", method: "POST", headers: ["Content-Type": "application/json"],
                                           body: Data(#"{"item": "b-moby", "toSection": "science"}"#.utf8))

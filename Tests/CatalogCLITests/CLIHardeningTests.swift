@@ -49,7 +49,7 @@ struct CLIHardeningTests {
         for bad in [["--head-timeout", "0"], ["--body-timeout=-1"], ["--max-connections", "0"], ["--body-limit", "0"],
                     ["--journal-revisions", "0"], ["--journal-revisions", "99999999999"],
                     ["--max-event-streams", "0"], ["--max-event-streams", "4096"], ["--max-connections", "100", "--max-event-streams", "100"],
-                    ["--max-event-streams-per-client", "0"]] {
+                    ["--max-event-streams-per-client", "0"], ["--database-connections", "0"], ["--database-connections", "10001"]] {
             let result = try cli.run(["serve", "--port", "0", "--db", cli.db] + bad)
             #expect(result.status == 1 && result.stderrLines.count == 1, "\(bad): \(result.stderr)")
         }

@@ -97,7 +97,7 @@ import Testing
             TestPostgres.stopCluster(folder)
             // Not ready within a few checks; requests answered 503 rather than left waiting.
             var ready = 200
-            for _ in 0..<100 where ready == 200 {
+            for _ in 0..<600 where ready == 200 {
                 try await Task.sleep(for: .milliseconds(100))
                 ready = try await client.execute(uri: "/ready", method: .get) { $0.status.code }
             }
@@ -113,13 +113,14 @@ import Testing
             try await client.execute(uri: "/catalogs/shelf", method: .get) { #expect($0.status == .serviceUnavailable) }
             #expect(TestPostgres.resumeCluster(folder))
             // Ready again, and writes land.
-            for _ in 0..<200 where ready != 200 {
+            for _ in 0..<600 where ready != 200 {
                 try await Task.sleep(for: .milliseconds(100))
                 ready = try await client.execute(uri: "/ready", method: .get) { $0.status.code }
             }
             #expect(ready == 200)
             var status = 0
-            for _ in 0..<100 where status != 200 {
+            // (The pool may wait between attempts to connect: up to a minute here.)
+            for _ in 0..<600 where status != 200 {
                 status = try await TwoInstanceTests.move(client, "b0", to: "b")
                 if status != 200 { try await Task.sleep(for: .milliseconds(100)) }
             }
