@@ -59,7 +59,7 @@ extension PostgresCatalogStore: ObservedDatabase {
     /// The notifier's watch: listens on ``channel`` on a connection of its own until cancelled,
     /// connecting again (after 0.1 s, doubling to 2 s) whenever the connection drops.
     static func listen(_ configuration: PostgresConnection.Configuration, every interval: Duration, logger: Logger,
-                       _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
+                       heard: @escaping @Sendable () -> Void, _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
         var delay: Duration = .milliseconds(100)
         var attempt = 0
         while !Task.isCancelled {
@@ -76,6 +76,7 @@ extension PostgresCatalogStore: ObservedDatabase {
                         group.addTask {
                             for try await notification in notifications {
                                 guard let notifier = notifier() else { return }
+                                heard()
                                 deliver(notification.payload, to: notifier)
                             }
                         }

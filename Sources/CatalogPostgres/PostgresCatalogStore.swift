@@ -28,6 +28,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     let updateCache = UpdateCache()
     /// Whether the server answers (``DatabaseHealth``).
     let health = DatabaseHealth()
+    /// The pool's use and the notifications heard, for metrics.
+    let connectionUse = ConnectionUse()
     /// How often a listener reads every revision, in case a notification was lost.
     public static let watchInterval: Duration = .seconds(1)
 
@@ -71,9 +73,10 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         self.logger = logger
         runner = Task { await client.run() }
         if let listening { health.start(listening, logger: logger) }
+        let connectionUse = self.connectionUse
         notifier = ChangeNotifier { notifier in
             guard let listening else { return }
-            await Self.listen(listening, every: Self.watchInterval, logger: logger, notifier)
+            await Self.listen(listening, every: Self.watchInterval, logger: logger, heard: connectionUse.heard, notifier)
         }
     }
 
@@ -93,6 +96,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     public func readinessProblem() -> String? {
         health.unavailableReason.map { "the database \(location) is unavailable: \($0)" }
     }
+
+    public func statistics() -> DatabaseStatistics { connectionUse.statistics }
 
     // MARK: Errors
 
@@ -167,7 +172,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     /// operation ends by itself (a write whose commit was sent is never abandoned half-way by this).
     private func leasing<Result: Sendable>(_ operation: @escaping @Sendable (_ leased: @escaping @Sendable () -> Void) async throws -> Result) async throws -> Result {
         if let reason = health.unavailableReason { throw StoreError.unavailable(location: location, reason: reason) }
-        let state = LeaseState()
+        let state = LeaseState(use: connectionUse)
+        defer { state.end() }
         let health = self.health
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation { state.lease() } }
@@ -216,12 +222,36 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
 
 }
 
-/// Whether an operation holds its connection yet.
+/// Whether an operation holds its connection yet; counted in the store's ``ConnectionUse`` from
+/// creation (waiting) to ``end()``.
 private final class LeaseState: @unchecked Sendable {
     private let lock = NSLock()
+    private let use: ConnectionUse
     private var leased = false
-    func lease() { lock.withLock { leased = true } }
-    var isLeased: Bool { lock.withLock { leased } }
+    private var ended = false
+
+    init(use: ConnectionUse) {
+        self.use = use
+        use.wait()
+    }
+
+    func lease() {
+        lock.withLock {
+            guard !leased, !ended else { return }
+            leased = true
+            use.lease()
+        }
+    }
+
+    var isLeased: Bool { lock.withLock { leased && !ended } }
+
+    func end() {
+        lock.withLock {
+            guard !ended else { return }
+            ended = true
+            use.end(leased: leased)
+        }
+    }
 }
 
 extension PostgresLocation {

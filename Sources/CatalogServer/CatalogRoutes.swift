@@ -34,6 +34,8 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     let maxLayoutElements: Int
     /// `GET /catalogs/{name}/events`.
     let events: EventStream<Store>
+    /// `GET /metrics`, and the writes' counts and durations.
+    let metrics: ServerMetrics
     /// Serialized snapshots and change feeds by revision: a revision never changes, so a GET
     /// of an unchanged catalogue costs one revision lookup.
     let cache = ResponseCache()
@@ -57,6 +59,9 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
         router.get("/openapi.json") { _, _ in openAPIDocument() }
         router.get("/health") { _, _ in json(.object([("status", .string("alive"))])) }
+        router.get("/metrics") { _, _ in
+            buffer(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
+        }
         router.get("/ready") { _, _ in
             if let problem = await store.readinessProblem() {
                 throw Problem(status: .serviceUnavailable, kind: "not-ready", detail: problem)
@@ -192,7 +197,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
                 catalog.name = name
                 return (catalog, ImportRecord(imported.report))
             }
-            return try await store.replace([(catalog, record)], progress: nil)[0]
+            return try await metrics.write("import") { try await store.replace([(catalog, record)], progress: nil)[0] }
         }
         return written(result, status: result.previousRevision == 0 ? .created : .ok)
     }
@@ -241,7 +246,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
                 try Self.reading(body) { data in try BatchReader.decode(data, fileName: "request body", limits: limits) }
             }
             if let expected { batch.baseRevision = batch.baseRevision ?? expected }
-            return try await store.apply(batch, to: name)
+            return try await metrics.write("batch") { try await store.apply(batch, to: name) }
         }
         return written(result)
     }
@@ -250,7 +255,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// conditional. Answers `{"catalog", "revision", "sections", "items"}`: what was deleted.
     func deleteCatalog(_ request: Request, name: String) async throws -> Response {
         let expected = try await ifMatch(request, name: name)
-        let deleted = try await store.delete([(name, expected)])[0]
+        let deleted = try await metrics.write("delete") { try await store.delete([(name, expected)])[0] }
         return json(.object([("catalog", .string(deleted.name)), ("revision", .integer(deleted.revision)),
                              ("sections", .integer(deleted.sections)), ("items", .integer(deleted.items))]))
     }
@@ -262,7 +267,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         if let expected = try await ifMatch(request, name: name) {
             move.baseRevision = move.baseRevision ?? expected
         }
-        return written(try await store.apply(move, to: name))
+        return written(try await metrics.write("move") { try await store.apply(move, to: name) })
     }
 
     /// `read` given the body's bytes as `Data`, without copying them.

@@ -12,7 +12,8 @@ extension CatalogServer {
         let router = Router(context: CatalogRequestContext.self)
         CatalogRoutes(store: store, bodyLimit: 0, limits: .requests, maxLayoutElements: 0,
                       events: EventStream(store: store, keepAlive: .seconds(1), resetThreshold: 0,
-                                          slots: EventStreamSlots(limit: 1, perClient: 1))).register(on: router)
+                                          slots: EventStreamSlots(limit: 1, perClient: 1)),
+                      metrics: ServerMetrics(database: { DatabaseStatistics() }, eventStreams: { 0 })).register(on: router)
         return router.routes
             .map { route in
                 let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false)

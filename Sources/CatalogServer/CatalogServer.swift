@@ -84,6 +84,10 @@ public enum CatalogServer {
                                    extraRoutes: (Router<CatalogRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
         // HEAD answers as GET does, with its status and headers and no body.
         let router = Router(context: CatalogRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let slots = EventStreamSlots(limit: configuration.maxEventStreams, perClient: configuration.maxEventStreamsPerClient)
+        let metrics = ServerMetrics(database: { store.statistics() }, eventStreams: { slots.count })
+        // Outermost, so that every answer is counted (a 401 too).
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
         // Middleware that would do nothing is left out: each one is an async call on every request.
         // Requests are logged at `info`; a logger above that level would drop every line.
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
@@ -92,9 +96,9 @@ public enum CatalogServer {
             router.add(middleware: BearerTokenMiddleware(token: token, protectReads: configuration.protectReads))
         }
         let events = EventStream(store: store, keepAlive: .milliseconds(Int64(configuration.keepAlive * 1000)), resetThreshold: 10_000,
-                                 slots: EventStreamSlots(limit: configuration.maxEventStreams, perClient: configuration.maxEventStreamsPerClient))
+                                 slots: slots)
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
-                      maxLayoutElements: configuration.maxLayoutElements, events: events).register(on: router)
+                      maxLayoutElements: configuration.maxLayoutElements, events: events, metrics: metrics).register(on: router)
         extraRoutes(router)
         let (head, body, stall) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
                                    TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)),

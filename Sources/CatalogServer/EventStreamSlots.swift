@@ -17,6 +17,9 @@ final class EventStreamSlots: @unchecked Sendable {
         limitPerClient = perClient
     }
 
+    /// Streams open now.
+    var count: Int { lock.withLock { open } }
+
     /// Why a stream cannot open now: which cap it reached.
     enum Refusal: Error, Equatable {
         case full(limit: Int)

@@ -128,7 +128,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let isRead = request.method == .get || request.method == .head
-        if isRead && (!protectReads || Self.isProbe(request.uri.path)) { return try await next(request, context) }
+        let path = request.uri.path
+        if isRead && path != "/metrics" && (!protectReads || Self.isProbe(path)) { return try await next(request, context) }
         guard let presented = request.headers[.authorization], Self.equalInConstantTime(presented, "Bearer \(token)") else {
             var response = Problem(status: .unauthorized, kind: "unauthorized",
                                    detail: "this request needs the header Authorization: Bearer <token>").response
@@ -138,7 +139,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// A balancer's liveness and readiness checks, which carry no token.
+    /// A balancer's liveness and readiness checks, which carry no token. (`/metrics`, which tells
+    /// of every client's traffic, needs the token whenever there is one.)
     static func isProbe(_ path: String) -> Bool { path == "/health" || path == "/ready" }
 
     /// Compares every byte whatever the first difference, so the time an answer takes tells a

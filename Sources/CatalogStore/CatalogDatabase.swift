@@ -57,6 +57,8 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     func readinessProblem() async -> String?
     /// Checks every stored rule of the whole database; throws the first problem found.
     func checkIntegrity() async throws(StoreError)
+    /// The connections' figures now, for metrics (cheap: a scrape asks every few seconds).
+    func statistics() -> DatabaseStatistics
     /// Every change to the catalogue named `name`, as it happens, from whichever process writes
     /// it (see ``CatalogStore/updates(of:from:resetThreshold:)``).
     func updates(of name: String, from revision: Int?, resetThreshold: Int) -> CatalogUpdates
@@ -66,6 +68,9 @@ public protocol CatalogDatabase: AnyObject, Sendable {
 }
 
 extension CatalogDatabase {
+    /// None: a backend that keeps figures of its connections says so by implementing this.
+    public func statistics() -> DatabaseStatistics { DatabaseStatistics() }
+
     /// Moves an item (a batch of one `moveItem`).
     @discardableResult
     public func move(item: String, toSection section: String, index: Int? = nil, policy: MovePolicy = .reject,
