@@ -92,6 +92,9 @@ let package = Package(
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CBenchmarkSupport", "CatalogServer",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The cluster load test: `catalog serve` instances on one PostgreSQL database.
+                "CatalogPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // A live server and keep-alive clients for the HTTP benchmark.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

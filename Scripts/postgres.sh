@@ -10,7 +10,9 @@
 # The tests read the URL from CATALOG_TEST_POSTGRES_URL:
 #   export CATALOG_TEST_POSTGRES_URL=$(bash Scripts/postgres.sh start /tmp/catalog-pg)
 # initdb refuses to run as root, so as root the cluster belongs to the `postgres` user.
-# fsync is off: the cluster holds test data only.
+# fsync is off: the cluster holds test data only — unless POSTGRES_DURABLE=1 (benchmarks), which
+# keeps PostgreSQL's defaults. pg_stat_statements is loaded when installed (the load test counts
+# statements with it).
 set -euo pipefail
 
 command=${1:-}
@@ -34,8 +36,10 @@ as_owner() {
 
 # Starts the cluster in $dir on $port.
 start_server() {
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    local options="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300"
+    [ "${POSTGRES_DURABLE:-0}" = 1 ] || options+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [ -f "$bin/../lib/pg_stat_statements.so" ] && options+=" -c shared_preload_libraries=pg_stat_statements"
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$options" \
         start > /dev/null || { cat "$dir/server.log" >&2; exit 1; }
 }
 

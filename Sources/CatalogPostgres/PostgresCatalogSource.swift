@@ -10,6 +10,10 @@ import PostgresNIO
 /// start (``PostgresCatalogStore/edit(_:with:catalogPK:revision:on:)``). What a batch names is
 /// loaded before its first run, in one query, so a move runs once.
 struct PostgresCatalogSource: CatalogSource {
+    /// A read found the catalogue at another revision than ``storedRevision``: another
+    /// instance wrote since (possible only when the catalogue's row is not locked).
+    struct StaleRead: Error {}
+
     /// Something the edit asked for that is not loaded yet.
     enum Miss: Error {
         case section(String)
@@ -19,14 +23,21 @@ struct PostgresCatalogSource: CatalogSource {
     }
 
     struct LoadedSection {
+        /// The section as the edits so far left it (as stored, before any).
         var section: Section
         var position: Int
-        /// The order key of each item, by id.
+        /// The section as stored.
+        var stored: Section
+        /// The order key of each item stored in the section, by id.
         var keys: [String: Int64]
     }
 
     let catalogPK: Int64
-    let revision: Int
+    /// The revision of what is stored, which every read checks: so everything loaded is of one
+    /// state of the catalogue, whether its row is locked or not.
+    let storedRevision: Int
+    /// The revision the edits so far reached (``absorb(_:)`` raises it).
+    private(set) var revision: Int
     private(set) var sections: [String: LoadedSection] = [:]
     private var idsAtPositions: [Int: String] = [:]
     private var itemSections: [String: String] = [:]
@@ -38,6 +49,7 @@ struct PostgresCatalogSource: CatalogSource {
     init(catalogPK: Int64, revision: Int) {
         self.catalogPK = catalogPK
         self.revision = revision
+        storedRevision = revision
     }
 
     func section(id: String) throws -> (section: Section, position: Int)? {
@@ -102,7 +114,10 @@ struct PostgresCatalogSource: CatalogSource {
     }
 
     /// Loads the sections named, the sections at the positions, and the sections holding the
-    /// items named, with all their items, in one query; remembers what is not there.
+    /// items named, with all their items, in one query; remembers what is not there. Sections
+    /// loaded already stay as they are (edits may have changed them in memory).
+    ///
+    /// - Throws: ``StaleRead`` when the catalogue is no longer at ``storedRevision``.
     mutating func load(sections wanted: [String], positions: [Int] = [], items: [String],
                        on connection: PostgresConnection, logger: Logger) async throws {
         let wantedSections = wanted.filter { sections[$0] == nil && !absentSections.contains($0) }
@@ -110,32 +125,66 @@ struct PostgresCatalogSource: CatalogSource {
         let wantedPositions = positions.filter { idsAtPositions[$0] == nil && !absentPositions.contains($0) }
         if wantedSections.isEmpty && wantedItems.isEmpty && wantedPositions.isEmpty { return }
         let rows = try await connection.query("""
-            SELECT s.id, s.kind, s.title, s.capacity, s.position, i.position, \(unescaped: ItemRows.columns("i"))
-            FROM section s LEFT JOIN item i ON i.section_pk = s.pk
-            WHERE s.catalog_pk = \(catalogPK) AND (s.id = ANY(\(wantedSections)) OR s.position = ANY(\(wantedPositions.map(Int32.init)))
-                OR s.pk IN (SELECT section_pk FROM item WHERE catalog_pk = \(catalogPK) AND id = ANY(\(wantedItems))))
+            SELECT c.revision, s.id, s.kind, s.title, s.capacity, s.position, i.position, \(unescaped: ItemRows.columns("i"))
+            FROM catalog c
+            LEFT JOIN section s ON s.catalog_pk = c.pk
+                AND (s.id = ANY(\(wantedSections)) OR s.position = ANY(\(wantedPositions.map(Int32.init)))
+                     OR s.pk IN (SELECT section_pk FROM item WHERE catalog_pk = \(catalogPK) AND id = ANY(\(wantedItems))))
+            LEFT JOIN item i ON i.section_pk = s.pk
+            WHERE c.pk = \(catalogPK)
             ORDER BY s.position, i.position
             """, logger: logger)
+        let loaded = Set(sections.keys)
         var current: String?
+        var checked = false
         for try await row in rows {
             let row = row.makeRandomAccess()
-            let id = try row[0].decode(String.self)
+            if !checked {
+                guard Int(try row[0].decode(Int64.self)) == storedRevision else { throw StaleRead() }
+                checked = true
+            }
+            guard let id = try row[1].decode(String?.self), !loaded.contains(id) else { continue }
             if id != current {
                 current = id
-                let section = try PostgresCatalogStore.section(row, at: 0)
-                let position = Int(try row[4].decode(Int32.self))
-                sections[id] = LoadedSection(section: section, position: position, keys: [:])
+                let section = try PostgresCatalogStore.section(row, at: 1)
+                let position = Int(try row[5].decode(Int32.self))
+                sections[id] = LoadedSection(section: section, position: position, stored: section, keys: [:])
                 idsAtPositions[position] = id
             }
-            guard let key = try row[5].decode(Int64?.self) else { continue }
-            let item = try ItemRows.item(row, at: 6)
+            guard let key = try row[6].decode(Int64?.self) else { continue }
+            let item = try ItemRows.item(row, at: 7)
             sections[id]!.section.items.append(item)
+            sections[id]!.stored.items.append(item)
             sections[id]!.keys[item.id] = key
             itemSections[item.id] = id
         }
+        guard checked else { throw StaleRead() }   // the catalogue is gone
         for id in wantedSections where sections[id] == nil { absentSections.insert(id) }
         for id in wantedItems where itemSections[id] == nil { absentItems.insert(id) }
         for position in wantedPositions where idsAtPositions[position] == nil { absentPositions.insert(position) }
+    }
+
+    /// Takes in what `editor` did, an edit of items only (no section inserted, deleted, moved
+    /// or changed), as the state the next edit starts from: one revision later, in memory only.
+    /// Sections loaded afterwards come from the database, as stored: an edit of items changes
+    /// only sections it loaded.
+    mutating func absorb(_ editor: CatalogEditor<PostgresCatalogSource>) {
+        var present = Set<String>()
+        for (id, section) in editor.sections {
+            sections[id]?.section = section
+            for item in section.items {
+                itemSections[item.id] = id
+                absentItems.remove(item.id)
+                present.insert(item.id)
+            }
+        }
+        for (_, original) in editor.originals {
+            for item in original.section.items where !present.contains(item.id) {
+                itemSections[item.id] = nil
+                absentItems.insert(item.id)
+            }
+        }
+        revision += 1
     }
 
     /// Loads the section order (ids only).

@@ -10,13 +10,17 @@ extension PostgresCatalogStore {
     ///
     /// The transaction first locks the catalogue's row: the writes to one catalogue, from any
     /// number of processes, take turns, so each sees the one before it and raises the revision by
-    /// exactly one.
+    /// exactly one. Batches of items only (moves, the usual write) that arrive together are
+    /// written together, each still its own revision (``writeItems(_:to:)``).
     ///
     /// - Throws: ``StoreError/rejected(catalog:_:)``, ``StoreError/unknownCatalog(_:)``,
     ///   ``StoreError/database(_:)``, ``StoreError/unavailable(location:reason:)``.
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
         let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
+        if Self.editsItemsOnly(batch) {
+            return try await itemWrites.write(batch, to: name, with: self).get()
+        }
         let result = try await transaction { connection in try await Self.write(batch, to: name, on: connection, logger: logger) }
         didWrite(result)
         return result
@@ -63,17 +67,7 @@ extension PostgresCatalogStore {
         let wanted = PostgresCatalogSource.prefetch(for: batch)
         try await source.load(sections: wanted.sections, items: wanted.items, on: connection, logger: logger)
         if wanted.order { try await source.loadOrder(on: connection, logger: logger) }
-        while true {
-            var editor = CatalogEditor(source: source)
-            do {
-                try editor.apply(batch)
-                return editor
-            } catch let miss as PostgresCatalogSource.Miss {
-                try await source.load(miss, on: connection, logger: logger)
-            } catch let error as BatchError {
-                throw StoreError.rejected(catalog: name, error)
-            }
-        }
+        return try await edit(name, with: batch, in: &source, on: connection, logger: logger)
     }
 
     /// Writes the rows the edit changed: sections deleted (with their items), items deleted,
@@ -129,22 +123,7 @@ extension PostgresCatalogStore {
                 WHERE section.catalog_pk = \(catalogPK) AND section.id = v.id AND section.position <> v.position
                 """, logger: logger)
         }
-        // Items: each changed section's items take order keys that keep the most keys they have
-        // (``OrderKeys``); the rows to write are those whose section, key or content changed.
-        var rows = ItemRows.Writer()
-        for id in changed {
-            let section = editor.sections[id]!
-            let keepsRows = !editor.inserted.contains(id)
-            let current = section.items.map { keepsRows ? source.key(of: $0.id, inSection: id) : nil }
-            let keys = OrderKeys.plan(current)
-            let original = editor.originals[id]?.section.items
-            var before: [String: Item] = [:]
-            for item in original ?? [] { before[item.id] = item }
-            for (index, item) in section.items.enumerated() {
-                if keepsRows, current[index] == keys[index], let old = before[item.id], old == item { continue }
-                rows.append(item, section: id, key: keys[index])
-            }
-        }
+        let rows = itemRows(changed.map { id in (id, editor.sections[id]!, !editor.inserted.contains(id)) }, source: source)
         if rows.count > 0 {
             let written = try await connection.query(ItemRows.upsert(rows.document, catalogPK: catalogPK), logger: logger)
             var count = 0
@@ -155,6 +134,25 @@ extension PostgresCatalogStore {
         }
         try await verify(sections: changed, catalog: name, catalogPK: catalogPK, checkOrder: editor.order != editor.orderBefore,
                          on: connection, logger: logger)
+    }
+
+    /// The item rows to write for sections `changed` (id, content after the edits, whether the
+    /// section's rows exist): each section's items take order keys that keep the most stored
+    /// keys they have (``OrderKeys``); the rows are those whose section, key or content differ
+    /// from what is stored.
+    static func itemRows(_ changed: [(id: String, section: Section, exists: Bool)], source: PostgresCatalogSource) -> ItemRows.Writer {
+        var rows = ItemRows.Writer()
+        for (id, section, exists) in changed {
+            let current = section.items.map { exists ? source.key(of: $0.id, inSection: id) : nil }
+            let keys = OrderKeys.plan(current)
+            var stored: [String: Item] = [:]
+            if exists { for item in source.sections[id]?.stored.items ?? [] { stored[item.id] = item } }
+            for (index, item) in section.items.enumerated() {
+                if exists, current[index] == keys[index], let old = stored[item.id], old == item { continue }
+                rows.append(item, section: id, key: keys[index])
+            }
+        }
+        return rows
     }
 
     /// Checks what no row can check alone, for the sections `ids` of the catalogue: none holds

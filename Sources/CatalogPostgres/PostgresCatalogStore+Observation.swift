@@ -28,6 +28,18 @@ extension PostgresCatalogStore: ObservedDatabase {
     }
 
     package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
+        if let revision, let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
+        // One observer of a catalogue at a time: many woken by one write share its reading.
+        do {
+            return try await observerTurns.inTurn(for: name) {
+                try await computeUpdate(of: name, since: revision, current: current, resetThreshold: resetThreshold)
+            }
+        } catch {
+            throw (error as? StoreError) ?? storeError(error)
+        }
+    }
+
+    private func computeUpdate(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try await catalog(named: name)) }
         if let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
         do {

@@ -28,6 +28,10 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     let updateCache = UpdateCache()
     /// Whether the server answers (``DatabaseHealth``).
     let health = DatabaseHealth()
+    /// Observers' updates, computed one catalogue's at a time.
+    let observerTurns = TurnTaking()
+    /// Batches of items waiting to be written together, by catalogue.
+    let itemWrites = ItemWriteQueue()
     /// The pool's use and the notifications heard, for metrics.
     let connectionUse = ConnectionUse()
     /// How often a listener reads every revision, in case a notification was lost.
@@ -255,7 +259,7 @@ private final class LeaseState: @unchecked Sendable {
 }
 
 extension PostgresLocation {
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    package func connectionConfiguration() throws -> PostgresConnection.Configuration {
         if let socketFolder {
             return .init(unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password, database: database)
         }

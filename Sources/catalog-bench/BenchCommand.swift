@@ -12,14 +12,16 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "catalog-bench",
         abstract: "Run CatalogKit's benchmarks, each against a baseline measured in the same run (use a release build).",
-        discussion: "Suites: import, diff, layout, writes, http, live. Example: swift run -c release catalog-bench writes"
+        discussion: """
+            Suites: import, diff, layout, writes, http, live (all of them: all), and cluster, the PostgreSQL load test             (needs --postgres; Scripts/cluster-load.sh starts a server for it). Example: swift run -c release catalog-bench writes
+            """
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff, layout, writes, http, live
+        case all, `import`, diff, layout, writes, http, live, cluster
     }
 
-    @Argument(help: "Which suite: all, import, diff, layout, writes, http or live.")
+    @Argument(help: "Which suite: all, import, diff, layout, writes, http, live, or cluster.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
@@ -59,6 +61,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds of load for each http case with wrk.")
     var seconds: Int = 5
 
+    @Option(help: "The cluster suite's PostgreSQL database (postgres://…); its catalogue `hot` is replaced.")
+    var postgres: String?
+
+    @Option(help: "Seconds of the cluster suite's two-instance run (its one-instance runs last a third of it).")
+    var clusterSeconds: Int = 30
+
     @Option(help: "Timed runs per case; the median is reported. Default: 7, and 3 for the http suite (whose runs last --seconds each, and which also reports the worst p99).")
     var runs: Int?
 
@@ -81,6 +89,10 @@ struct BenchCommand: ParsableCommand {
     func run() throws {
         if let instructions {
             try instructions.run()
+            return
+        }
+        if suite == .cluster {
+            try runCluster()
             return
         }
         #if DEBUG
@@ -139,6 +151,39 @@ struct BenchCommand: ParsableCommand {
                  r.bytesPerItem.map { String(format: "%.1f", $0) } ?? ""]
             },
             rightAligned: [2, 3, 5, 6, 7]))
+    }
+
+    /// The cluster suite: its own report (runs, round trips, propagation, checks); exit status 1
+    /// when a check failed.
+    func runCluster() throws {
+        guard let postgres else { throw ValidationError("the cluster suite needs --postgres postgres://… (Scripts/cluster-load.sh starts one)") }
+        guard clusterSeconds >= 2 else { throw ValidationError("--cluster-seconds must be ≥ 2") }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("catalog").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw CLIError("`catalog` is not beside catalog-bench (\(executable)): build both, e.g. swift build -c release")
+        }
+        let log: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("· \($0)\n".utf8)) }
+        let report = try ClusterBenchmark(postgresURL: postgres, catalogExecutable: executable, seconds: clusterSeconds,
+                                          baselineSeconds: max(1, clusterSeconds / 3), connections: connections,
+                                          subscribers: subscribers == 1_000 ? 100 : subscribers).run(log: log)
+        print(Output.table(["RUN", "MOVES/s", "p50", "p99", "WRITES", "REFUSED (4xx)", "FAILED"],
+                           report.runs.map { r in
+                               [r.name, String(format: "%.0f", r.perSecond), Self.duration(r.p50), Self.duration(r.p99),
+                                String(r.writes), String(r.refused), String(r.failed)]
+                           }, rightAligned: [1, 2, 3, 4, 5, 6]))
+        print("PostgreSQL statements per single move: \(report.statementsPerMove.map { String(format: "%.2f", $0) } ?? "not counted")")
+        print("write acknowledged by A → event on B: p50 \(report.propagationP50.map(Self.duration) ?? "-"), "
+              + "p99 \(report.propagationP99.map(Self.duration) ?? "-") over \(report.propagationSamples) writes")
+        print("final revision \(report.finalRevision); \(report.acknowledged) writes acknowledged; "
+              + "\(report.subscribersChecked) subscribers checked (\(report.subscriberEvents) events, \(report.reconnects) reconnections)")
+        if report.problems.isEmpty {
+            print("checks: passed (catalog check; acknowledged revisions unique and stored; every subscriber saw every revision in order, simulator-valid, ending at the stored catalogue)")
+        } else {
+            print("checks: FAILED")
+            for problem in report.problems { print("  \(problem)") }
+            throw ExitCode(1)
+        }
     }
 
     /// `12.3 ms`, `0.24 ms` below 10 ms, or `1.52 µs` below a tenth of a millisecond.

@@ -54,4 +54,59 @@ import Testing
             #expect(try await first.catalog(named: "shelf") == final)
         }
     }
+
+    /// Many writers at once, as a busy server's clients: moves and batches of moves that arrive
+    /// together are written together (on PostgreSQL, in one statement), and still each is its
+    /// own revision with its own changeset. Replayed in revision order, the answers' changesets
+    /// rebuild the stored catalogue, and the simulator accepts each against the shapes around it.
+    @Test(arguments: Backend.available)
+    func eachOfManyWritesAtOnceAnswersItsOwnRevision(backend: Backend) async throws {
+        try await withTwoHandles(backend) { first, second in
+            let shelves = (0..<12).map { s in
+                Section(id: "s\(s)", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("b\(s)-", s % 3))
+            }
+            let start = Catalog(name: "shelf", sections: shelves)
+            let imported = try await first.replace(start)
+            let books = shelves.flatMap { $0.items.map(\.id) }
+            let results = try await withThrowingTaskGroup(of: [WriteResult].self) { group in
+                for task in 0..<32 {
+                    let store = task % 2 == 0 ? first : second
+                    group.addTask {
+                        var random = SplitMix64(seed: UInt64(1_000 + task))
+                        var made: [WriteResult] = []
+                        for _ in 0..<8 {
+                            func move() -> BatchOperation {
+                                .moveItem(id: books[Int(random.next() % UInt64(books.count))], toSection: "s\(random.next() % 12)",
+                                          index: Int(random.next() % 2), policy: [MovePolicy.reject, .displace, .swap][Int(random.next() % 3)])
+                            }
+                            let batch = Batch(operations: random.next() % 4 == 0 ? [move(), move()] : [move()])
+                            do {
+                                made.append(try await store.apply(batch, to: "shelf"))
+                            } catch StoreError.rejected {
+                                // Refused whole, alone: the others of its group go on.
+                            }
+                        }
+                        return made
+                    }
+                }
+                var all: [WriteResult] = []
+                for try await made in group { all += made }
+                return all
+            }
+            let written = results.filter { $0.revision != $0.previousRevision }.sorted { $0.revision < $1.revision }
+            let final = try await second.catalog(named: "shelf")
+            #expect(written.map(\.revision) == Array((imported.revision + 1)..<(final.revision + 1)))
+            var shape = SnapshotShape(start.sections.map { ($0.id, $0.items.map(\.id)) })
+            for result in written {
+                #expect(result.previousRevision == result.revision - 1)
+                #expect(result.changeset.fromRevision == result.previousRevision && result.changeset.toRevision == result.revision)
+                let after = try #require(shape.applyingItemMoves(result.changeset), "revision \(result.revision)")
+                #expect(BatchUpdateSimulator.violations(of: result.changeset, from: shape, to: after) == [], "revision \(result.revision)")
+                shape = after
+            }
+            #expect(shape == SnapshotShape(final.sections.map { ($0.id, $0.items.map(\.id)) }))
+            #expect(final.sections.allSatisfy { $0.items.count <= 3 })
+            try await first.checkIntegrity()
+        }
+    }
 }

@@ -1,0 +1,493 @@
+import CatalogDiff
+import CatalogModel
+import CatalogPostgres
+import CatalogStore
+import Foundation
+import PostgresNIO
+
+/// The load test of docs/PostgreSQL.md: `catalog serve` instances (separate processes) on one
+/// database, driven by keep-alive clients and followed by event-stream subscribers in this
+/// process, on one hot catalogue of shelves of capacity 4.
+///
+/// Three runs of the same load — random moves (a tenth of them batches of two to four moves),
+/// reject, displace and swap — one instance on SQLite, one on PostgreSQL, two on PostgreSQL; the
+/// last with the subscribers split over both instances and `kill -9` of the first half-way, its
+/// clients and subscribers then going to the second. Afterwards `catalog check` must pass, every
+/// acknowledged revision must be unique and stored, and every subscriber must have seen every
+/// revision in order with changesets the batch-update simulator accepts, ending at the stored
+/// catalogue. Also counted: PostgreSQL statements per single move (pg_stat_statements), and
+/// the time from a write acknowledged by one instance to its event on the other's stream.
+public struct ClusterBenchmark: Sendable {
+    public var postgresURL: String
+    public var catalogExecutable: String
+    public var seconds: Int
+    public var baselineSeconds: Int
+    public var connections: Int
+    public var subscribers: Int
+    public var shelves = 2_000
+    public var booksPerShelf = 2
+
+    public init(postgresURL: String, catalogExecutable: String, seconds: Int = 30, baselineSeconds: Int = 10,
+                connections: Int = 64, subscribers: Int = 100) {
+        self.postgresURL = postgresURL
+        self.catalogExecutable = catalogExecutable
+        self.seconds = seconds
+        self.baselineSeconds = baselineSeconds
+        self.connections = connections
+        self.subscribers = subscribers
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What one run measured.
+    public struct RunResult: Sendable {
+        public var name: String
+        public var writes: Int
+        public var refused: Int
+        public var failed: Int
+        public var perSecond: Double
+        public var p50: Double
+        public var p99: Double
+    }
+
+    public struct Report: Sendable {
+        public var runs: [RunResult] = []
+        public var statementsPerMove: Double?
+        public var propagationP50: Double?
+        public var propagationP99: Double?
+        public var propagationSamples = 0
+        public var finalRevision = 0
+        public var acknowledged = 0
+        public var subscribersChecked = 0
+        public var subscriberEvents = 0
+        public var reconnects = 0
+        public var problems: [String] = []
+    }
+
+    static let catalogName = "hot"
+
+    var catalog: Catalog {
+        var sections: [Section] = []
+        for s in 0..<shelves {
+            let books = (0..<booksPerShelf).map { b in
+                let n = s * booksPerShelf + b
+                return Item(id: "b\(n)", content: .book(Book(title: "Book \(n)", cover: "c\(n)")))
+            }
+            sections.append(Section(id: "s\(s)", kind: .bookshelf, capacity: 4, items: books))
+        }
+        return Catalog(name: Self.catalogName, sections: sections)
+    }
+
+    public func run(log: @escaping @Sendable (String) -> Void) throws -> Report {
+        try LiveBenchmark.blocking { try await self.measure(log: log) }
+    }
+
+    private func measure(log: @escaping @Sendable (String) -> Void) async throws -> Report {
+        var report = Report()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-cluster-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        // One instance on SQLite.
+        let sqlite = folder.appendingPathComponent("cluster.sqlite").path
+        try CatalogStore(path: sqlite).replace(catalog)
+        do {
+            let server = try ServerProcess.start(catalogExecutable, database: sqlite, log: folder.appendingPathComponent("sqlite.log").path)
+            defer { server.stop() }
+            log("one instance on SQLite: \(baselineSeconds) s")
+            report.runs.append(try await load("1 instance, SQLite", ports: [server.port], seconds: baselineSeconds).result)
+        }
+
+        // One instance on PostgreSQL, then the counted single moves.
+        let store = try await PostgresCatalogStore.open(url: postgresURL, maximumConnections: 2)
+        try await reset(store)
+        do {
+            let server = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pg1.log").path)
+            defer { server.stop() }
+            log("one instance on PostgreSQL: \(baselineSeconds) s")
+            report.runs.append(try await load("1 instance, PostgreSQL", ports: [server.port], seconds: baselineSeconds).result)
+            report.statementsPerMove = try await statementsPerMove(port: server.port, log: log)
+        }
+
+        // Two instances on PostgreSQL, subscribers on both, the first killed half-way.
+        try await reset(store)
+        let a = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pgA.log").path)
+        let b = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pgB.log").path)
+        defer { a.stop(); b.stop() }
+        let verdicts = StreamChecker.Verdicts()
+        let checkers = (0..<subscribers).map { i in
+            StreamChecker(ports: i % 2 == 0 ? [a.port, b.port] : [b.port, a.port], catalog: Self.catalogName, verdicts: verdicts)
+        }
+        let probe = StreamChecker(ports: [b.port], catalog: Self.catalogName, verdicts: verdicts, recordArrivals: true)
+        for checker in checkers + [probe] { checker.start() }
+        log("two instances on PostgreSQL, \(subscribers) subscribers, kill -9 of one after \(seconds / 2) s: \(seconds) s")
+        let killer = Task {
+            try? await Task.sleep(for: .seconds(Double(seconds) / 2))
+            a.kill()
+            log("killed the first instance")
+        }
+        let two = try await load("2 instances, PostgreSQL", ports: [a.port, b.port], seconds: seconds, probeOn: a.port)
+        _ = await killer.value
+        report.runs.append(two.result)
+
+        // Every subscriber reaches the last revision, then the checks.
+        let final = try await store.revision(of: Self.catalogName)
+        let stored = try await store.catalog(named: Self.catalogName)
+        let storedShape = SnapshotShape(stored.sections.map { ($0.id, $0.items.map(\.id)) })
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, !(checkers + [probe]).allSatisfy({ ($0.summary.revision ?? 0) >= final }) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        for checker in checkers + [probe] { checker.stop() }
+        report.finalRevision = final
+        report.acknowledged = two.acknowledged.count
+        for (i, checker) in checkers.enumerated() {
+            let summary = checker.summary
+            report.subscriberEvents += summary.events
+            report.reconnects += summary.reconnects
+            report.problems += summary.problems.map { "subscriber \(i): \($0)" }
+            if summary.revision != final {
+                report.problems.append("subscriber \(i) ended at revision \(summary.revision ?? -1), not \(final)")
+            } else if summary.shape != storedShape {
+                report.problems.append("subscriber \(i) ended with a shape other than the stored catalogue's")
+            } else {
+                report.subscribersChecked += 1
+            }
+        }
+        // Acknowledged writes: each revision once, each stored.
+        var seen = Set<Int>()
+        for revision in two.acknowledged where !seen.insert(revision).inserted {
+            report.problems.append("revision \(revision) was acknowledged twice")
+        }
+        if let highest = seen.max(), highest > final {
+            report.problems.append("revision \(highest) was acknowledged but the catalogue is at \(final)")
+        }
+        let journal = try await store.journalRevisions()
+        if final > journal {
+            report.problems.append("the journal keeps \(journal) revisions, fewer than the \(final) written: raise it for the check")
+        }
+        // Propagation: acknowledged by A → on B's stream.
+        let arrivals = probe.summary.arrivals
+        var delays: [Double] = []
+        for (revision, acknowledged) in two.probeAcknowledgements {
+            guard let arrival = arrivals[revision] else { continue }
+            delays.append(arrival > acknowledged ? Double(arrival - acknowledged) / 1e6 : 0)
+        }
+        delays.sort()
+        report.propagationSamples = delays.count
+        if !delays.isEmpty {
+            report.propagationP50 = delays[delays.count / 2]
+            report.propagationP99 = delays[min(delays.count - 1, delays.count * 99 / 100)]
+        }
+        b.stop()
+        store.close()
+        // `catalog check`: every shelf within capacity, every book once, revisions contiguous,
+        // the journal replaying to the stored catalogue.
+        let check = try ServerProcess.run(catalogExecutable, ["check", "--db", postgresURL])
+        if check.status != 0 { report.problems.append("catalog check failed: \(check.output)") }
+        return report
+    }
+
+    /// The benchmark catalogue afresh, with a journal that keeps every revision of the run.
+    private func reset(_ store: PostgresCatalogStore) async throws {
+        if try await store.summaries().contains(where: { $0.name == Self.catalogName }) {
+            _ = try await store.delete([(Self.catalogName, nil)])
+        }
+        try await store.setJournalRevisions(CatalogStore.journalRevisionsRange.upperBound)
+        _ = try await store.replace([(catalog, nil)], progress: nil)
+    }
+
+    // MARK: Load
+
+    struct LoadOutcome {
+        var result: RunResult
+        var acknowledged: [Int]
+        /// Revisions the probe client wrote through the first instance, with when each was acknowledged.
+        var probeAcknowledgements: [(Int, UInt64)]
+    }
+
+    /// `connections` clients, split over `ports`, each sending moves and batches one after
+    /// another for `seconds`; a client whose server is gone goes to the next port. With
+    /// `probeOn`, one more client sends a move through that port every 20 ms.
+    private func load(_ name: String, ports: [Int], seconds: Int, probeOn: Int? = nil) async throws -> LoadOutcome {
+        let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
+        let shared = LoadTally()
+        let done = LiveBenchmark.Countdown(connections + (probeOn == nil ? 0 : 1))
+        for client in 0..<connections {
+            let thread = Thread {
+                var random = SplitMix(seed: UInt64(client + 1) &* 0x9E37_79B9)
+                var tally = LoadTally.Local()
+                var portIndex = client % ports.count
+                var http = BlockingHTTP(port: ports[portIndex])
+                while DispatchTime.now().uptimeNanoseconds < end {
+                    let (path, body, moves) = self.randomWrite(&random)
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    do {
+                        let response = try http.request("POST", path, body: body)
+                        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+                        tally.record(response, milliseconds: elapsed, moves: moves)
+                    } catch {
+                        // Its server is gone: to the next.
+                        tally.failed += 1
+                        portIndex = (portIndex + 1) % ports.count
+                        http = BlockingHTTP(port: ports[portIndex])
+                        Thread.sleep(forTimeInterval: 0.01)
+                    }
+                }
+                shared.merge(tally)
+                done.arrive()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        if let probeOn {
+            let thread = Thread {
+                var random = SplitMix(seed: 77)
+                let http = BlockingHTTP(port: probeOn)
+                var acknowledged: [(Int, UInt64)] = []
+                while DispatchTime.now().uptimeNanoseconds < end {
+                    let (path, body, _) = self.randomMove(&random)
+                    if let response = try? http.request("POST", path, body: body), response.status == 200,
+                       let revision = LoadTally.revision(in: response.body) {
+                        acknowledged.append((revision, DispatchTime.now().uptimeNanoseconds))
+                    } else if (try? http.connect()) == nil {
+                        break   // the instance is gone
+                    }
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+                shared.probe(acknowledged)
+                done.arrive()
+            }
+            thread.start()
+        }
+        await done.wait()
+        return shared.outcome(name: name, seconds: Double(seconds))
+    }
+
+    /// A move (nine in ten) or a batch of two to four moves: path, body, and how many moves.
+    func randomWrite(_ random: inout SplitMix) -> (String, String, Int) {
+        if random.next(10) == 0 {
+            let count = 2 + random.next(3)
+            let operations = (0..<count).map { _ in
+                "{\"op\":\"moveItem\",\"id\":\"b\(random.next(shelves * booksPerShelf))\",\"toSection\":\"s\(random.next(shelves))\",\"index\":0}"
+            }
+            return ("/catalogs/\(Self.catalogName)/batches", "{\"operations\":[\(operations.joined(separator: ","))]}", count)
+        }
+        return randomMove(&random)
+    }
+
+    func randomMove(_ random: inout SplitMix) -> (String, String, Int) {
+        let policy = ["reject", "reject", "reject", "displace", "swap"][random.next(5)]
+        let body = "{\"item\":\"b\(random.next(shelves * booksPerShelf))\",\"toSection\":\"s\(random.next(shelves))\",\"index\":\(random.next(3)),\"policy\":\"\(policy)\"}"
+        return ("/catalogs/\(Self.catalogName)/moves", body, 1)
+    }
+
+    // MARK: Round trips
+
+    /// Statements PostgreSQL ran per single move sent alone (BEGIN and COMMIT included), from
+    /// pg_stat_statements; nil when the server does not load it.
+    private func statementsPerMove(port: Int, log: (String) -> Void) async throws -> Double? {
+        let location = try PostgresLocation(url: postgresURL)
+        let connection = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1,
+                                                              logger: Logger(label: "bench"))
+        defer { Task { try? await connection.close() } }
+        func calls() async throws -> Int64? {
+            var total: Int64?
+            let rows = try await connection.query("""
+                SELECT sum(calls)::bigint FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE 'SELECT name, revision FROM catalog%'
+                """, logger: Logger(label: "bench"))
+            for try await value in rows.decode(Int64?.self) { total = value }
+            return total
+        }
+        do {
+            try await connection.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: Logger(label: "bench"))
+            _ = try await calls()
+        } catch {
+            log("pg_stat_statements is not loaded: no statement count (Scripts/postgres.sh loads it)")
+            return nil
+        }
+        let http = BlockingHTTP(port: port)
+        var random = SplitMix(seed: 5)
+        let moves = 500
+        // Wait for the instance's own readings to settle, then count only the moves' statements.
+        let before = try await calls() ?? 0
+        var written = 0
+        for _ in 0..<moves {
+            let item = random.next(shelves * booksPerShelf)
+            let response = try http.request("POST", "/catalogs/\(Self.catalogName)/moves",
+                                            body: "{\"item\":\"b\(item)\",\"toSection\":\"s\(random.next(shelves))\",\"policy\":\"swap\",\"index\":0}")
+            if response.status == 200 { written += 1 }
+        }
+        let after = try await calls() ?? 0
+        guard written > 0 else { return nil }
+        return Double(after - before) / Double(written)
+    }
+}
+
+/// Counts of a load run, merged from every client thread.
+final class LoadTally: @unchecked Sendable {
+    struct Local {
+        var latencies: [Double] = []
+        var acknowledged: [Int] = []
+        var moves = 0
+        var refused = 0
+        var failed = 0
+
+        mutating func record(_ response: BlockingHTTP.Response, milliseconds: Double, moves: Int) {
+            switch response.status {
+            case 200:
+                latencies.append(milliseconds)
+                self.moves += moves
+                if let revision = LoadTally.revision(in: response.body) { acknowledged.append(revision) }
+            case 400..<500:
+                latencies.append(milliseconds)
+                refused += 1
+            default:
+                failed += 1
+            }
+        }
+    }
+
+    private let lock = NSLock()
+    private var all = Local()
+    private var probeAcknowledgements: [(Int, UInt64)] = []
+
+    func merge(_ local: Local) {
+        lock.withLock {
+            all.latencies += local.latencies
+            all.acknowledged += local.acknowledged
+            all.moves += local.moves
+            all.refused += local.refused
+            all.failed += local.failed
+        }
+    }
+
+    func probe(_ acknowledged: [(Int, UInt64)]) {
+        lock.withLock {
+            probeAcknowledgements = acknowledged
+            all.acknowledged += acknowledged.map(\.0)
+        }
+    }
+
+    func outcome(name: String, seconds: Double) -> ClusterBenchmark.LoadOutcome {
+        lock.withLock {
+            let sorted = all.latencies.sorted()
+            func percentile(_ p: Int) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * p / 100)] }
+            let result = ClusterBenchmark.RunResult(name: name, writes: all.acknowledged.count, refused: all.refused, failed: all.failed,
+                                                    perSecond: Double(all.moves) / seconds, p50: percentile(50), p99: percentile(99))
+            return ClusterBenchmark.LoadOutcome(result: result, acknowledged: all.acknowledged, probeAcknowledgements: probeAcknowledgements)
+        }
+    }
+
+    /// The `"revision":N` of a write's answer.
+    static func revision(in body: [UInt8]) -> Int? {
+        let key = Array("\"revision\":".utf8)
+        guard body.count > key.count else { return nil }
+        for start in 0...(body.count - key.count) where body[start] == key[0] && Array(body[start..<(start + key.count)]) == key {
+            var value = 0, i = start + key.count, digits = 0
+            while i < body.count, body[i] >= 48, body[i] <= 57 {
+                value = value * 10 + Int(body[i] - 48)
+                i += 1
+                digits += 1
+            }
+            return digits > 0 ? value : nil
+        }
+        return nil
+    }
+}
+
+/// A small, fast, seeded generator, so each client's writes are the same from run to run.
+struct SplitMix {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next(_ bound: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Int(z % UInt64(bound))
+    }
+}
+
+/// A `catalog serve` process on a free port of 127.0.0.1.
+final class ServerProcess: @unchecked Sendable {
+    let process: Process
+    let port: Int
+
+    private init(process: Process, port: Int) {
+        self.process = process
+        self.port = port
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw ClusterBenchmark.Failure(description: "no free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts `catalog serve` on `database` and waits until it answers `GET /ready`.
+    static func start(_ executable: String, database: String, log: String) throws -> ServerProcess {
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--db", database, "--port", String(port), "--database-connections", "32", "--log-level", "warning"]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let server = ServerProcess(process: process, port: port)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let response = try? BlockingHTTP(port: port).request("GET", "/ready"), response.status == 200 { return server }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        server.stop()
+        throw ClusterBenchmark.Failure(description: "catalog serve did not become ready; its log: \(log)")
+    }
+
+    /// `kill -9`.
+    func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// SIGINT, as an operator stops it; waits for it to exit.
+    func stop() {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+    }
+
+    /// Runs `executable` with `arguments` to its end: its exit status and output.
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,195 @@
+import CatalogDiff
+import CatalogModel
+import CatalogStore
+import Foundation
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// Whether a batch only inserts, deletes, updates or moves items: such batches to one
+    /// catalogue are combined (``ItemWriteQueue``) and written in one statement.
+    static func editsItemsOnly(_ batch: Batch) -> Bool {
+        batch.operations.allSatisfy { operation in
+            switch operation {
+            case .insertItem, .deleteItem, .updateItem, .moveItem: true
+            case .insertSection, .deleteSection, .moveSection, .updateSection: false
+            }
+        }
+    }
+
+    /// Writes `batches` (each of items only) to catalogue `name` one after another, each its own
+    /// revision, and answers each: its result, or the error that refused it alone.
+    ///
+    /// The catalogue's revision is read, then the rows the batches name; the editor applies each
+    /// batch in memory to the state the ones before it left (a batch it refuses changes
+    /// nothing); and one statement writes every row that changed, every journal entry and the new
+    /// revision — only if the revision is still the one read, the catalogue's row being the
+    /// lock. So three round trips, however many batches. When another instance wrote in between,
+    /// nothing is written and the group runs again holding the lock from the start (five round
+    /// trips), which cannot fail that way.
+    func writeItems(_ batches: [Batch], to name: String) async -> [Result<WriteResult, StoreError>] {
+        let logger = self.logger
+        do {
+            let optimistic = try await withConnection { connection in
+                try await Self.writeItems(batches, to: name, locked: false, on: connection, logger: logger)
+            }
+            if let results = optimistic { return results }
+            let locked = try await explicitTransaction("BEGIN", ending: "COMMIT") { connection in
+                try await Self.writeItems(batches, to: name, locked: true, on: connection, logger: logger)
+            }
+            guard let results = locked else { throw StoreError.database("the catalogue's revision changed while its row was locked") }
+            return results
+        } catch {
+            let error = (error as? StoreError) ?? storeError(error)
+            return batches.map { _ in .failure(error) }
+        }
+    }
+
+    /// One attempt of ``writeItems(_:to:)``; nil when the revision changed after it was read
+    /// (never when `locked`: the caller's transaction holds the row). Every read checks the
+    /// revision too, so the editor never sees parts of two states, and a batch refused was
+    /// refused by the state it was read at.
+    static func writeItems(_ batches: [Batch], to name: String, locked: Bool, on connection: PostgresConnection,
+                           logger: Logger) async throws -> [Result<WriteResult, StoreError>]? {
+        guard let (catalogPK, base) = try await catalogRow(named: name, on: connection, logger: logger, locking: locked) else {
+            return batches.map { _ in .failure(.unknownCatalog(name)) }
+        }
+        var source = PostgresCatalogSource(catalogPK: catalogPK, revision: base)
+        var wanted = (sections: [String](), items: [String]())
+        for batch in batches {
+            let named = PostgresCatalogSource.prefetch(for: batch)
+            wanted.sections += named.sections
+            wanted.items += named.items
+        }
+        do {
+            try await source.load(sections: wanted.sections, items: wanted.items, on: connection, logger: logger)
+        } catch is PostgresCatalogSource.StaleRead {
+            return nil
+        }
+
+        var results: [Result<WriteResult, StoreError>] = []
+        var patches: [(revision: Int, text: String)] = []
+        var changed = Set<String>()
+        for batch in batches {
+            let editor: CatalogEditor<PostgresCatalogSource>
+            do {
+                editor = try await edit(name, with: batch, in: &source, on: connection, logger: logger)
+            } catch let error as StoreError {
+                results.append(.failure(error))
+                continue
+            } catch is PostgresCatalogSource.StaleRead {
+                return nil
+            }
+            let revision = source.revision
+            if editor.isEmpty {
+                results.append(.success(WriteResult(catalog: name, previousRevision: revision, revision: revision,
+                                                    changeset: Changeset(stages: [], fromRevision: revision, toRevision: revision))))
+                continue
+            }
+            guard editor.inserted.isEmpty, editor.deleted.isEmpty, editor.order == editor.orderBefore else {
+                throw StoreError.database("an edit of items changed sections")
+            }
+            let sections = editor.changedSections
+            let changeset: Changeset
+            do {
+                changeset = try editor.changeset(catalog: name)
+            } catch {
+                throw StoreError.database("the stored catalogue repeats ids: \(error)")
+            }
+            patches.append((revision + 1, try RevisionPatch(undoing: editor, changed: sections).encoded()))
+            changed.formUnion(sections)
+            source.absorb(editor)
+            results.append(.success(WriteResult(catalog: name, previousRevision: revision, revision: revision + 1, changeset: changeset)))
+        }
+        guard !patches.isEmpty else { return results }
+
+        // What differs from the stored rows after every edit: items no section holds any more
+        // (items move only between loaded sections), and the rows of the changed sections whose
+        // section, key or content changed.
+        var gone = Set<String>()
+        for (_, loaded) in source.sections { for item in loaded.stored.items { gone.insert(item.id) } }
+        for (_, loaded) in source.sections { for item in loaded.section.items { gone.remove(item.id) } }
+        let rows = itemRows(changed.sorted().map { ($0, source.sections[$0]!.section, true) }, source: source)
+        var journal = JSONRecords()
+        for (revision, text) in patches {
+            journal.append { row in
+                row.integer("revision", revision)
+                row.text("patch", text)
+            }
+        }
+        let final = source.revision
+        let prunes = (base + 1...final).contains { $0 % CatalogStore.journalPruningInterval == 0 }
+        let statement = ItemRows.groupWrite(catalogPK: catalogPK, from: base, to: final, gone: gone.sorted(), rows: rows,
+                                            journal: journal.document, prune: prunes, notify: (channel, payload(name: name, revision: final)))
+        for try await (updated, written) in try await connection.query(statement, logger: logger).decode((Int64, Int64).self) {
+            guard updated == 1 else { return nil }
+            guard written == rows.count else {
+                throw StoreError.database("\(rows.count - Int(written)) items of the write found no section")
+            }
+        }
+        return results
+    }
+
+    /// The editor after `batch`, reading through `source` (loading what it misses into it).
+    static func edit(_ name: String, with batch: Batch, in source: inout PostgresCatalogSource,
+                     on connection: PostgresConnection, logger: Logger) async throws -> CatalogEditor<PostgresCatalogSource> {
+        while true {
+            var editor = CatalogEditor(source: source)
+            do {
+                try editor.apply(batch)
+                return editor
+            } catch let miss as PostgresCatalogSource.Miss {
+                try await source.load(miss, on: connection, logger: logger)
+            } catch let error as BatchError {
+                throw StoreError.rejected(catalog: name, error)
+            }
+        }
+    }
+}
+
+/// Batches of items only, waiting to be written to their catalogue: while one group of a
+/// catalogue is being written, the batches that arrive for it wait, and the next group takes
+/// them all (up to ``maximumGroup``) in one write. Each batch still gets a revision of its own
+/// and fails alone. Batches to different catalogues never wait for each other.
+final class ItemWriteQueue: @unchecked Sendable {
+    /// The most batches one write carries, so that a steady stream still commits regularly.
+    static let maximumGroup = 64
+
+    private struct Waiting {
+        let batch: Batch
+        let continuation: CheckedContinuation<Result<WriteResult, StoreError>, Never>
+    }
+
+    private let lock = NSLock()
+    private var waiting: [String: [Waiting]] = [:]
+    private var writing: Set<String> = []
+
+    /// Queues `batch` for catalogue `name`; answers once its group is written (or refused).
+    func write(_ batch: Batch, to name: String,
+               with store: PostgresCatalogStore) async -> Result<WriteResult, StoreError> {
+        await withCheckedContinuation { continuation in
+            let lead: Bool = lock.withLock {
+                waiting[name, default: []].append(Waiting(batch: batch, continuation: continuation))
+                return writing.insert(name).inserted
+            }
+            if lead { Task { await self.drain(name, with: store) } }
+        }
+    }
+
+    /// Writes groups of `name`'s waiting batches until none is left.
+    private func drain(_ name: String, with store: PostgresCatalogStore) async {
+        while true {
+            let group: [Waiting] = lock.withLock {
+                let all = waiting[name] ?? []
+                let group = Array(all.prefix(Self.maximumGroup))
+                let rest = Array(all.dropFirst(group.count))
+                waiting[name] = rest.isEmpty ? nil : rest
+                if group.isEmpty { writing.remove(name) }
+                return group
+            }
+            if group.isEmpty { return }
+            let results = await store.writeItems(group.map(\.batch), to: name)
+            for written in results.compactMap({ try? $0.get() }) { store.didWrite(written) }
+            for (waiter, result) in zip(group, results) { waiter.continuation.resume(returning: result) }
+        }
+    }
+}
