@@ -55,9 +55,10 @@ public struct ClusterBenchmark: Sendable {
     public struct Report: Sendable {
         public var runs: [RunResult] = []
         public var statementsPerMove: Double?
-        public var propagationP50: Double?
-        public var propagationP99: Double?
-        public var propagationSamples = 0
+        /// Acknowledged by one instance → on the other's event stream, in milliseconds: with
+        /// one client writing every 20 ms, and during the two-instance run.
+        public var propagation: Percentiles?
+        public var propagationUnderLoad: Percentiles?
         public var finalRevision = 0
         public var acknowledged = 0
         public var subscribersChecked = 0
@@ -66,7 +67,25 @@ public struct ClusterBenchmark: Sendable {
         public var problems: [String] = []
     }
 
+    public struct Percentiles: Sendable {
+        public var p50: Double
+        public var p99: Double
+        public var samples: Int
+    }
+
     static let catalogName = "hot"
+
+    /// How long each acknowledged revision took to reach the subscriber, from `arrivals`.
+    static func delays(_ acknowledged: [(Int, UInt64)], arrivals: [Int: UInt64]) -> Percentiles? {
+        var delays: [Double] = []
+        for (revision, time) in acknowledged {
+            guard let arrival = arrivals[revision] else { continue }
+            delays.append(arrival > time ? Double(arrival - time) / 1e6 : 0)
+        }
+        delays.sort()
+        guard !delays.isEmpty else { return nil }
+        return Percentiles(p50: delays[delays.count / 2], p99: delays[min(delays.count - 1, delays.count * 99 / 100)], samples: delays.count)
+    }
 
     var catalog: Catalog {
         var sections: [Section] = []
@@ -117,11 +136,15 @@ public struct ClusterBenchmark: Sendable {
         let b = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pgB.log").path)
         defer { a.stop(); b.stop() }
         let verdicts = StreamChecker.Verdicts()
+        let probe = StreamChecker(ports: [b.port], catalog: Self.catalogName, verdicts: verdicts, recordArrivals: true)
+        probe.start()
+        log("two instances on PostgreSQL, one client writing through the first every 20 ms, a subscriber of the second: 5 s")
+        let quiet = try await load("propagation", ports: [a.port], seconds: 5, clients: 0, probeOn: a.port)
+        report.propagation = Self.delays(quiet.probeAcknowledgements, arrivals: probe.summary.arrivals)
         let checkers = (0..<subscribers).map { i in
             StreamChecker(ports: i % 2 == 0 ? [a.port, b.port] : [b.port, a.port], catalog: Self.catalogName, verdicts: verdicts)
         }
-        let probe = StreamChecker(ports: [b.port], catalog: Self.catalogName, verdicts: verdicts, recordArrivals: true)
-        for checker in checkers + [probe] { checker.start() }
+        for checker in checkers { checker.start() }
         log("two instances on PostgreSQL, \(subscribers) subscribers, kill -9 of one after \(seconds / 2) s: \(seconds) s")
         let killer = Task {
             try? await Task.sleep(for: .seconds(Double(seconds) / 2))
@@ -168,19 +191,7 @@ public struct ClusterBenchmark: Sendable {
         if final > journal {
             report.problems.append("the journal keeps \(journal) revisions, fewer than the \(final) written: raise it for the check")
         }
-        // Propagation: acknowledged by A → on B's stream.
-        let arrivals = probe.summary.arrivals
-        var delays: [Double] = []
-        for (revision, acknowledged) in two.probeAcknowledgements {
-            guard let arrival = arrivals[revision] else { continue }
-            delays.append(arrival > acknowledged ? Double(arrival - acknowledged) / 1e6 : 0)
-        }
-        delays.sort()
-        report.propagationSamples = delays.count
-        if !delays.isEmpty {
-            report.propagationP50 = delays[delays.count / 2]
-            report.propagationP99 = delays[min(delays.count - 1, delays.count * 99 / 100)]
-        }
+        report.propagationUnderLoad = Self.delays(two.probeAcknowledgements, arrivals: probe.summary.arrivals)
         b.stop()
         store.close()
         // `catalog check`: every shelf within capacity, every book once, revisions contiguous,
@@ -208,14 +219,15 @@ public struct ClusterBenchmark: Sendable {
         var probeAcknowledgements: [(Int, UInt64)]
     }
 
-    /// `connections` clients, split over `ports`, each sending moves and batches one after
+    /// `clients` (default: `connections`) clients, split over `ports`, each sending moves and batches one after
     /// another for `seconds`; a client whose server is gone goes to the next port. With
     /// `probeOn`, one more client sends a move through that port every 20 ms.
-    private func load(_ name: String, ports: [Int], seconds: Int, probeOn: Int? = nil) async throws -> LoadOutcome {
+    private func load(_ name: String, ports: [Int], seconds: Int, clients: Int? = nil, probeOn: Int? = nil) async throws -> LoadOutcome {
         let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
         let shared = LoadTally()
-        let done = LiveBenchmark.Countdown(connections + (probeOn == nil ? 0 : 1))
-        for client in 0..<connections {
+        let clients = clients ?? connections
+        let done = LiveBenchmark.Countdown(clients + (probeOn == nil ? 0 : 1))
+        for client in 0..<clients {
             let thread = Thread {
                 var random = SplitMix(seed: UInt64(client + 1) &* 0x9E37_79B9)
                 var tally = LoadTally.Local()
@@ -250,7 +262,8 @@ public struct ClusterBenchmark: Sendable {
                 while DispatchTime.now().uptimeNanoseconds < end {
                     let (path, body, _) = self.randomMove(&random)
                     if let response = try? http.request("POST", path, body: body), response.status == 200,
-                       let revision = LoadTally.revision(in: response.body) {
+                       let revision = LoadTally.number("revision", in: response.body),
+                       LoadTally.number("fromRevision", in: response.body) == revision - 1 {
                         acknowledged.append((revision, DispatchTime.now().uptimeNanoseconds))
                     } else if (try? http.connect()) == nil {
                         break   // the instance is gone
@@ -341,7 +354,11 @@ final class LoadTally: @unchecked Sendable {
             case 200:
                 latencies.append(milliseconds)
                 self.moves += moves
-                if let revision = LoadTally.revision(in: response.body) { acknowledged.append(revision) }
+                // A write that changed something (one that changed nothing keeps the revision).
+                if let revision = LoadTally.number("revision", in: response.body),
+                   LoadTally.number("fromRevision", in: response.body) == revision - 1 {
+                    acknowledged.append(revision)
+                }
             case 400..<500:
                 latencies.append(milliseconds)
                 refused += 1
@@ -382,9 +399,9 @@ final class LoadTally: @unchecked Sendable {
         }
     }
 
-    /// The `"revision":N` of a write's answer.
-    static func revision(in body: [UInt8]) -> Int? {
-        let key = Array("\"revision\":".utf8)
+    /// The first `"key":N` of a write's answer.
+    static func number(_ name: String, in body: [UInt8]) -> Int? {
+        let key = Array("\"\(name)\":".utf8)
         guard body.count > key.count else { return nil }
         for start in 0...(body.count - key.count) where body[start] == key[0] && Array(body[start..<(start + key.count)]) == key {
             var value = 0, i = start + key.count, digits = 0

@@ -15,7 +15,7 @@ final class StreamChecker: @unchecked Sendable {
     /// one already checked compares it and takes the shape after it.
     final class Verdicts: @unchecked Sendable {
         private let lock = NSLock()
-        private var checked: [Pair: (changeset: Changeset, after: SnapshotShape<String, String>?, violation: String?)] = [:]
+        private var checked: [Pair: (text: String, after: SnapshotShape<String, String>?, violation: String?)] = [:]
 
         struct Pair: Hashable {
             let from: Int
@@ -24,14 +24,25 @@ final class StreamChecker: @unchecked Sendable {
 
         init() {}
 
-        /// The shape after `changeset` from `before` at revision `from`, and what the simulator
-        /// found wrong with it (nil when nothing).
-        func check(_ changeset: Changeset, from: Int, to: Int, before: SnapshotShape<String, String>) -> (SnapshotShape<String, String>?, String?) {
+        /// The shape after the changeset of JSON `text` from `before` at revision `from`, and
+        /// what is wrong with it (nil when nothing): unreadable, not from `from` to `to`, or
+        /// refused by the simulator. A text seen already is not read again.
+        func check(_ text: String, from: Int, to: Int, before: SnapshotShape<String, String>) -> (SnapshotShape<String, String>?, String?) {
             let pair = Pair(from: from, to: to)
-            if let known = lock.withLock({ checked[pair] }), known.changeset == changeset { return (known.after, known.violation) }
-            let after = before.applyingItemMoves(changeset)
-            let violation = after.flatMap { BatchUpdateSimulator.violations(of: changeset, from: before, to: $0).first.map { "\($0)" } }
-            lock.withLock { checked[pair] = (changeset, after, violation) }
+            if let known = lock.withLock({ checked[pair] }), known.text == text { return (known.after, known.violation) }
+            let after: SnapshotShape<String, String>?
+            let violation: String?
+            if let changeset = try? JSONDecoder().decode(Changeset.self, from: Data(text.utf8)) {
+                after = before.applyingItemMoves(changeset)
+                if changeset.fromRevision != from || changeset.toRevision != to {
+                    violation = "the changeset says \(changeset.fromRevision ?? -1)→\(changeset.toRevision ?? -1)"
+                } else {
+                    violation = after.flatMap { BatchUpdateSimulator.violations(of: changeset, from: before, to: $0).first.map { "\($0)" } }
+                }
+            } else {
+                (after, violation) = (nil, "an unreadable changeset")
+            }
+            lock.withLock { checked[pair] = (text, after, violation) }
             return (after, violation)
         }
     }
@@ -159,16 +170,11 @@ final class StreamChecker: @unchecked Sendable {
                 arrivals?[id] = now
             }
         case "changes":
-            guard let id, let changeset = try? JSONDecoder().decode(Changeset.self, from: Data(data.utf8)) else {
-                return problem("an unreadable changeset")
-            }
+            guard let id else { return problem("changes without an id") }
             let (revision, before) = lock.withLock { (self.revision, shape) }
             guard let revision else { return problem("changes before any snapshot") }
-            let (after, violation) = verdicts.check(changeset, from: revision, to: id, before: before)
+            let (after, violation) = verdicts.check(data, from: revision, to: id, before: before)
             lock.withLock {
-                if changeset.fromRevision != revision || changeset.toRevision != id {
-                    problems.append("changes \(changeset.fromRevision ?? -1)→\(changeset.toRevision ?? -1) (id \(id)) after revision \(revision)")
-                }
                 guard let after else {
                     problems.append("changes \(revision)→\(id) do not apply to the shape before them")
                     return

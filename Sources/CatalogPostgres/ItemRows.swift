@@ -101,43 +101,4 @@ enum ItemRows {
             RETURNING 1
             """
     }
-
-    /// The one statement of a combined write of items (``PostgresCatalogStore/writeItems(_:to:)``):
-    /// raises catalogue `catalogPK`'s revision from `base` to `final` — only if it is still `base`
-    /// (else it writes nothing and answers 0 updated) — and with it deletes the items `gone`,
-    /// writes `rows` (``upsert(_:catalogPK:)``), journals each revision (`journal`: rows of
-    /// `revision`, `patch`), forgets journal entries past what the database keeps when `prune`,
-    /// and notifies `notify` on commit. Answers (updated, rows written).
-    static func groupWrite(catalogPK: Int64, from base: Int, to final: Int, gone: [String], rows: Writer, journal: String,
-                           prune: Bool, notify: (channel: String, payload: String)) -> PostgresQuery {
-        let content = ItemColumns.names
-        let pruning = prune ? """
-            , pruned AS (
-                DELETE FROM journal WHERE catalog_pk = \(catalogPK) AND EXISTS (SELECT 1 FROM raised) AND revision <= \(Int64(final)) - coalesce(
-                    (SELECT value FROM setting WHERE name = 'journal_revisions'), \(Int64(CatalogStore.defaultJournalRevisions))))
-            """ : ""
-        return """
-            WITH raised AS (
-                UPDATE catalog SET revision = \(Int64(final)) WHERE pk = \(catalogPK) AND revision = \(Int64(base)) RETURNING pk
-            ), removed AS (
-                DELETE FROM item WHERE catalog_pk = \(catalogPK) AND id = ANY(\(gone)) AND EXISTS (SELECT 1 FROM raised)
-            ), written AS (
-                INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(unescaped: content.joined(separator: ", ")), width, height)
-                SELECT \(catalogPK), s.pk, r.id, r.position, r.kind, \(unescaped: content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
-                FROM json_to_recordset(\(rows.document)::json) AS r(\(unescaped: recordType))
-                JOIN section s ON s.catalog_pk = \(catalogPK) AND s.id = r.section
-                WHERE EXISTS (SELECT 1 FROM raised)
-                ON CONFLICT (catalog_pk, id) DO UPDATE SET
-                    section_pk = excluded.section_pk, position = excluded.position, kind = excluded.kind,
-                    \(unescaped: (content + ["width", "height"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
-                RETURNING 1
-            ), journalled AS (
-                INSERT INTO journal (catalog_pk, revision, patch)
-                SELECT \(catalogPK), j.revision, j.patch FROM json_to_recordset(\(journal)::json) AS j(revision BIGINT, patch TEXT)
-                WHERE EXISTS (SELECT 1 FROM raised)
-            )\(unescaped: pruning)
-            SELECT (SELECT count(*) FROM raised), (SELECT count(*) FROM written)
-                + 0 * (SELECT count(pg_notify(\(notify.channel), \(notify.payload))) FROM raised)
-            """
-    }
 }

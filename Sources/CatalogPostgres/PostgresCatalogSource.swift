@@ -124,16 +124,9 @@ struct PostgresCatalogSource: CatalogSource {
         let wantedItems = items.filter { itemSections[$0] == nil && !absentItems.contains($0) }
         let wantedPositions = positions.filter { idsAtPositions[$0] == nil && !absentPositions.contains($0) }
         if wantedSections.isEmpty && wantedItems.isEmpty && wantedPositions.isEmpty { return }
-        let rows = try await connection.query("""
-            SELECT c.revision, s.id, s.kind, s.title, s.capacity, s.position, i.position, \(unescaped: ItemRows.columns("i"))
-            FROM catalog c
-            LEFT JOIN section s ON s.catalog_pk = c.pk
-                AND (s.id = ANY(\(wantedSections)) OR s.position = ANY(\(wantedPositions.map(Int32.init)))
-                     OR s.pk IN (SELECT section_pk FROM item WHERE catalog_pk = \(catalogPK) AND id = ANY(\(wantedItems))))
-            LEFT JOIN item i ON i.section_pk = s.pk
-            WHERE c.pk = \(catalogPK)
-            ORDER BY s.position, i.position
-            """, logger: logger)
+        let rows = try await connection.execute(PreparedStatements.Sections(catalogPK: catalogPK, sections: wantedSections,
+                                                                            positions: wantedPositions.map(Int32.init), items: wantedItems),
+                                                logger: logger)
         let loaded = Set(sections.keys)
         var current: String?
         var checked = false

@@ -17,7 +17,11 @@ extension PostgresCatalogStore {
 
     /// Revision `revision` of the catalogue, rebuilt through the journal, the current one, and
     /// whether the journal brought back any content.
-    func revisions(of name: String, since revision: Int) async throws(StoreError) -> (old: Catalog, current: Catalog, restoredContent: Bool) {
+    ///
+    /// With `atLeast`, "current" may be the kept snapshot of a revision from `atLeast` on instead
+    /// of the latest (which would mean reading the whole catalogue again): observers woken by a
+    /// stream of writes then all reach the one revision kept, and from there go on in step.
+    func revisions(of name: String, since revision: Int, atLeast: Int? = nil) async throws(StoreError) -> (old: Catalog, current: Catalog, restoredContent: Bool) {
         let name = Identifier.canonical(name)
         let (logger, snapshots) = (self.logger, self.snapshots)
         return try await snapshotRead { connection in
@@ -34,8 +38,15 @@ extension PostgresCatalogStore {
                 return StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? currentRevision + 1) - 1))
             }
             var current: Catalog
-            if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: currentRevision) {
+            if let atLeast, let (pk, kept) = snapshots.latest(named: name), pk == catalogPK,
+               kept.revision >= max(atLeast, revision), kept.revision <= currentRevision {
                 current = kept
+            } else if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: currentRevision) {
+                current = kept
+            } else if let (pk, kept) = snapshots.latest(named: name), pk == catalogPK, kept.revision < currentRevision,
+                      let advanced = try await Self.advance(kept, to: currentRevision, catalogPK: catalogPK, on: connection, logger: logger) {
+                current = advanced
+                snapshots.keep(advanced, pk: catalogPK)
             } else {
                 guard let (_, loaded) = try await Self.loadCatalog(named: name, on: connection, logger: logger) else {
                     throw StoreError.unknownCatalog(name)
@@ -47,7 +58,8 @@ extension PostgresCatalogStore {
             var rewinder = JournalRewinder(current)
             var expected = current.revision
             let rows = try await connection.query("""
-                SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(revision)) ORDER BY revision DESC
+                SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(revision))
+                    AND revision <= \(Int64(current.revision)) ORDER BY revision DESC
                 """, logger: logger)
             for try await (number, text) in rows.decode((Int64, String).self) {
                 guard Int(number) == expected else { break }
@@ -63,6 +75,43 @@ extension PostgresCatalogStore {
     /// (REPEATABLE READ): a catalogue and its journal read in it agree.
     func snapshotRead<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         try await explicitTransaction("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ending: "COMMIT", body)
+    }
+
+    /// `kept` brought to revision `target` by reading only the sections whose items the writes
+    /// in between changed, when the journal says that is all they changed (the commonest case:
+    /// moves, through another instance); nil when a write did more, or the journal has a gap.
+    static func advance(_ kept: Catalog, to target: Int, catalogPK: Int64, on connection: PostgresConnection,
+                        logger: Logger) async throws -> Catalog? {
+        var touched = Set<String>()
+        var expected = kept.revision + 1
+        let rows = try await connection.query("""
+            SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(kept.revision))
+                AND revision <= \(Int64(target)) ORDER BY revision
+            """, logger: logger)
+        for try await (number, text) in rows.decode((Int64, String).self) {
+            guard Int(number) == expected, let sections = try RevisionPatch.decoded(text).sectionsWithChangedItemsOnly else { return nil }
+            touched.formUnion(sections)
+            expected += 1
+        }
+        guard expected == target + 1 else { return nil }
+        var positions: [String: Int] = [:]
+        for (position, section) in kept.sections.enumerated() { positions[section.id] = position }
+        var catalog = kept
+        for id in touched {
+            guard let position = positions[id] else { return nil }
+            catalog.sections[position].items = []
+        }
+        let items = try await connection.query("""
+            SELECT s.id, \(unescaped: ItemRows.columns("i")) FROM section s JOIN item i ON i.section_pk = s.pk
+            WHERE s.catalog_pk = \(catalogPK) AND s.id = ANY(\(Array(touched))) ORDER BY s.id, i.position
+            """, logger: logger)
+        for try await row in items {
+            let row = row.makeRandomAccess()
+            guard let position = positions[try row[0].decode(String.self)] else { return nil }
+            catalog.sections[position].items.append(try ItemRows.item(row, at: 1))
+        }
+        catalog.revision = target
+        return catalog
     }
 
     /// How many revisions of each catalogue the journal keeps at least.

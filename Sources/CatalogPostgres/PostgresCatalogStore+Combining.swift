@@ -50,7 +50,15 @@ extension PostgresCatalogStore {
     /// refused by the state it was read at.
     static func writeItems(_ batches: [Batch], to name: String, locked: Bool, on connection: PostgresConnection,
                            logger: Logger) async throws -> [Result<WriteResult, StoreError>]? {
-        guard let (catalogPK, base) = try await catalogRow(named: name, on: connection, logger: logger, locking: locked) else {
+        var row: (pk: Int64, revision: Int)?
+        if locked {
+            row = try await catalogRow(named: name, on: connection, logger: logger, locking: true)
+        } else {
+            for try await (pk, revision) in try await connection.execute(PreparedStatements.CatalogRow(catalog: name), logger: logger) {
+                row = (pk, Int(revision))
+            }
+        }
+        guard let (catalogPK, base) = row else {
             return batches.map { _ in .failure(.unknownCatalog(name)) }
         }
         var source = PostgresCatalogSource(catalogPK: catalogPK, revision: base)
@@ -118,9 +126,10 @@ extension PostgresCatalogStore {
         }
         let final = source.revision
         let prunes = (base + 1...final).contains { $0 % CatalogStore.journalPruningInterval == 0 }
-        let statement = ItemRows.groupWrite(catalogPK: catalogPK, from: base, to: final, gone: gone.sorted(), rows: rows,
-                                            journal: journal.document, prune: prunes, notify: (channel, payload(name: name, revision: final)))
-        for try await (updated, written) in try await connection.query(statement, logger: logger).decode((Int64, Int64).self) {
+        let statement = PreparedStatements.GroupWrite(catalogPK: catalogPK, base: base, final: final, gone: gone.sorted(),
+                                                      rows: rows.document, journal: journal.document, prune: prunes,
+                                                      channel: channel, payload: payload(name: name, revision: final))
+        for try await (updated, written) in try await connection.execute(statement, logger: logger) {
             guard updated == 1 else { return nil }
             guard written == rows.count else {
                 throw StoreError.database("\(rows.count - Int(written)) items of the write found no section")

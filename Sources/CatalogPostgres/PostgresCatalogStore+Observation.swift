@@ -42,8 +42,11 @@ extension PostgresCatalogStore: ObservedDatabase {
     private func computeUpdate(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try await catalog(named: name)) }
         if let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
+        // An observer before this one in turn may have reached a later revision from here.
+        if let latest = snapshots.latest(named: name)?.catalog.revision, latest >= current,
+           let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: latest)) { return kept }
         do {
-            let (old, now, restoredContent) = try await revisions(of: name, since: revision)
+            let (old, now, restoredContent) = try await revisions(of: name, since: revision, atLeast: current)
             let update = try CatalogStore.update(from: old, to: now, restoredContent: restoredContent, resetThreshold: resetThreshold)
             // Observers in step share it: under the revision asked for and the one reached.
             for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: to)) }

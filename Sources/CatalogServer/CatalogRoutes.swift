@@ -235,18 +235,26 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     }
 
     /// Applies a batch; `If-Match: "REV"` (or the body's `baseRevision`) makes it conditional.
-    /// Read and parsed under a body permit; the write waits for the store's next group commit
-    /// without holding a thread.
+    /// A large body is read, parsed and written under a body permit; a small one (a declared
+    /// length up to a move's limit, such as a few moves) is parsed at once and its write waits
+    /// for the store's next group commit like a move's, so small batches share commits.
     func batch(_ request: Request, name: String) async throws -> Response {
         let (store, limits, bodyWork) = (self.store, self.limits, self.bodyWork)
         let expected = try await ifMatch(request, name: name)
-        let result = try await bodyWork.withPermit {
-            let body = try await self.body(request, limit: bodyLimit)
-            var batch = try await bodyWork.offload {
+        @Sendable func apply(_ body: ByteBuffer, offloading: Bool) async throws -> WriteResult {
+            let parse: @Sendable () throws -> Batch = {
                 try Self.reading(body) { data in try BatchReader.decode(data, fileName: "request body", limits: limits) }
             }
+            var batch = offloading ? try await bodyWork.offload(parse) : try parse()
             if let expected { batch.baseRevision = batch.baseRevision ?? expected }
             return try await metrics.write("batch") { try await store.apply(batch, to: name) }
+        }
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        if let declared, declared <= min(bodyLimit, RouteLimits.moveBodyLimit) {
+            return written(try await apply(try await body(request, limit: declared), offloading: false))
+        }
+        let result = try await bodyWork.withPermit {
+            try await apply(try await self.body(request, limit: bodyLimit), offloading: true)
         }
         return written(result)
     }

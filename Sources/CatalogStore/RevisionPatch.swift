@@ -28,6 +28,14 @@ package struct RevisionPatch: Codable, Equatable {
         var index: Int
     }
 
+    /// The sections whose items changed, when that is all this patch undoes (no section
+    /// added, removed, reordered or changed, no quick moves): then the next revision differs from
+    /// the previous one in those sections' items alone. Nil otherwise.
+    package var sectionsWithChangedItemsOnly: [String]? {
+        guard sectionOrder == nil, sections.isEmpty, itemMoves?.isEmpty ?? true else { return nil }
+        return itemOrders?.map(\.section) ?? []
+    }
+
     /// A patch of moves only.
     init(itemMoves: [ItemMove]) {
         sectionOrder = nil

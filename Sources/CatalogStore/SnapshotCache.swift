@@ -27,6 +27,13 @@ package final class SnapshotCache: @unchecked Sendable {
         }
     }
 
+    /// The latest kept revision of the catalogue named `name`, with its row key.
+    package func latest(named name: String) -> (pk: Int64, catalog: Catalog)? {
+        lock.withLock {
+            entries.first { $0.value.name == name }.map { ($0.key, $0.value) }
+        }
+    }
+
     /// Keeps `catalog` (whose row key is `pk`) unless a later revision of it is kept already.
     package func keep(_ catalog: Catalog, pk: Int64) {
         lock.withLock {

@@ -173,8 +173,10 @@ struct BenchCommand: ParsableCommand {
                                 String(r.writes), String(r.refused), String(r.failed)]
                            }, rightAligned: [1, 2, 3, 4, 5, 6]))
         print("PostgreSQL statements per single move: \(report.statementsPerMove.map { String(format: "%.2f", $0) } ?? "not counted")")
-        print("write acknowledged by A → event on B: p50 \(report.propagationP50.map(Self.duration) ?? "-"), "
-              + "p99 \(report.propagationP99.map(Self.duration) ?? "-") over \(report.propagationSamples) writes")
+        for (label, figures) in [("one client writing every 20 ms", report.propagation), ("during the two-instance run", report.propagationUnderLoad)] {
+            print("write acknowledged by A → event on B, \(label): "
+                  + (figures.map { "p50 \(Self.duration($0.p50)), p99 \(Self.duration($0.p99)) over \($0.samples) writes" } ?? "no writes"))
+        }
         print("final revision \(report.finalRevision); \(report.acknowledged) writes acknowledged; "
               + "\(report.subscribersChecked) subscribers checked (\(report.subscriberEvents) events, \(report.reconnects) reconnections)")
         if report.problems.isEmpty {

@@ -1,0 +1,128 @@
+import CatalogStore
+import PostgresNIO
+
+/// The statements of a combined write of items (``PostgresCatalogStore/writeItems(_:to:)``),
+/// prepared once per connection: the server plans each once instead of at every write, which
+/// costs it more than running them.
+enum PreparedStatements {
+    /// The catalogue's row key and revision, by name.
+    struct CatalogRow: PostgresPreparedStatement {
+        static let name = "catalogkit_catalog_row"
+        static let sql = "SELECT pk, revision FROM catalog WHERE name = $1"
+        typealias Row = (Int64, Int64)
+
+        var catalog: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(catalog)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// ``PostgresCatalogSource/load(sections:positions:items:on:logger:)``: the catalogue's
+    /// revision, then the sections wanted (by id, by position, or as the section of an item),
+    /// each with its items in order.
+    struct Sections: PostgresPreparedStatement {
+        static let name = "catalogkit_sections"
+        static let sql = """
+            SELECT c.revision, s.id, s.kind, s.title, s.capacity, s.position, i.position, \(ItemRows.columns("i"))
+            FROM catalog c
+            LEFT JOIN (
+                SELECT pk FROM section WHERE catalog_pk = $1 AND id = ANY($2)
+                UNION SELECT pk FROM section WHERE catalog_pk = $1 AND position = ANY($3)
+                UNION SELECT section_pk FROM item WHERE catalog_pk = $1 AND id = ANY($4)
+            ) AS wanted ON true
+            LEFT JOIN section s ON s.pk = wanted.pk
+            LEFT JOIN item i ON i.section_pk = s.pk
+            WHERE c.pk = $1
+            ORDER BY s.position, i.position
+            """
+        typealias Row = PostgresRow
+
+        var catalogPK: Int64
+        var sections: [String]
+        var positions: [Int32]
+        var items: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(catalogPK)
+            bindings.append(sections)
+            bindings.append(positions)
+            bindings.append(items)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { row }
+    }
+
+    /// The one statement of a combined write: raises the catalogue's revision from `base` to
+    /// `final` — only if it is still `base` (else it writes nothing and answers 0 updated) — and
+    /// with it deletes the items `gone`, writes `rows` (an ``ItemRows/Writer`` document: new items
+    /// inserted, others taking their new section, place and content), journals each revision
+    /// (`journal`: rows of `revision`, `patch`), forgets journal entries past what the database
+    /// keeps when `prune`, and notifies on commit. Answers (updated, rows written).
+    struct GroupWrite: PostgresPreparedStatement {
+        static let name = "catalogkit_group_write"
+        static let sql: String = {
+            let content = ItemColumns.names
+            return """
+                WITH raised AS (
+                    UPDATE catalog SET revision = $3 WHERE pk = $1 AND revision = $2 RETURNING pk
+                ), removed AS (
+                    DELETE FROM item WHERE catalog_pk = $1 AND id = ANY($4) AND EXISTS (SELECT 1 FROM raised)
+                ), written AS (
+                    INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(content.joined(separator: ", ")), width, height)
+                    SELECT $1, s.pk, r.id, r.position, r.kind, \(content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
+                    FROM json_to_recordset($5::json) AS r(\(ItemRows.recordType))
+                    JOIN section s ON s.catalog_pk = $1 AND s.id = r.section
+                    WHERE EXISTS (SELECT 1 FROM raised)
+                    ON CONFLICT (catalog_pk, id) DO UPDATE SET
+                        section_pk = excluded.section_pk, position = excluded.position, kind = excluded.kind,
+                        \((content + ["width", "height"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                    RETURNING 1
+                ), journalled AS (
+                    INSERT INTO journal (catalog_pk, revision, patch)
+                    SELECT $1, j.revision, j.patch FROM json_to_recordset($6::json) AS j(revision BIGINT, patch TEXT)
+                    WHERE EXISTS (SELECT 1 FROM raised)
+                ), pruned AS (
+                    DELETE FROM journal WHERE $7 AND catalog_pk = $1 AND EXISTS (SELECT 1 FROM raised)
+                        AND revision <= $3 - coalesce((SELECT value FROM setting WHERE name = 'journal_revisions'), $8)
+                )
+                SELECT (SELECT count(*) FROM raised), (SELECT count(*) FROM written)
+                    + 0 * (SELECT count(pg_notify($9, $10)) FROM raised)
+                """
+        }()
+        typealias Row = (Int64, Int64)
+
+        var catalogPK: Int64
+        var base: Int
+        var final: Int
+        var gone: [String]
+        var rows: String
+        var journal: String
+        var prune: Bool
+        var channel: String
+        var payload: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings()
+            bindings.append(catalogPK)
+            bindings.append(Int64(base))
+            bindings.append(Int64(final))
+            bindings.append(gone)
+            bindings.append(rows)
+            bindings.append(journal)
+            bindings.append(prune)
+            bindings.append(Int64(CatalogStore.defaultJournalRevisions))
+            bindings.append(channel)
+            bindings.append(payload)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+}
