@@ -174,7 +174,8 @@ let package = Package(
         ),
         // README's Swift walk-through, compiled and run.
         .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel"]),
-        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]),
+        .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
+                                                           "CatalogPostgres", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(
             name: "CatalogBenchmarksTests",
             dependencies: ["CatalogBenchmarks", .product(name: "Hummingbird", package: "hummingbird"),

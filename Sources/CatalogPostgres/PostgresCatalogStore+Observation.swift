@@ -1,6 +1,7 @@
 import CatalogDiff
 import CatalogModel
 import CatalogStore
+import Foundation
 import PostgresNIO
 
 extension PostgresCatalogStore: ObservedDatabase {
@@ -74,7 +75,8 @@ extension PostgresCatalogStore: ObservedDatabase {
     /// The notifier's watch: listens on ``channel`` on a connection of its own until cancelled,
     /// connecting again (after 0.1 s, doubling to 2 s) whenever the connection drops.
     static func listen(_ configuration: PostgresConnection.Configuration, every interval: Duration, logger: Logger,
-                       heard: @escaping @Sendable () -> Void, _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
+                       heard: @escaping @Sendable () -> Void, read: @escaping @Sendable () -> Void,
+                       _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
         var delay: Duration = .milliseconds(100)
         var attempt = 0
         while !Task.isCancelled {
@@ -86,6 +88,7 @@ extension PostgresCatalogStore: ObservedDatabase {
                 try await listening.listen(on: channel) { notifications in
                     // Listening now: a reading of every revision catches up on what was missed.
                     try await readRevisions(on: listening, logger: logger, into: notifier)
+                    read()
                     delay = .milliseconds(100)
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
@@ -99,6 +102,7 @@ extension PostgresCatalogStore: ObservedDatabase {
                             while true {
                                 try await Task.sleep(for: interval)
                                 try await readRevisions(on: listening, logger: logger, into: notifier)
+                                read()
                             }
                         }
                         // The first to end (the connection dropped, the task cancelled) ends both.
@@ -113,6 +117,31 @@ extension PostgresCatalogStore: ObservedDatabase {
             guard !Task.isCancelled else { return }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(2))
+        }
+    }
+
+    /// The notifier's watch: ``listen(_:every:logger:heard:read:_:)``, and beside it a stand-in
+    /// that reads every revision through the pool whenever the listener has read none for five
+    /// of its intervals — a listener stuck on a connection that neither answers nor fails must
+    /// not leave observers waiting.
+    static func watch(_ configuration: PostgresConnection.Configuration, client: PostgresClient, every interval: Duration,
+                      logger: Logger, heard: @escaping @Sendable () -> Void, _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
+        let lastRead = LastRead()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await listen(configuration, every: interval, logger: logger, heard: heard, read: lastRead.now, notifier)
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval * 5)
+                    guard !Task.isCancelled, lastRead.age > interval * 5 else { continue }
+                    try? await client.withConnection { connection in
+                        try await readRevisions(on: connection, logger: logger, into: notifier)
+                    }
+                }
+            }
+            await group.next()
+            group.cancelAll()
         }
     }
 
@@ -138,4 +167,13 @@ extension PostgresCatalogStore: ObservedDatabase {
             .decode((String, Int64).self) { revisions[name] = Int(revision) }
         notifier()?.didRead(revisions)
     }
+}
+
+/// When the listener last read every revision.
+private final class LastRead: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = ContinuousClock.now
+
+    func now() { lock.withLock { last = .now } }
+    var age: Duration { lock.withLock { ContinuousClock.now - last } }
 }

@@ -80,7 +80,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         let connectionUse = self.connectionUse
         notifier = ChangeNotifier { notifier in
             guard let listening else { return }
-            await Self.listen(listening, every: Self.watchInterval, logger: logger, heard: connectionUse.heard, notifier)
+            await Self.watch(listening, client: client, every: Self.watchInterval, logger: logger, heard: connectionUse.heard, notifier)
         }
     }
 

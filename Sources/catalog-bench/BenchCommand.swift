@@ -42,7 +42,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Single moves timed in the writes suite.")
     var moves: Int = 2_000
 
-    @Option(help: "Event-stream subscribers in the live suite.")
+    @Option(help: "Event-stream subscribers in the live suite (default 1000), and in the cluster suite (default 100).")
     var subscribers: Int = 1_000
 
     @Option(help: "Seconds of moves (100 a second) for each event-stream case of the live suite.")
@@ -66,6 +66,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(help: "Seconds of the cluster suite's two-instance run (its one-instance runs last a third of it).")
     var clusterSeconds: Int = 30
+
+    @Option(help: "Shelves of capacity 4 in the cluster suite's catalogue (two books on each).")
+    var clusterShelves: Int = 2_000
 
     @Option(help: "Timed runs per case; the median is reported. Default: 7, and 3 for the http suite (whose runs last --seconds each, and which also reports the worst p99).")
     var runs: Int?
@@ -158,15 +161,18 @@ struct BenchCommand: ParsableCommand {
     func runCluster() throws {
         guard let postgres else { throw ValidationError("the cluster suite needs --postgres postgres://… (Scripts/cluster-load.sh starts one)") }
         guard clusterSeconds >= 2 else { throw ValidationError("--cluster-seconds must be ≥ 2") }
+        guard clusterShelves >= 2 else { throw ValidationError("--cluster-shelves must be ≥ 2") }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("catalog").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw CLIError("`catalog` is not beside catalog-bench (\(executable)): build both, e.g. swift build -c release")
         }
         let log: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("· \($0)\n".utf8)) }
-        let report = try ClusterBenchmark(postgresURL: postgres, catalogExecutable: executable, seconds: clusterSeconds,
-                                          baselineSeconds: max(1, clusterSeconds / 3), connections: connections,
-                                          subscribers: subscribers == 1_000 ? 100 : subscribers).run(log: log)
+        var benchmark = ClusterBenchmark(postgresURL: postgres, catalogExecutable: executable, seconds: clusterSeconds,
+                                         baselineSeconds: max(1, clusterSeconds / 3), connections: connections,
+                                         subscribers: subscribers == 1_000 ? 100 : subscribers)
+        benchmark.shelves = clusterShelves
+        let report = try benchmark.run(log: log)
         print(Output.table(["RUN", "MOVES/s", "p50", "p99", "WRITES", "REFUSED (4xx)", "FAILED"],
                            report.runs.map { r in
                                [r.name, String(format: "%.0f", r.perSecond), Self.duration(r.p50), Self.duration(r.p99),

@@ -1,5 +1,7 @@
+import CatalogPostgres
 import CatalogTestSupport
 import Foundation
+import PostgresNIO
 import Testing
 
 /// The commands on either backend: `--db` (or `CATALOG_DB`) names a SQLite file or a
@@ -134,5 +136,35 @@ struct CLIBackendTests {
             #expect(result.stderrLines.count == 1 && result.stderr.contains(expected), "\(result.stderr)")
             #expect(!result.stderr.contains("s3cret") && !result.stderr.contains("env-secret") && !result.stdout.contains("s3cret"))
         }
+    }
+
+    /// A server that asks for a password (SCRAM): a wrong one is one line naming the database and
+    /// the server's reason, exit 1, no password anywhere; the right one from `PGPASSWORD` works.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))
+    func aWrongPasswordIsOneLineWithoutThePassword() async throws {
+        let (url, folder) = try #require(TestPostgres.privateCluster())
+        defer { TestPostgres.removeCluster(folder) }
+        // The password, then SCRAM for every TCP connection (the socket stays trusted).
+        try await TestPostgres.admin(url: url) { connection in
+            try await connection.query("ALTER USER postgres PASSWORD 'right-pw'", logger: TestPostgres.logger)
+        }
+        try "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
+            .write(toFile: folder + "/data/pg_hba.conf", atomically: false, encoding: .utf8)
+        try await TestPostgres.admin(url: url) { connection in
+            try await connection.query("SELECT pg_reload_conf()", logger: TestPostgres.logger)
+        }
+        let location = try PostgresLocation(url: url)
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let wrong = "postgres://postgres:wrong-pw@127.0.0.1:\(location.port)/postgres?sslmode=disable"
+        let refused = try cli.run(["list", "--db", wrong])
+        #expect(refused.status == 1)
+        #expect(refused.stderrLines.count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("cannot open the database postgres://postgres@127.0.0.1:\(location.port)/postgres: "), "\(refused.stderr)")
+        #expect(refused.stderr.contains("password authentication failed"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("wrong-pw") && !refused.stdout.contains("wrong-pw"))
+        let viaEnvironment = try cli.run(["list", "--db", "postgres://postgres@127.0.0.1:\(location.port)/postgres?sslmode=disable"],
+                                         environment: ["PGPASSWORD": "right-pw"])
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
     }
 }

@@ -70,7 +70,8 @@ import Testing
 
 /// `GET /health` and `GET /ready` for a load balancer, and a PostgreSQL server that goes away
 /// and comes back while an instance serves: 503s (problem documents, no SQL) while it is gone,
-/// readiness says so, and afterwards reads and writes resume.
+/// readiness says so, event streams end, and afterwards reads and writes resume and a stream
+/// resumed with its last id misses nothing.
 @Suite struct ReadinessTests {
     @Test(arguments: Backend.available)
     func healthAndReadinessNeedNoToken(backend: Backend) async throws {
@@ -94,6 +95,10 @@ import Testing
         try await store.replace([(ServerTests.shelves, nil)], progress: nil)
         try await TwoInstanceTests.live(store) { client in
             #expect(try await TwoInstanceTests.move(client, "b0", to: "c") == 200)
+            let port = try #require(client.port)
+            let stream = try RawConnection(port: port)
+            stream.openEventStream("/catalogs/shelf/events")
+            #expect(await stream.awaitEvents(1).first?.id == "2")
             TestPostgres.stopCluster(folder)
             // Not ready within a few checks; requests answered 503 rather than left waiting.
             var ready = 200
@@ -130,6 +135,21 @@ import Testing
                 let changeset = try JSONDecoder().decode(Changeset.self, from: Data(buffer: response.body))
                 #expect(changeset.fromRevision == 1 && changeset.toRevision == 3)
             }
+            // The event stream either went on (then it brings revision 3) or ended with its
+            // database (then, resumed with its last id, it does): nothing missed either way.
+            var next = await stream.awaitEvents(seconds: 60) { $0.count > 1 }.dropFirst().first
+            if next == nil {
+                var closed = false
+                for _ in 0..<600 where !closed { closed = await stream.drainUntilClosed(quietFor: 0.1) }
+                #expect(closed, "the stream neither went on nor ended")
+                let resumed = try RawConnection(port: port)
+                resumed.openEventStream("/catalogs/shelf/events", headers: ["Last-Event-ID": "2"])
+                next = await resumed.awaitEvents(1).first
+            }
+            let event = try #require(next)
+            #expect(event.event == "changes" && event.id == "3")
+            let changeset = try JSONDecoder().decode(Changeset.self, from: Data(event.data.utf8))
+            #expect(changeset.fromRevision == 2 && changeset.toRevision == 3)
         }
     }
 }

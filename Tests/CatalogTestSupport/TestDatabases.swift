@@ -121,9 +121,10 @@ public enum TestPostgres {
 
     public static let logger = Logger(label: "catalog.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    /// Runs `body` on a connection to the server's own database.
-    public static func admin(_ body: (PostgresConnection) async throws -> Void) async throws {
-        let location = try PostgresLocation(url: url!)
+    /// Runs `body` on a connection to the server's own database (of the server at `url`, by
+    /// default the test server).
+    public static func admin(url: String? = nil, _ body: (PostgresConnection) async throws -> Void) async throws {
+        let location = try PostgresLocation(url: url ?? self.url!)
         let connection = try await PostgresConnection.connect(
             configuration: .init(host: location.host, port: location.port, username: location.user, password: nil,
                                  database: location.database, tls: .disable),
