@@ -15,13 +15,16 @@ extension CatalogServer {
                                           slots: EventStreamSlots(limit: 1, perClient: 1)),
                       metrics: ServerMetrics(database: { DatabaseStatistics() }, eventStreams: { 0 })).register(on: router)
         return router.routes
-            .map { route in
-                let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false)
-                    .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-                    .joined(separator: "/")
-                return (path, route.method.rawValue)
-            }
+            .map { route in (pattern(route.path.description), route.method.rawValue) }
             .sorted { $0 < $1 }
             .map { "\($1) \($0)" }
     }()
+
+    /// A route's path as Hummingbird writes it (`/catalogs/:name`) in the form of the docs and
+    /// the OpenAPI document (`/catalogs/{name}`).
+    static func pattern(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            .joined(separator: "/")
+    }
 }

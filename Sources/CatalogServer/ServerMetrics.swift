@@ -59,6 +59,7 @@ final class ServerMetrics: @unchecked Sendable {
     }
 
     private struct RequestKey: Hashable {
+        /// As Hummingbird has it (`/catalogs/:name`): turned into a label once, when first seen.
         let route: String
         let method: HTTPRequest.Method
         let status: Int
@@ -69,12 +70,14 @@ final class ServerMetrics: @unchecked Sendable {
         let outcome: String
     }
 
-    /// Counts a request answered with `status` after `nanoseconds`.
-    func request(route: String, method: HTTPRequest.Method, status: Int, nanoseconds: UInt64) {
-        let key = RequestKey(route: route, method: method, status: status)
+    /// Counts a request to the route Hummingbird matched (`endpointPath`, nil for none),
+    /// answered with `status` after `nanoseconds`.
+    func request(endpointPath: String?, method: HTTPRequest.Method, status: Int, nanoseconds: UInt64) {
+        let key = RequestKey(route: endpointPath ?? "", method: method, status: status)
         let (counter, timer) = lock.withLock {
             if let made = requests[key] { return made }
-            let dimensions = [("route", route), ("method", method.rawValue), ("status", String(status))]
+            let dimensions = [("route", Self.route(endpointPath)), ("method", method.rawValue),
+                              ("status", String(status))]
             let made = (Metrics.Counter(label: "catalog_http_requests_total", dimensions: dimensions, factory: factory),
                         Metrics.Timer(label: "catalog_http_request_duration_seconds", dimensions: dimensions,
                                       preferredDisplayUnit: .seconds, factory: factory))
@@ -83,6 +86,13 @@ final class ServerMetrics: @unchecked Sendable {
         }
         counter.increment()
         timer.recordNanoseconds(Int64(clamping: nanoseconds))
+    }
+
+    /// A matched route's pattern with `{name}` for a parameter (as ``CatalogServer/routes``);
+    /// `unmatched` for a path no route answers.
+    static func route(_ endpointPath: String?) -> String {
+        guard let path = endpointPath, path.hasPrefix("/") else { return "unmatched" }
+        return CatalogServer.pattern(path)
     }
 
     /// What a write's outcome is called: `committed`, `refused` (the client's request was wrong
@@ -161,16 +171,7 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func record(_ request: Request, _ context: Context, status: Int, start: UInt64) {
-        metrics.request(route: Self.route(context.endpointPath), method: request.method, status: status,
+        metrics.request(endpointPath: context.endpointPath, method: request.method, status: status,
                         nanoseconds: DispatchTime.now().uptimeNanoseconds - start)
-    }
-
-    /// A matched route's pattern with `{name}` for a parameter (as ``CatalogServer/routes``);
-    /// `unmatched` for a path no route answers.
-    static func route(_ endpointPath: String?) -> String {
-        guard let path = endpointPath, path.hasPrefix("/") else { return "unmatched" }
-        return path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            .joined(separator: "/")
     }
 }
