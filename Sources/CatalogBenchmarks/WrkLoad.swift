@@ -133,26 +133,18 @@ struct WrkLoad: Sendable {
     static func runProcess(_ executable: String, _ arguments: [String]) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments
-                let pipe = Pipe()
-                process.standardOutput = pipe
-                process.standardError = pipe
+                let finished: (status: Int32, output: String)
                 do {
-                    try process.run()
+                    finished = try ServerProcess.run(executable, arguments)
                 } catch {
                     continuation.resume(throwing: HTTPBenchmarkError.loadGenerator("cannot start \(executable): \(error)"))
                     return
                 }
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                let output = String(decoding: data, as: UTF8.self)
-                guard process.terminationStatus == 0 else {
-                    continuation.resume(throwing: HTTPBenchmarkError.loadGenerator("\(executable) exited with \(process.terminationStatus):\n\(output)"))
+                guard finished.status == 0 else {
+                    continuation.resume(throwing: HTTPBenchmarkError.loadGenerator("\(executable) exited with \(finished.status):\n\(finished.output)"))
                     return
                 }
-                continuation.resume(returning: output)
+                continuation.resume(returning: finished.output)
             }
         }
     }
