@@ -10,22 +10,24 @@ import Testing
 
 /// `GET /catalogs/{name}/events` (docs/Live-updates.md): a snapshot, then one `changes` event per update with
 /// the revision as its id, resumable with `Last-Event-ID`, kept alive, and refused up front for
-/// bad input.
+/// bad input — on either backend (on PostgreSQL the writes come through the store, as another
+/// instance's would).
 @Suite struct EventStreamTests {
-    static func move(_ store: CatalogStore, _ item: String, to section: String, index: Int = 0) throws {
-        try store.move(item: item, toSection: section, index: index, in: "shelf")
+    static func move(_ store: any CatalogDatabase, _ item: String, to section: String, index: Int = 0) async throws {
+        try await store.move(item: item, toSection: section, index: index, in: "shelf")
     }
 
-    @Test func aSnapshotThenEveryChangeInOrder() async throws {
-        try await ServerTests.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func aSnapshotThenEveryChangeInOrder(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
             let port = try #require(client.port)
             let stream = try RawConnection(port: port)
             stream.openEventStream("/catalogs/shelf/events")
             let first = await stream.awaitEvents(1)
             #expect(first.map(\.event) == ["snapshot"] && first.first?.id == "1", "\(stream.text.prefix(300))")
             #expect(first.first?.data.hasPrefix(#"{"catalog":"shelf","revision":1,"#) == true)
-            try Self.move(store, "a0", to: "b")
-            try Self.move(store, "a0", to: "c")
+            try await Self.move(store, "a0", to: "b")
+            try await Self.move(store, "a0", to: "c")
             let events = await stream.awaitEvents { $0.last?.id == "3" }
             #expect((2...3).contains(events.count) && events.last?.id == "3", "\(stream.text)")
             // The two moves arrive as one or two events, each from the revision the last ended at.
@@ -39,7 +41,7 @@ import Testing
             // A client that stopped after revision 2 resumes with Last-Event-ID and gets the rest.
             let resumed = try RawConnection(port: port)
             resumed.openEventStream("/catalogs/shelf/events", headers: ["Last-Event-ID": "2"])
-            try Self.move(store, "b0", to: "c", index: 1)
+            try await Self.move(store, "b0", to: "c", index: 1)
             let rest = await resumed.awaitEvents { $0.last?.id == "4" }
             revision = 2
             for event in rest {
@@ -54,13 +56,14 @@ import Testing
     /// `DELETE /catalogs/{name}`: conditional on `If-Match`, 404 for an unknown name; its event
     /// streams say the catalogue is gone and close; a catalogue imported again under the name
     /// sends a client that resumes from the old one a reset.
-    @Test func deletingACatalogueEndsItsStreams() async throws {
-        try await ServerTests.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func deletingACatalogueEndsItsStreams(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
             let port = try #require(client.port)
             let stream = try RawConnection(port: port)
             stream.openEventStream("/catalogs/shelf/events")
             #expect(await stream.awaitEvents(1).first?.event == "snapshot")
-            try Self.move(store, "a0", to: "b")  // revision 2
+            try await Self.move(store, "a0", to: "b")  // revision 2
 
             try await client.execute(uri: "/catalogs/shelf", method: .delete, headers: [.ifMatch: "\"1\""]) {
                 try ServerTests.problem($0, status: 412, kind: "precondition-failed")
@@ -83,8 +86,8 @@ import Testing
 
             // Imported again: it goes on from the deleted catalogue's revisions, and a client that
             // resumes from revision 2 of the old one is sent the new one whole.
-            try store.replace(ServerTests.shelves)
-            #expect(try store.revision(of: "shelf") == 4)
+            try await store.replace([(ServerTests.shelves, nil)], progress: nil)
+            #expect(try await store.revision(of: "shelf") == 4)
             let resumed = try RawConnection(port: port)
             resumed.openEventStream("/catalogs/shelf/events", headers: ["Last-Event-ID": "2"])
             let first = await resumed.awaitEvents(1)
@@ -92,8 +95,9 @@ import Testing
         }
     }
 
-    @Test func keepAlivesWhileNothingHappens() async throws {
-        try await ServerTests.withServer(ServerConfiguration(port: 0, keepAlive: 0.1)) { client, _ in
+    @Test(arguments: Backend.available)
+    func keepAlivesWhileNothingHappens(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend, ServerConfiguration(port: 0, keepAlive: 0.1)) { client, _ in
             let stream = try RawConnection(port: try #require(client.port))
             stream.openEventStream("/catalogs/shelf/events?since=1")
             let received = await stream.awaitStream(seconds: 10) { $0.keepAlives >= 2 }
@@ -101,8 +105,9 @@ import Testing
         }
     }
 
-    @Test func badRequestsAreRefusedBeforeTheStream() async throws {
-        try await ServerTests.withServer { client, _ in
+    @Test(arguments: Backend.available)
+    func badRequestsAreRefusedBeforeTheStream(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, _ in
             for (uri, headers, status) in [("/catalogs/shelf/events?since=x", HTTPFields(), 400),
                                            ("/catalogs/shelf/events?since=-1", HTTPFields(), 400),
                                            ("/catalogs/shelf/events?since=2", HTTPFields(), 400),
