@@ -2,6 +2,7 @@ import CatalogImport
 import CatalogModel
 @testable import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -9,7 +10,7 @@ import Testing
 
 /// Requests that used to crash the server, break the change feed or be read differently from
 /// what the client sent: each is refused (or served) with the server answering afterwards and
-/// the database as it was.
+/// the database as it was — on either backend where a store is involved.
 @Suite struct HardeningTests {
     typealias Server = ServerTests
 
@@ -22,8 +23,9 @@ import Testing
         try await client.execute(uri: "/catalogs/shelf", method: .get) { #expect($0.status == .ok, sourceLocation: sourceLocation) }
     }
 
-    @Test func hugeLayoutSizesAreRefusedNotFatal() async throws {
-        try await Server.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func hugeLayoutSizesAreRefusedNotFatal(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
             let svg: HTTPFields = [.accept: "image/svg+xml"]
             for config in [#"{"style":"flow","itemSize":[1e300,50]}"#, #"{"style":"shelf","lineSpacing":1e12}"#,
                            #"{"style":"waterfall","sectionInset":[0,0,0,2e6]}"#, #"{"style":"flow","headerHeight":1e300}"#] {
@@ -38,7 +40,7 @@ import Testing
             try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Server.body(batch)) {
                 try Server.problem($0, status: 422, kind: "invalid-body")
             }
-            #expect(try store.revision(of: "shelf") == 1)
+            #expect(try await store.revision(of: "shelf") == 1)
             let bound = Int(Size.maximumLength)
             try await client.execute(uri: "/catalogs/shelf/layout?config=\(Self.query(#"{"style":"flow","itemSize":[\#(bound),\#(bound)]}"#))&width=\(bound)&height=844",
                                      method: .get, headers: svg) { response in
@@ -49,8 +51,9 @@ import Testing
         }
     }
 
-    @Test func canonicallyEquivalentIDsAreOneID() async throws {
-        try await Server.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func canonicallyEquivalentIDsAreOneID(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
             let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
             func insert(_ id: String) -> ByteBuffer {
                 Server.body(#"{"operations": [{"op": "insertItem", "section": "c", "index": 0, "item": {"id": "\#(id)", "kind": "book", "title": "t", "cover": "c"}}]}"#)
@@ -60,46 +63,48 @@ import Testing
                 try Server.problem($0, status: 422, kind: "rejected-operation")
             }
             // Stored in one form; found whichever form a client sends.
-            let stored = try store.catalog(named: "shelf").sections[2].items.map(\.id)
+            let stored = try await store.catalog(named: "shelf").sections[2].items.map(\.id)
             #expect(stored.count == 1 && Array(stored[0].utf8) == Array(composed.utf8))
             try await client.execute(uri: "/catalogs/shelf/changes?since=1", method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
                                      body: Server.body(#"{"item": "\#(decomposed)", "toSection": "b", "index": 0}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: "/catalogs/shelf/changes?since=1", method: .get) { #expect($0.status == .ok) }
-            try store.checkIntegrity()
+            try await store.checkIntegrity()
             // A whole catalogue with both forms is refused as repeating an id.
             let file = #"{"sections": [{"id": "s", "kind": "bookshelf", "items": [{"id": "\#(composed)", "title": "a", "cover": "a"}, {"id": "\#(decomposed)", "title": "b", "cover": "b"}]}]}"#
             try await client.execute(uri: "/catalogs/twins", method: .put, headers: [.contentType: "application/json"], body: Server.body(file)) {
                 #expect($0.status.code == 422)
             }
-            #expect(throws: StoreError.unknownCatalog("twins")) { try store.revision(of: "twins") }
+            await #expect(throws: StoreError.unknownCatalog("twins")) { try await store.revision(of: "twins") }
         }
     }
 
-    @Test func aSectionDeletedAndInsertedAgainInOneBatchCommits() async throws {
-        try await Server.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func aSectionDeletedAndInsertedAgainInOneBatchCommits(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
             // Section a (a0, a1) replaced by an empty a at the end, a1 moving into the new a first.
             let batch = #"{"operations": [{"op": "moveItem", "id": "a1", "toSection": "b", "index": 0}, {"op": "deleteSection", "id": "a"}, "#
                 + #"{"op": "insertSection", "index": 2, "section": {"id": "a", "kind": "bookshelf", "capacity": 3}}, "#
                 + #"{"op": "moveItem", "id": "a1", "toSection": "a", "index": 0}]}"#
             try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Server.body(batch)) { #expect($0.status == .ok) }
-            let catalog = try store.catalog(named: "shelf")
+            let catalog = try await store.catalog(named: "shelf")
             #expect(catalog.sections.map(\.id) == ["b", "c", "a"])
             #expect(catalog.sections[2].items.map(\.id) == ["a1"] && catalog.sections[2].capacity == 3)
             #expect(catalog.sections[0].items.map(\.id) == ["b0"])
-            try store.checkIntegrity()
-            let changes = try store.changes(in: "shelf", since: 1)
+            try await store.checkIntegrity()
+            let changes = try await store.changes(in: "shelf", since: 1)
             #expect(changes.violations(from: Server.shelves, to: catalog) == [])
         }
     }
 
-    @Test func catalogueNamesInPathsArePercentDecoded() async throws {
-        try await Server.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func catalogueNamesInPathsArePercentDecoded(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
             let file = Server.body(#"{"sections": [{"id": "s", "kind": "icons", "items": [{"id": "i", "name": "n", "icon": "i"}]}]}"#)
             let json: HTTPFields = [.contentType: "application/json"]
             try await client.execute(uri: "/catalogs/caf%C3%A9", method: .put, headers: json, body: file) { #expect($0.status == .created) }
             try await client.execute(uri: "/catalogs/my%20shelf", method: .put, headers: json, body: file) { #expect($0.status == .created) }
-            #expect(try store.summaries().map(\.name) == ["café", "my shelf", "shelf"])
+            #expect(try await store.summaries().map(\.name) == ["café", "my shelf", "shelf"])
             try await client.execute(uri: "/catalogs/my%20shelf", method: .get) { #expect($0.status == .ok) }
             // The decomposed spelling of the same name finds the same catalogue.
             try await client.execute(uri: "/catalogs/cafe%CC%81", method: .get) { #expect($0.status == .ok) }
@@ -109,12 +114,13 @@ import Testing
                 }
             }
             try await client.execute(uri: "/catalogs/bad%ZZ", method: .get) { try Server.problem($0, status: 400, kind: "invalid-parameter") }
-            #expect(try store.summaries().count == 3)
+            #expect(try await store.summaries().count == 3)
         }
     }
 
-    @Test func repeatedKeysAreRefusedByName() async throws {
-        try await Server.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func repeatedKeysAreRefusedByName(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
                                      body: Server.body(#"{"item": "a0", "item": "b0", "toSection": "c"}"#)) { response in
                 try Server.problem(response, status: 400, kind: "malformed-body")
@@ -129,12 +135,13 @@ import Testing
                 try Server.problem(response, status: 400, kind: "invalid-layout")
                 #expect(String(buffer: response.body).contains(#"\"style\" appears twice"#))
             }
-            #expect(try store.revision(of: "shelf") == 1)
+            #expect(try await store.revision(of: "shelf") == 1)
         }
     }
 
-    @Test func aWriteThatChangesNothingKeepsTheRevision() async throws {
-        try await Server.withServer { client, store in
+    @Test(arguments: Backend.available)
+    func aWriteThatChangesNothingKeepsTheRevision(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
             for body in [#"{"item": "a0", "toSection": "a", "index": 0}"#, #"{"item": "b0", "toSection": "b"}"#] {
                 try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: Server.body(body)) { response in
                     #expect(response.status == .ok)
@@ -151,7 +158,7 @@ import Testing
                 let object = try #require(try Server.json(response.body) as? [String: Any])
                 #expect(object["revision"] as? Int == 1)
             }
-            #expect(try store.revision(of: "shelf") == 1)
+            #expect(try await store.revision(of: "shelf") == 1)
         }
     }
 
@@ -191,9 +198,10 @@ import Testing
         }
     }
 
-    @Test func bodiesOverTheLimitsAreRefusedWhileParsed() async throws {
+    @Test(arguments: Backend.available)
+    func bodiesOverTheLimitsAreRefusedWhileParsed(backend: Backend) async throws {
         let configuration = ServerConfiguration(port: 0, limits: DocumentLimits(maxItems: 50, maxSections: 5))
-        try await Server.withServer(configuration) { client, store in
+        try await Server.withServer(on: backend, configuration) { client, store in
             let json: HTTPFields = [.contentType: "application/json"]
             func icons(_ count: Int) -> ByteBuffer {
                 Server.body("[" + (0..<count).map { #"{"name": "n\#($0)", "icon": "i\#($0)"}"# }.joined(separator: ",") + "]")
@@ -207,8 +215,8 @@ import Testing
             // A move is a handful of keys: a large body is refused before it is read.
             let move = Server.body(#"{"item": "\#(String(repeating: "a", count: 70_000))", "toSection": "c"}"#)
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: move) { try Server.problem($0, status: 413, kind: "body-too-large") }
-            #expect(try store.summaries().map(\.name) == ["icons", "shelf"])
-            #expect(try store.revision(of: "shelf") == 1)
+            #expect(try await store.summaries().map(\.name) == ["icons", "shelf"])
+            #expect(try await store.revision(of: "shelf") == 1)
             try await Self.stillServes(client)
         }
     }
