@@ -86,7 +86,7 @@ import Testing
 
             // Imported again: it goes on from the deleted catalogue's revisions, and a client that
             // resumes from revision 2 of the old one is sent the new one whole.
-            try await store.replace([(ServerTests.shelves, nil)], progress: nil)
+            _ = try await store.replace([(ServerTests.shelves, nil)], progress: nil)
             #expect(try await store.revision(of: "shelf") == 4)
             let resumed = try RawConnection(port: port)
             resumed.openEventStream("/catalogs/shelf/events", headers: ["Last-Event-ID": "2"])
