@@ -38,14 +38,16 @@ extension PostgresCatalogStore {
                 return StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? currentRevision + 1) - 1))
             }
             var current: Catalog
+            // Patches of the newest revisions, read already (to bring a kept snapshot forward).
+            var read: [RevisionPatch] = []
             if let atLeast, let (pk, kept) = snapshots.latest(named: name), pk == catalogPK,
                kept.revision >= max(atLeast, revision), kept.revision <= currentRevision {
                 current = kept
             } else if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: currentRevision) {
                 current = kept
             } else if let (pk, kept) = snapshots.latest(named: name), pk == catalogPK, kept.revision < currentRevision,
-                      let advanced = try await Self.advance(kept, to: currentRevision, catalogPK: catalogPK, on: connection, logger: logger) {
-                current = advanced
+                      let (advanced, patches) = try await Self.advance(kept, to: currentRevision, catalogPK: catalogPK, on: connection, logger: logger) {
+                (current, read) = (advanced, patches)
                 snapshots.keep(advanced, pk: catalogPK)
             } else {
                 guard let (_, loaded) = try await Self.loadCatalog(named: name, on: connection, logger: logger) else {
@@ -54,17 +56,24 @@ extension PostgresCatalogStore {
                 current = loaded
                 snapshots.keep(loaded, pk: catalogPK)
             }
-            // Every revision after the requested one must still be journalled: undone newest first.
+            // Every revision after the requested one must still be journalled: undone newest first,
+            // those read already without reading them again.
             var rewinder = JournalRewinder(current)
             var expected = current.revision
-            let rows = try await connection.query("""
-                SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(revision))
-                    AND revision <= \(Int64(current.revision)) ORDER BY revision DESC
-                """, logger: logger)
-            for try await (number, text) in rows.decode((Int64, String).self) {
-                guard Int(number) == expected else { break }
-                try rewinder.rewind(try RevisionPatch.decoded(text))
+            for patch in read.reversed() where expected > revision {
+                try rewinder.rewind(patch)
                 expected -= 1
+            }
+            if expected > revision {
+                let rows = try await connection.query("""
+                    SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(revision))
+                        AND revision <= \(Int64(expected)) ORDER BY revision DESC
+                    """, logger: logger)
+                for try await (number, text) in rows.decode((Int64, String).self) {
+                    guard Int(number) == expected else { break }
+                    try rewinder.rewind(try RevisionPatch.decoded(text))
+                    expected -= 1
+                }
             }
             guard expected == revision else { throw try await tooOld() }
             return (rewinder.catalog, current, rewinder.restoredContent)
@@ -79,18 +88,22 @@ extension PostgresCatalogStore {
 
     /// `kept` brought to revision `target` by reading only the sections whose items the writes
     /// in between changed, when the journal says that is all they changed (the commonest case:
-    /// moves, through another instance); nil when a write did more, or the journal has a gap.
+    /// moves, through another instance), with the journal's patches of those writes, oldest
+    /// first; nil when a write did more, or the journal has a gap.
     static func advance(_ kept: Catalog, to target: Int, catalogPK: Int64, on connection: PostgresConnection,
-                        logger: Logger) async throws -> Catalog? {
+                        logger: Logger) async throws -> (Catalog, [RevisionPatch])? {
         var touched = Set<String>()
+        var patches: [RevisionPatch] = []
         var expected = kept.revision + 1
         let rows = try await connection.query("""
             SELECT revision, patch FROM journal WHERE catalog_pk = \(catalogPK) AND revision > \(Int64(kept.revision))
                 AND revision <= \(Int64(target)) ORDER BY revision
             """, logger: logger)
         for try await (number, text) in rows.decode((Int64, String).self) {
-            guard Int(number) == expected, let sections = try RevisionPatch.decoded(text).sectionsWithChangedItemsOnly else { return nil }
+            let patch = try RevisionPatch.decoded(text)
+            guard Int(number) == expected, let sections = patch.sectionsWithChangedItemsOnly else { return nil }
             touched.formUnion(sections)
+            patches.append(patch)
             expected += 1
         }
         guard expected == target + 1 else { return nil }
@@ -111,7 +124,7 @@ extension PostgresCatalogStore {
             catalog.sections[position].items.append(try ItemRows.item(row, at: 1))
         }
         catalog.revision = target
-        return catalog
+        return (catalog, patches)
     }
 
     /// How many revisions of each catalogue the journal keeps at least.

@@ -33,7 +33,7 @@ extension PostgresCatalogStore {
                 try await Self.writeItems(batches, to: name, locked: false, on: connection, logger: logger)
             }
             if let results = optimistic { return results }
-            let locked = try await explicitTransaction("BEGIN", ending: "COMMIT") { connection in
+            let locked = try await transaction { connection in
                 try await Self.writeItems(batches, to: name, locked: true, on: connection, logger: logger)
             }
             guard let results = locked else { throw StoreError.database("the catalogue's revision changed while its row was locked") }
@@ -89,20 +89,14 @@ extension PostgresCatalogStore {
             }
             let revision = source.revision
             if editor.isEmpty {
-                results.append(.success(WriteResult(catalog: name, previousRevision: revision, revision: revision,
-                                                    changeset: Changeset(stages: [], fromRevision: revision, toRevision: revision))))
+                results.append(.success(.unchanged(catalog: name, revision: revision)))
                 continue
             }
             guard editor.inserted.isEmpty, editor.deleted.isEmpty, editor.order == editor.orderBefore else {
                 throw StoreError.database("an edit of items changed sections")
             }
             let sections = editor.changedSections
-            let changeset: Changeset
-            do {
-                changeset = try editor.changeset(catalog: name)
-            } catch {
-                throw StoreError.database("the stored catalogue repeats ids: \(error)")
-            }
+            let changeset = try CatalogStore.changeset(of: editor, catalog: name)
             patches.append((revision + 1, try RevisionPatch(undoing: editor, changed: sections).encoded()))
             changed.formUnion(sections)
             source.absorb(editor)
@@ -127,14 +121,9 @@ extension PostgresCatalogStore {
         let final = source.revision
         let prunes = (base + 1...final).contains { $0 % CatalogStore.journalPruningInterval == 0 }
         let statement = PreparedStatements.GroupWrite(catalogPK: catalogPK, base: base, final: final, gone: gone.sorted(),
-                                                      rows: rows.document, journal: journal.document, prune: prunes,
-                                                      channel: channel, payload: payload(name: name, revision: final))
-        for try await (updated, written) in try await connection.execute(statement, logger: logger) {
-            guard updated == 1 else { return nil }
-            guard written == rows.count else {
-                throw StoreError.database("\(rows.count - Int(written)) items of the write found no section")
-            }
-        }
+                                                      rows: rows.document, rowCount: rows.count, journal: journal.document,
+                                                      prune: prunes, channel: channel, payload: payload(name: name, revision: final))
+        for try await updated in try await connection.execute(statement, logger: logger) where updated != 1 { return nil }
         return results
     }
 

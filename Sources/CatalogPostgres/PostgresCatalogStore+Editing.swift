@@ -39,22 +39,13 @@ extension PostgresCatalogStore {
             throw StoreError.unknownCatalog(name)
         }
         let editor = try await Self.edit(name, with: batch, catalogPK: catalogPK, revision: revision, on: connection, logger: logger)
-        // A batch that changes nothing writes nothing and keeps the revision.
-        if editor.isEmpty {
-            return WriteResult(catalog: name, previousRevision: revision, revision: revision,
-                               changeset: Changeset(stages: [], fromRevision: revision, toRevision: revision))
-        }
+        if editor.isEmpty { return .unchanged(catalog: name, revision: revision) }
         let changed = editor.changedSections
         try await Self.write(editor, changed: changed, catalog: name, on: connection, logger: logger)
         let patch = RevisionPatch(undoing: editor, changed: changed)
         try await Self.commitRevision(revision + 1, of: catalogPK, named: name, patch: patch, on: connection, logger: logger)
-        let changeset: Changeset
-        do {
-            changeset = try editor.changeset(catalog: name)
-        } catch {
-            throw StoreError.database("the stored catalogue repeats ids: \(error)")
-        }
-        return WriteResult(catalog: name, previousRevision: revision, revision: revision + 1, changeset: changeset)
+        return WriteResult(catalog: name, previousRevision: revision, revision: revision + 1,
+                           changeset: try CatalogStore.changeset(of: editor, catalog: name))
     }
 
     /// The batch applied by an editor reading the catalogue through `connection`, inside the

@@ -137,19 +137,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled
     /// back when it throws (then the error is a ``StoreError``).
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
-        let logger = self.logger
-        do {
-            return try await leasing { leased in
-                try await self.client.withTransaction(logger: logger) { connection in
-                    leased()
-                    return try await body(connection)
-                }
-            }
-        } catch let error as PostgresTransactionError {
-            throw storeError(error.closureError ?? error.commitError ?? error.beginError ?? error.rollbackError ?? error)
-        } catch {
-            throw storeError(error)
-        }
+        try await explicitTransaction("BEGIN", ending: "COMMIT", body)
     }
 
     /// Runs `body` on a pooled connection, outside any transaction.

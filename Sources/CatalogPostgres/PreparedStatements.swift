@@ -64,7 +64,13 @@ enum PreparedStatements {
     /// with it deletes the items `gone`, writes `rows` (an ``ItemRows/Writer`` document: new items
     /// inserted, others taking their new section, place and content), journals each revision
     /// (`journal`: rows of `revision`, `patch`), forgets journal entries past what the database
-    /// keeps when `prune`, and notifies on commit. Answers (updated, rows written).
+    /// keeps when `prune`, and notifies on commit. Answers how many catalogue rows it updated (1,
+    /// or 0 when the revision had moved on).
+    ///
+    /// Outside a transaction the statement is its own: so when fewer item rows than `rowCount`
+    /// were written (a row whose section is not there, which the revision guard rules out), the
+    /// statement itself fails — a cast of its message to an integer, which PostgreSQL refuses
+    /// naming the message — and nothing of it stays.
     struct GroupWrite: PostgresPreparedStatement {
         static let name = "catalogkit_group_write"
         static let sql: String = {
@@ -92,17 +98,21 @@ enum PreparedStatements {
                     DELETE FROM journal WHERE $7 AND catalog_pk = $1 AND EXISTS (SELECT 1 FROM raised)
                         AND revision <= $3 - coalesce((SELECT value FROM setting WHERE name = 'journal_revisions'), $8)
                 )
-                SELECT (SELECT count(*) FROM raised), (SELECT count(*) FROM written)
+                SELECT (SELECT count(*) FROM raised)
                     + 0 * (SELECT count(pg_notify($9, $10)) FROM raised)
+                    + CASE WHEN NOT EXISTS (SELECT 1 FROM raised) OR (SELECT count(*) FROM written) = $11 THEN 0
+                           ELSE ('items of the write found no section: ' || (SELECT count(*) FROM written) || ' of ' || $11)::bigint
+                      END
                 """
         }()
-        typealias Row = (Int64, Int64)
+        typealias Row = Int64
 
         var catalogPK: Int64
         var base: Int
         var final: Int
         var gone: [String]
         var rows: String
+        var rowCount: Int
         var journal: String
         var prune: Bool
         var channel: String
@@ -120,6 +130,7 @@ enum PreparedStatements {
             bindings.append(Int64(CatalogStore.defaultJournalRevisions))
             bindings.append(channel)
             bindings.append(payload)
+            bindings.append(Int64(rowCount))
             return bindings
         }
 

@@ -79,7 +79,9 @@ extension CatalogStore {
         return editor
     }
 
-    static func changeset(of editor: CatalogEditor<DatabaseCatalogSource>, catalog: String) throws -> Changeset {
+    /// The edit's changeset; a stored catalogue that repeats ids (which no write makes) is a
+    /// ``StoreError/database(_:)``.
+    package static func changeset<Source: CatalogSource>(of editor: CatalogEditor<Source>, catalog: String) throws -> Changeset {
         do {
             return try editor.changeset(catalog: catalog)
         } catch {
@@ -91,12 +93,7 @@ extension CatalogStore {
     /// computes its changeset — all in the caller's transaction.
     static func commit(_ editor: CatalogEditor<DatabaseCatalogSource>, catalog: String, in db: Database) throws -> WriteResult {
         let source = editor.source
-        // A batch that changes nothing (a book moved to where it is) writes nothing and keeps
-        // the revision: otherwise a client could push every feed past the journal for free.
-        if editor.isEmpty {
-            return WriteResult(catalog: catalog, previousRevision: source.revision, revision: source.revision,
-                               changeset: Changeset(stages: [], fromRevision: source.revision, toRevision: source.revision))
-        }
+        if editor.isEmpty { return .unchanged(catalog: catalog, revision: source.revision) }
         var writer = EditWriter(db: db, editor: editor)
         try writer.write()
         let revision = try Int.fetchOne(db.cachedStatement(sql: "UPDATE catalog SET revision = revision + 1 WHERE pk = ? RETURNING revision"),

@@ -20,6 +20,13 @@ public struct WriteResult: Sendable, Hashable {
         self.revision = revision
         self.changeset = changeset
     }
+
+    /// A write that changed nothing (a book moved to where it is): it keeps the revision, so
+    /// that a client cannot push every feed past the journal for free.
+    package static func unchanged(catalog: String, revision: Int) -> WriteResult {
+        WriteResult(catalog: catalog, previousRevision: revision, revision: revision,
+                    changeset: Changeset(stages: [], fromRevision: revision, toRevision: revision))
+    }
 }
 
 extension CatalogStore {
