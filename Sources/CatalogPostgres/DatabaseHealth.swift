@@ -18,7 +18,7 @@ final class DatabaseHealth: @unchecked Sendable {
 
     private let lock = NSLock()
     private var failure: String?
-    private var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var waiters: [Int: (continuation: CheckedContinuation<Void, Never>, deadline: ContinuousClock.Instant)] = [:]
     private var nextWaiter = 0
     private var checker: Task<Void, Never>?
 
@@ -49,7 +49,8 @@ final class DatabaseHealth: @unchecked Sendable {
                 } catch {
                     self?.failed(PostgresCatalogStore.describe(error))
                 }
-                guard self != nil else { break }
+                guard let self else { break }
+                self.expireWaiters()
                 try? await Task.sleep(for: Self.checkInterval)
             }
         }
@@ -70,13 +71,26 @@ final class DatabaseHealth: @unchecked Sendable {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             failure = reason
             defer { waiters.removeAll() }
-            return Array(waiters.values)
+            return waiters.values.map(\.continuation)
         }
         for waiter in woken { waiter.resume() }
     }
 
-    /// Returns once the server counts as gone (at once if it does), or when the task is cancelled.
-    func waitUntilUnavailable() async {
+    /// Resumes the waiters whose time is up (checked between checks: to within one check).
+    private func expireWaiters() {
+        let now = ContinuousClock.now
+        let expired: [CheckedContinuation<Void, Never>] = lock.withLock {
+            let ids = waiters.filter { $0.value.deadline <= now }.map(\.key)
+            return ids.compactMap { waiters.removeValue(forKey: $0)?.continuation }
+        }
+        for waiter in expired { waiter.resume() }
+    }
+
+    /// Returns once the server counts as gone (at once if it does), once `timeout` has passed
+    /// (to within one check), or when the task is cancelled. Waiting costs no task of its own:
+    /// every pooled operation waits so.
+    func waitUntilUnavailable(atMost timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
         let id = lock.withLock {
             nextWaiter += 1
             return nextWaiter
@@ -85,13 +99,13 @@ final class DatabaseHealth: @unchecked Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let now = lock.withLock { () -> Bool in
                     if failure != nil || Task.isCancelled { return true }
-                    waiters[id] = continuation
+                    waiters[id] = (continuation, deadline)
                     return false
                 }
                 if now { continuation.resume() }
             }
         } onCancel: {
-            lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+            lock.withLock { waiters.removeValue(forKey: id) }?.continuation.resume()
         }
     }
 

@@ -170,12 +170,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
         return try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await operation { state.lease() } }
             group.addTask {
-                await withTaskGroup(of: Void.self) { watch in
-                    watch.addTask { await health.waitUntilUnavailable() }
-                    watch.addTask { try? await Task.sleep(for: Self.leaseTimeout) }
-                    await watch.next()
-                    watch.cancelAll()
-                }
+                await health.waitUntilUnavailable(atMost: Self.leaseTimeout)
                 // Holding a connection already: the operation finishes or fails by itself.
                 while state.isLeased, !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
                 return nil
