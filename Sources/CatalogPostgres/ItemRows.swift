@@ -89,15 +89,25 @@ enum ItemRows {
     /// place and content. Each row's section is looked up by id; a row per item written comes
     /// back, so the caller can tell that none was left out.
     static func upsert(_ document: String, catalogPK: Int64) -> PostgresQuery {
+        var binds = PostgresBindings()
+        binds.append(catalogPK)
+        binds.append(document)
+        return PostgresQuery(unsafeSQL: upsertSQL(catalogPK: "$1", document: "$2"), binds: binds)
+    }
+
+    /// The text of ``upsert(_:catalogPK:)`` with the SQL expressions given for its values (a
+    /// combined write uses it inside a larger statement), writing only when `condition` holds.
+    static func upsertSQL(catalogPK: String, document: String, onlyIf condition: String = "true") -> String {
         let content = ItemColumns.names
         return """
-            INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(unescaped: content.joined(separator: ", ")), width, height)
-            SELECT \(catalogPK), s.pk, r.id, r.position, r.kind, \(unescaped: content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
-            FROM json_to_recordset(\(document)::json) AS r(\(unescaped: recordType))
+            INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(content.joined(separator: ", ")), width, height)
+            SELECT \(catalogPK), s.pk, r.id, r.position, r.kind, \(content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
+            FROM json_to_recordset(\(document)::json) AS r(\(recordType))
             JOIN section s ON s.catalog_pk = \(catalogPK) AND s.id = r.section
+            WHERE \(condition)
             ON CONFLICT (catalog_pk, id) DO UPDATE SET
                 section_pk = excluded.section_pk, position = excluded.position, kind = excluded.kind,
-                \(unescaped: (content + ["width", "height"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+                \((content + ["width", "height"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
             RETURNING 1
             """
     }

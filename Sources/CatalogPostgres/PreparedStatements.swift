@@ -73,23 +73,13 @@ enum PreparedStatements {
     /// naming the message — and nothing of it stays.
     struct GroupWrite: PostgresPreparedStatement {
         static let name = "catalogkit_group_write"
-        static let sql: String = {
-            let content = ItemColumns.names
-            return """
+        static let sql = """
                 WITH raised AS (
                     UPDATE catalog SET revision = $3 WHERE pk = $1 AND revision = $2 RETURNING pk
                 ), removed AS (
                     DELETE FROM item WHERE catalog_pk = $1 AND id = ANY($4) AND EXISTS (SELECT 1 FROM raised)
                 ), written AS (
-                    INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(content.joined(separator: ", ")), width, height)
-                    SELECT $1, s.pk, r.id, r.position, r.kind, \(content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
-                    FROM json_to_recordset($5::json) AS r(\(ItemRows.recordType))
-                    JOIN section s ON s.catalog_pk = $1 AND s.id = r.section
-                    WHERE EXISTS (SELECT 1 FROM raised)
-                    ON CONFLICT (catalog_pk, id) DO UPDATE SET
-                        section_pk = excluded.section_pk, position = excluded.position, kind = excluded.kind,
-                        \((content + ["width", "height"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
-                    RETURNING 1
+                    \(ItemRows.upsertSQL(catalogPK: "$1", document: "$5", onlyIf: "EXISTS (SELECT 1 FROM raised)"))
                 ), journalled AS (
                     INSERT INTO journal (catalog_pk, revision, patch)
                     SELECT $1, j.revision, j.patch FROM json_to_recordset($6::json) AS j(revision BIGINT, patch TEXT)
@@ -104,7 +94,6 @@ enum PreparedStatements {
                            ELSE ('items of the write found no section: ' || (SELECT count(*) FROM written) || ' of ' || $11)::bigint
                       END
                 """
-        }()
         typealias Row = Int64
 
         var catalogPK: Int64
