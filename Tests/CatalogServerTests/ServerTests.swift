@@ -169,6 +169,28 @@ import Testing
         }
     }
 
+    /// A batch whose body is larger than a move's limit is read under the body permit (one at a
+    /// time) rather than at once: applied as a small one is, and refused as a small one is.
+    @Test(arguments: Backend.available)
+    func largeBatchesAreReadUnderTheBodyPermit(backend: Backend) async throws {
+        try await Self.withServer(on: backend) { client, _ in
+            let operations = (0..<1_500).map { #"{"op": "updateItem", "id": "a0", "fields": {"title": "Title \#($0)"}}"# }
+            let text = #"{"operations": ["# + operations.joined(separator: ",") + "]}"
+            #expect(text.utf8.count > 64 << 10)
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Self.body(text)) { response in
+                #expect(response.status == .ok)
+                let object = try Self.json(response.body) as? [String: Any]
+                #expect(object?["revision"] as? Int == 2)
+            }
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Self.body(String(text.dropLast()))) {
+                try Self.problem($0, status: 400, kind: "malformed-body")
+            }
+            try await client.execute(uri: "/catalogs/shelf", method: .get) { response in
+                #expect(String(buffer: response.body).contains(#""title":"Title 1499""#))
+            }
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aRevisionPastTheJournalIsGone(backend: Backend) async throws {
         try await Self.withServer(on: backend) { client, store in
