@@ -164,7 +164,8 @@ let package = Package(
             name: "CatalogServerTests",
             dependencies: ["CatalogServer", "CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "HummingbirdTesting", package: "hummingbird")]
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         // The store's contract on both backends (SQLite, and PostgreSQL when a server is there):
         // one suite, parameterised by backend.

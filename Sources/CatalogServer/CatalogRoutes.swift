@@ -6,6 +6,7 @@ import CatalogModel
 import CatalogStore
 import Foundation
 import Hummingbird
+import HTTPTypes
 import NIOCore
 
 /// What the routes of every server of a process share, whichever store it serves.
@@ -21,6 +22,14 @@ enum RouteLimits {
     /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
     /// compiled into the binary.
     static let openAPI = ByteBuffer(string: EmbeddedDocuments.all.first { $0.name == "openapi" }?.text ?? "")
+}
+
+/// The headers of a client's numbered write (docs/Following-a-server.md).
+enum ClientHeaders {
+    static let client = HTTPField.Name("Catalog-Client-ID")!
+    static let sequence = HTTPField.Name("Catalog-Client-Sequence")!
+    /// On the answer to a resend: the recorded answer, the write not applied again.
+    static let replayed = HTTPField.Name("Catalog-Replayed")!
 }
 
 /// The endpoints of docs/HTTP-API.md. Reads go through the store's reading connections (WAL: they never
@@ -239,24 +248,26 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// length up to a move's limit, such as a few moves) is parsed at once and its write waits
     /// for the store's next group commit like a move's, so small batches share commits.
     func batch(_ request: Request, name: String) async throws -> Response {
-        let (store, limits, bodyWork) = (self.store, self.limits, self.bodyWork)
-        let expected = try await ifMatch(request, name: name)
-        @Sendable func apply(_ body: ByteBuffer, offloading: Bool) async throws -> WriteResult {
-            let parse: @Sendable () throws -> Batch = {
-                try Self.reading(body) { data in try BatchReader.decode(data, fileName: "request body", limits: limits) }
+        let (limits, bodyWork) = (self.limits, self.bodyWork)
+        let client = try clientWrite(request)
+        return try await recordingRefusals(of: client) {
+            let expected = try await ifMatch(request, name: name)
+            @Sendable func apply(_ body: ByteBuffer, offloading: Bool) async throws -> Response {
+                let parse: @Sendable () throws -> Batch = {
+                    try Self.reading(body) { data in try BatchReader.decode(data, fileName: "request body", limits: limits) }
+                }
+                var batch = offloading ? try await bodyWork.offload(parse) : try parse()
+                if let expected { batch.baseRevision = batch.baseRevision ?? expected }
+                return try await write(batch, to: name, kind: "batch", as: client)
             }
-            var batch = offloading ? try await bodyWork.offload(parse) : try parse()
-            if let expected { batch.baseRevision = batch.baseRevision ?? expected }
-            return try await metrics.write("batch") { try await store.apply(batch, to: name) }
+            let declared = request.headers[.contentLength].flatMap { Int($0) }
+            if let declared, declared <= min(bodyLimit, RouteLimits.moveBodyLimit) {
+                return try await apply(try await body(request, limit: declared), offloading: false)
+            }
+            return try await bodyWork.withPermit {
+                try await apply(try await self.body(request, limit: bodyLimit), offloading: true)
+            }
         }
-        let declared = request.headers[.contentLength].flatMap { Int($0) }
-        if let declared, declared <= min(bodyLimit, RouteLimits.moveBodyLimit) {
-            return written(try await apply(try await body(request, limit: declared), offloading: false))
-        }
-        let result = try await bodyWork.withPermit {
-            try await apply(try await self.body(request, limit: bodyLimit), offloading: true)
-        }
-        return written(result)
     }
 
     /// Deletes the catalogue (``CatalogStore/delete(_:ifRevision:)``); `If-Match: "REV"` makes it
@@ -270,12 +281,75 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
 
     /// A move: `{"item", "toSection", "index"?, "policy"?, "baseRevision"?}`; without an index, to the end.
     func move(_ request: Request, name: String) async throws -> Response {
-        let body = try await self.body(request, limit: min(bodyLimit, RouteLimits.moveBodyLimit))
-        var move = try Self.reading(body) { data in try BatchReader.decodeMove(data, fileName: "request body") }
-        if let expected = try await ifMatch(request, name: name) {
-            move.baseRevision = move.baseRevision ?? expected
+        let client = try clientWrite(request)
+        return try await recordingRefusals(of: client) {
+            let body = try await self.body(request, limit: min(bodyLimit, RouteLimits.moveBodyLimit))
+            var move = try Self.reading(body) { data in try BatchReader.decodeMove(data, fileName: "request body") }
+            if let expected = try await ifMatch(request, name: name) {
+                move.baseRevision = move.baseRevision ?? expected
+            }
+            return try await write(move, to: name, kind: "move", as: client)
         }
-        return written(try await metrics.write("move") { try await store.apply(move, to: name) })
+    }
+
+    /// Applies a batch or a move, as the client's numbered write when the request carries one: its
+    /// answer is recorded with its number in the write's transaction, and a resend of it gets
+    /// that answer again (`Catalog-Replayed: true`) without being applied twice.
+    func write(_ batch: Batch, to name: String, kind: String, as client: ClientWrite?) async throws -> Response {
+        guard let client else {
+            return written(try await metrics.write(kind) { try await store.apply(batch, to: name) })
+        }
+        let outcome = try await metrics.write(kind) {
+            try await store.apply(batch, to: name, as: client) { result in
+                RecordedAnswer(status: 200, body: String(decoding: Documents.compactWrite(result), as: UTF8.self))
+            }
+        }
+        switch outcome {
+        case .applied(let result):
+            return written(result)
+        case .answeredBefore(let answer):
+            var response = buffer(ByteBuffer(string: answer.body), type: answer.status < 300 ? "application/json" : "application/problem+json")
+            response.status = HTTPResponse.Status(code: answer.status)
+            response.headers[ClientHeaders.replayed] = "true"
+            return response
+        }
+    }
+
+    /// Runs a write's handler; when the request is a client's numbered write and it is refused for
+    /// good (``Problem/isRefusedForGood``), records the refusal as that number's answer, so the
+    /// client's next number follows it.
+    func recordingRefusals(of client: ClientWrite?, _ handle: () async throws -> Response) async throws -> Response {
+        do {
+            return try await handle()
+        } catch {
+            guard let client else { throw error }
+            let problem = Problem(error)
+            if problem.isRefusedForGood {
+                try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document), to: client)
+            }
+            throw problem
+        }
+    }
+
+    /// The numbered write a request carries (`Catalog-Client-ID` and `Catalog-Client-Sequence`,
+    /// both or neither), if any.
+    func clientWrite(_ request: Request) throws -> ClientWrite? {
+        let (client, sequence) = (request.headers[ClientHeaders.client], request.headers[ClientHeaders.sequence])
+        if client == nil && sequence == nil { return nil }
+        guard let client else {
+            throw Problem(status: .badRequest, kind: "invalid-header", detail: "Catalog-Client-Sequence needs Catalog-Client-ID", path: "Catalog-Client-ID")
+        }
+        if let problem = ClientWrite.problem(withClient: client) {
+            throw Problem(status: .badRequest, kind: "invalid-header", detail: problem, path: "Catalog-Client-ID")
+        }
+        guard let text = sequence else {
+            throw Problem(status: .badRequest, kind: "invalid-header", detail: "Catalog-Client-ID needs Catalog-Client-Sequence", path: "Catalog-Client-Sequence")
+        }
+        guard let number = Int(text.trimmingCharacters(in: .whitespaces)), number >= 1, number <= Int(Int64.max) else {
+            throw Problem(status: .badRequest, kind: "invalid-header",
+                          detail: "Catalog-Client-Sequence must be a write number (an integer from 1), found \"\(text)\"", path: "Catalog-Client-Sequence")
+        }
+        return ClientWrite(client: client, sequence: number)
     }
 
     /// `read` given the body's bytes as `Data`, without copying them.

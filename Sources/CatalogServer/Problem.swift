@@ -15,19 +15,34 @@ struct Problem: Error {
     var path: String?
     /// Headers the answer carries besides its content type (`Retry-After`, say).
     var headers: HTTPFields = [:]
+    /// Members the document carries after the standard ones (`expected`, say).
+    var extensions: [(String, OrderedJSON)] = []
 
     static let typeBase = "https://catalogkit.dev/problems/"
 
     var response: Response {
+        var headers = self.headers
+        headers[.contentType] = "application/problem+json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
+    }
+
+    /// The problem document, serialized.
+    var document: String {
         var members: [(String, OrderedJSON)] = [
             ("type", .string(Self.typeBase + kind)), ("title", .string(status.reasonPhrase)),
             ("status", .integer(status.code)), ("detail", .string(detail)),
         ]
         if let path { members.append(("path", .string(path))) }
-        var headers = self.headers
-        headers[.contentType] = "application/problem+json"
-        return Response(status: status, headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: OrderedJSON.object(members).serialized(pretty: false))))
+        members += extensions
+        return OrderedJSON.object(members).serialized(pretty: false)
+    }
+
+    /// Whether the request itself is refused, so that sending it again gets the same answer (a
+    /// full shelf, an unknown id, a malformed body) — as opposed to a refusal that may pass later:
+    /// a stale revision, a missing token, a number out of sequence, a busy or failing server.
+    var isRefusedForGood: Bool {
+        (400..<500).contains(status.code) && ![401, 403, 408, 412, 429].contains(status.code)
+            && !["stale-revision", "out-of-sequence"].contains(kind)
     }
 
     /// The problem for any error a handler throws.
@@ -100,6 +115,10 @@ struct Problem: Error {
             // A database server gone for a moment: the client may retry; a balancer's readiness
             // check sends it elsewhere meanwhile.
             return Problem(status: .serviceUnavailable, kind: "database-unavailable", detail: internalDetail)
+        case .outOfSequence(_, _, let expected):
+            var problem = Problem(status: .conflict, kind: "out-of-sequence", detail: error.description, path: "Catalog-Client-Sequence")
+            problem.extensions = [("expected", .integer(expected))]
+            return problem
         case .cannotOpen, .database, .positionsOutOfOrder, .overCapacity, .nonCanonicalID, .cannotWatch:
             return Problem(status: .internalServerError, kind: "database", detail: internalDetail)
         }

@@ -26,6 +26,14 @@ public protocol CatalogDatabase: AnyObject, Sendable {
         async throws(StoreError) -> [WriteResult]
     /// Applies a batch to a catalogue in one transaction: all of it, or nothing.
     func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult
+    /// Applies a client's numbered write in one transaction with the record of its number and
+    /// `answer(result)`; a resend of the client's last write gets its recorded answer instead (see
+    /// ``CatalogStore/apply(_:to:as:answer:)``).
+    func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
+               answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome
+    /// Records the answer to a client's numbered write refused for good, when its number is the
+    /// next one (see ``CatalogStore/recordRefusal(_:to:)``).
+    func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) async throws(StoreError)
     /// What ``apply(_:to:)`` would do — the same checks and errors, the revision and changeset —
     /// without writing anything.
     func preview(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult

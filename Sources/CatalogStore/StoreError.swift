@@ -44,6 +44,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A catalogue of this name is already in the database a copy writes to (`catalog copy`
     /// replaces it only when told).
     case catalogExists(String)
+    /// A client's numbered write (``ClientWrite``) is not the next one the database expects of
+    /// that client: a gap (a write missing before it) or a write applied long ago, whose answer is
+    /// no longer kept. Nothing was written.
+    case outOfSequence(client: String, sequence: Int, expected: Int)
 
     public var description: String {
         switch self {
@@ -81,6 +85,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "the database \(location) is unavailable: \(reason)"
         case .catalogExists(let name):
             "the catalogue \"\(name)\" is already in the target database; pass --replace to replace it"
+        case .outOfSequence(let client, let sequence, let expected) where sequence > expected:
+            "client \"\(client)\" sent write \(sequence) but write \(expected) is the next one: send the writes in order, without a gap"
+        case .outOfSequence(let client, let sequence, let expected):
+            "client \"\(client)\" sent write \(sequence), which was applied before; only the answer to the last write (\(expected - 1)) is kept, and write \(expected) is the next one"
         }
     }
 }

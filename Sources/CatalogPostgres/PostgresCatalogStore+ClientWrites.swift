@@ -1,0 +1,78 @@
+import CatalogModel
+import CatalogStore
+import PostgresNIO
+
+extension PostgresCatalogStore {
+    /// Applies a client's numbered write in one transaction with the record of its number and
+    /// `answer(result)` (see ``CatalogStore/apply(_:to:as:answer:)``). The client's row is locked
+    /// first, so two instances given the same write at once apply it once: the second waits for
+    /// the first's commit and then finds the number taken.
+    public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
+                      answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
+        let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
+        do {
+            let result = try await transaction { connection in
+                try write.check(last: try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true))
+                let result = try await Self.write(batch, to: name, on: connection, logger: logger)
+                try await Self.record(write, answer: answer(result), on: connection, logger: logger)
+                return result
+            }
+            didWrite(result)
+            return .applied(result)
+        } catch {
+            guard case .outOfSequence(_, let sequence, let expected) = error, sequence == expected - 1 else { throw error }
+            let recorded = try await withConnection { connection in
+                try await Self.answer(to: write, on: connection, logger: logger)
+            }
+            if let recorded { return .answeredBefore(recorded) }
+            throw .outOfSequence(client: write.client, sequence: sequence, expected: expected)
+        }
+    }
+
+    /// Records the answer to a client's numbered write refused for good, when its number is the
+    /// next one (see ``CatalogStore/recordRefusal(_:to:)``).
+    public func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) async throws(StoreError) {
+        let logger = self.logger
+        try await transaction { connection in
+            guard try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true) == write.sequence - 1 else { return }
+            try await Self.record(write, answer: answer, on: connection, logger: logger)
+        }
+    }
+
+    /// The client's last recorded number (0: none), its row locked with `locking` until the
+    /// transaction ends.
+    static func lastSequence(of client: String, on connection: PostgresConnection, logger: Logger, locking: Bool) async throws -> Int {
+        let rows = locking
+            ? try await connection.query("SELECT sequence FROM client_write WHERE client = \(client) FOR UPDATE", logger: logger)
+            : try await connection.query("SELECT sequence FROM client_write WHERE client = \(client)", logger: logger)
+        for try await sequence in rows.decode(Int64.self) { return Int(sequence) }
+        return 0
+    }
+
+    /// Records `write` as the client's last, only over the number before it: a client's first
+    /// write inserted by two transactions at once is recorded by one, and the other fails.
+    static func record(_ write: ClientWrite, answer: RecordedAnswer, on connection: PostgresConnection, logger: Logger) async throws {
+        let sequence = Int64(write.sequence), status = Int32(answer.status)
+        let rows = try await connection.query("""
+            INSERT INTO client_write (client, sequence, status, answer) VALUES (\(write.client), \(sequence), \(status), \(answer.body))
+            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, status = excluded.status, answer = excluded.answer
+            WHERE client_write.sequence = excluded.sequence - 1
+            RETURNING 1
+            """, logger: logger)
+        var count = 0
+        for try await _ in rows { count += 1 }
+        guard count == 1 else {
+            throw StoreError.outOfSequence(client: write.client, sequence: write.sequence,
+                                           expected: try await lastSequence(of: write.client, on: connection, logger: logger, locking: false) + 1)
+        }
+    }
+
+    /// The answer recorded for `write`, when it is the client's last.
+    static func answer(to write: ClientWrite, on connection: PostgresConnection, logger: Logger) async throws -> RecordedAnswer? {
+        let rows = try await connection.query("""
+            SELECT status, answer FROM client_write WHERE client = \(write.client) AND sequence = \(Int64(write.sequence))
+            """, logger: logger)
+        for try await (status, body) in rows.decode((Int32, String).self) { return RecordedAnswer(status: Int(status), body: body) }
+        return nil
+    }
+}

@@ -1,0 +1,67 @@
+import CatalogDiff
+import CatalogModel
+import GRDB
+
+extension CatalogStore {
+    /// Applies a client's numbered write (``ClientWrite``) in one transaction with the record of
+    /// its number and `answer(result)`: both land, or neither does.
+    ///
+    /// - Returns: ``ClientWriteOutcome/applied(_:)``, or for a resend of the client's last
+    ///   write, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded answer (nothing is
+    ///   applied again).
+    /// - Throws: ``StoreError/outOfSequence(client:sequence:expected:)`` for any other number
+    ///   but the next; the errors of ``apply(_:to:)``, with nothing recorded.
+    public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
+                      answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
+        let batch = batch.canonicalized()
+        do {
+            return .applied(try await combinedWrite { db in
+                try write.check(last: try ClientWriteRows.last(of: write.client, in: db))
+                let result = try Self.write(batch, to: catalog, in: db)
+                try ClientWriteRows.record(write, answer: answer(result), in: db)
+                return result
+            })
+        } catch {
+            guard case .outOfSequence(_, let sequence, let expected) = error, sequence == expected - 1 else { throw error }
+            if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return .answeredBefore(recorded) }
+            throw .outOfSequence(client: write.client, sequence: sequence, expected: expected)
+        }
+    }
+
+    /// Records `answer` as the answer to a client's numbered write that was refused for good (a
+    /// full shelf, an unknown id, a malformed body), so that the client's next number follows it
+    /// and a resend gets the same refusal. Does nothing when the number is not the next one.
+    public func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) throws(StoreError) {
+        try writeWithoutRevision { db in
+            guard try ClientWriteRows.last(of: write.client, in: db) == write.sequence - 1 else { return }
+            try ClientWriteRows.record(write, answer: answer, in: db)
+        }
+    }
+}
+
+/// The `client_write` rows (migration 0008): each client's last number and its answer.
+enum ClientWriteRows {
+    /// The client's last recorded number; 0 when none is.
+    static func last(of client: String, in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT sequence FROM client_write WHERE client = ?", arguments: [client]) ?? 0
+    }
+
+    /// Records `write` as the client's last, only over the number before it.
+    static func record(_ write: ClientWrite, answer: RecordedAnswer, in db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO client_write (client, sequence, status, answer) VALUES (?, ?, ?, ?)
+            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, status = excluded.status, answer = excluded.answer
+            WHERE client_write.sequence = excluded.sequence - 1
+            """, arguments: [write.client, write.sequence, answer.status, answer.body])
+        guard db.changesCount == 1 else {
+            throw StoreError.outOfSequence(client: write.client, sequence: write.sequence, expected: try last(of: write.client, in: db) + 1)
+        }
+    }
+
+    /// The answer recorded for `write`, when it is the client's last.
+    static func answer(to write: ClientWrite, in db: Database) throws -> RecordedAnswer? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT status, answer FROM client_write WHERE client = ? AND sequence = ?",
+                                         arguments: [write.client, write.sequence]) else { return nil }
+        return RecordedAnswer(status: row[0], body: row[1])
+    }
+}

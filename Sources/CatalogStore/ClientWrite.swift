@@ -1,0 +1,63 @@
+/// A write that a client numbered: a device sending its queued writes in order, each with its
+/// client id and the next sequence number (docs/Following-a-server.md).
+///
+/// The database records the last number of each client in the same transaction as the write, so
+/// a write is applied once however often it is sent: a resend of the last write is answered with
+/// the answer recorded for it, and any other number but the next is refused
+/// (``StoreError/outOfSequence(client:sequence:expected:)``).
+public struct ClientWrite: Sendable, Hashable {
+    /// The client's id: 1 to ``maximumClientLength`` characters of letters, digits and `-._:`.
+    public var client: String
+    /// The write's number: 1 for a client's first write, one more for each after it.
+    public var sequence: Int
+
+    /// The longest client id a database records.
+    public static let maximumClientLength = 128
+
+    public init(client: String, sequence: Int) {
+        self.client = client
+        self.sequence = sequence
+    }
+
+    /// Why `client` cannot be a client id, in a sentence; nil when it can.
+    public static func problem(withClient client: String) -> String? {
+        guard !client.isEmpty, client.utf8.count <= maximumClientLength else {
+            return "a client id has 1 to \(maximumClientLength) characters, found \(client.utf8.count)"
+        }
+        let allowed = client.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x3A
+        }
+        return allowed ? nil : "a client id holds only letters, digits and - . _ :, found \"\(client)\""
+    }
+
+    /// Whether the write may be applied when the client's last recorded number is `last` (0: none
+    /// recorded): only the next number may.
+    package func check(last: Int) throws(StoreError) {
+        guard sequence == last + 1 else {
+            throw StoreError.outOfSequence(client: client, sequence: sequence, expected: last + 1)
+        }
+    }
+}
+
+/// What a server answered a numbered write, kept with its number: a resend gets it again.
+public struct RecordedAnswer: Sendable, Hashable {
+    /// The HTTP status of the answer.
+    public var status: Int
+    /// The answer's body (the write's result, or the problem document of a refusal).
+    public var body: String
+
+    public init(status: Int, body: String) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// The outcome of a numbered write: applied now, or answered before.
+public enum ClientWriteOutcome: Sendable, Hashable {
+    /// The write was applied now, and its answer recorded with its number.
+    case applied(WriteResult)
+    /// The write's number is the client's last recorded one: this is a resend, answered as the
+    /// first time and not applied again.
+    case answeredBefore(RecordedAnswer)
+}
