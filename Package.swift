@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "CatalogImport", targets: ["CatalogImport"]),
         .library(name: "CatalogStore", targets: ["CatalogStore"]),
         .library(name: "CatalogUIKit", targets: ["CatalogUIKit"]),
+        .library(name: "CatalogClient", targets: ["CatalogClient"]),
         .executable(name: "catalog", targets: ["catalog"]),
     ],
     dependencies: [
@@ -129,11 +130,22 @@ let package = Package(
         // Heap statistics for the benchmarks' bytes-per-item figures (C, header only).
         .target(name: "CBenchmarkSupport"),
 
+        // A device's side of a server (docs/Following-a-server.md): catalogues followed into a
+        // local store over the event stream, and the device's writes sent from its outbox.
+        .target(
+            name: "CatalogClient",
+            dependencies: [
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogJSON",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The `catalog` command line: commands live in a library so tests can reach them.
         .target(
             name: "CatalogCLI",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogPostgres", "CatalogLayout", "CatalogJSON", "CatalogServer",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogPostgres", "CatalogLayout", "CatalogJSON", "CatalogServer", "CatalogClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,6 +171,12 @@ let package = Package(
         .testTarget(
             name: "CatalogStoreTests",
             dependencies: ["CatalogStore", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "CatalogClientTests",
+            dependencies: ["CatalogClient", "CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdTesting", package: "hummingbird")]
         ),
         .testTarget(
             name: "CatalogServerTests",

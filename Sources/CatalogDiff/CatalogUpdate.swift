@@ -14,6 +14,10 @@ public struct CatalogUpdate: Sendable, Hashable {
     /// The catalogue after each stage of ``changeset`` (the last is ``catalog``): what a data
     /// source answers inside that stage's batch update. Empty for a reset.
     public var stages: [Catalog]
+    /// The catalogue at the changeset's `fromRevision`, when the update was made from it (an
+    /// observer's first update since a revision it named): what a stream sending each change's
+    /// sections compares with. Not part of the update's value.
+    package var previous: Catalog?
 
     /// Whether the observer must reload instead of animating: the first update, an observer too
     /// far behind for the journal, or a changeset larger than the observation's threshold.
@@ -29,5 +33,16 @@ public struct CatalogUpdate: Sendable, Hashable {
         self.catalog = catalog
         self.changeset = changeset
         self.stages = stages
+    }
+
+    public static func == (a: CatalogUpdate, b: CatalogUpdate) -> Bool {
+        a.revision == b.revision && a.catalog == b.catalog && a.changeset == b.changeset && a.stages == b.stages
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(revision)
+        hasher.combine(catalog)
+        hasher.combine(changeset)
+        hasher.combine(stages)
     }
 }

@@ -38,6 +38,7 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
     func response(_ request: Request, name: String, client: String) async throws -> Response {
         let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
             ?? revision(request.headers[.lastEventID], name: "Last-Event-ID")
+        let withSections = try includesSections(request.uri.queryParameters["include"].map(String.init))
         // Refusals before the stream starts, while a status can still say so.
         let current = try await store.revision(of: name)
         if let since, since > current {
@@ -60,6 +61,7 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                 withExtendedLifetime(slot) {}  // the slot goes back when the body is done with
             }
             var first = since == nil
+            var previous: Catalog?
             try await withGracefulShutdownHandler {
                 // A comment first, so that the client sees the stream open before any write.
                 try await writer.write(ByteBuffer(string: ": catalog \(name)\n\n"))
@@ -81,7 +83,18 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                         continue
                     }
-                    try await writer.write(encoded.event(update, first: first))
+                    if withSections {
+                        // Each change carries the sections that differ from the catalogue sent
+                        // before (or, on resuming, from the one the client named).
+                        if update.changeset != nil, let from = previous ?? update.previous {
+                            try await writer.write(encoded.event(update, first: first, since: from))
+                        } else {
+                            try await writer.write(encoded.event(CatalogUpdate.reset(update.catalog), first: first))
+                        }
+                        previous = update.catalog
+                    } else {
+                        try await writer.write(encoded.event(update, first: first))
+                    }
                     first = false
                 }
             } onGracefulShutdown: {
@@ -89,6 +102,15 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// Whether `include=sections` asks for each change's sections; 400 for anything else.
+    func includesSections(_ text: String?) throws -> Bool {
+        guard let text else { return false }
+        guard text == "sections" else {
+            throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "include takes only \"sections\", found \"\(text)\"", path: "include")
+        }
+        return true
     }
 
     /// A revision given as text: nil when absent, 400 when it is not an integer ≥ 0.
@@ -126,9 +148,13 @@ enum EventStreamDocuments {
     }
 
     /// One event's bytes: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
-    static func event(_ update: CatalogUpdate, first: Bool) -> ByteBuffer {
+    /// With `since` (the catalogue the stream sent before), a change also carries the sections
+    /// that differ from it: `catalog`, `revision`, `sections` (as in a snapshot) and, when the
+    /// order changed, `sectionOrder`, after the changeset's own members.
+    static func event(_ update: CatalogUpdate, first: Bool, since previous: Catalog? = nil) -> ByteBuffer {
         let (kind, data): (String, [UInt8]) = if let changeset = update.changeset {
-            ("changes", Documents.compactChangeset(changeset))
+            ("changes", previous.map { withSections(Documents.compactChangeset(changeset), SectionPatch(from: $0, to: update.catalog), of: update.catalog) }
+                ?? Documents.compactChangeset(changeset))
         } else {
             (first ? "snapshot" : "reset", Array(CatalogExporter.json(update.catalog, includeRevision: true, pretty: false)))
         }
@@ -138,6 +164,21 @@ enum EventStreamDocuments {
         buffer.writeBytes(data)
         buffer.writeString("\n\n")
         return buffer
+    }
+
+    /// A changeset's JSON object with the members of `patch` appended.
+    static func withSections(_ changeset: [UInt8], _ patch: SectionPatch, of catalog: Catalog) -> [UInt8] {
+        var members: [(String, OrderedJSON)] = []
+        if let order = patch.order { members.append(("sectionOrder", .array(order.map(OrderedJSON.string)))) }
+        guard case .object(let sections) = CatalogExporter.jsonValue(Catalog(name: catalog.name, revision: catalog.revision, sections: patch.sections),
+                                                                     includeRevision: true) else { return changeset }
+        var bytes = Array(changeset.dropLast())   // the closing brace
+        for (key, value) in sections + members {
+            bytes.append(UInt8(ascii: ","))
+            bytes += Array(OrderedJSON.object([(key, value)]).serialized(pretty: false).utf8.dropFirst().dropLast())
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 }
 
@@ -153,17 +194,20 @@ final class EncodedEvents: @unchecked Sendable {
         var from: Int?
         var to: Int
         var first: Bool
+        var sections: Bool
     }
 
     private let lock = NSLock()
     private var entries: [Key: ByteBuffer] = [:]
     private let limit = 64
 
-    func event(_ update: CatalogUpdate, first: Bool) -> ByteBuffer {
+    /// The event of `update`; with `previous`, a change carries its sections (the key tells the
+    /// two apart: every stream that sent revision `from` sent the same catalogue).
+    func event(_ update: CatalogUpdate, first: Bool, since previous: Catalog? = nil) -> ByteBuffer {
         let key = Key(name: update.catalog.name, from: update.changeset?.fromRevision, to: update.revision,
-                      first: update.changeset == nil && first)
+                      first: update.changeset == nil && first, sections: update.changeset != nil && previous != nil)
         if let kept = lock.withLock({ entries[key] }) { return kept }
-        let bytes = EventStreamDocuments.event(update, first: first)
+        let bytes = EventStreamDocuments.event(update, first: first, since: previous)
         lock.withLock {
             if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
             entries[key] = bytes

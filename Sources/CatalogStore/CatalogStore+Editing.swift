@@ -62,9 +62,13 @@ extension CatalogStore {
 
     /// The batch written in the caller's transaction: a single move to a shelf with room takes
     /// the quick path, anything else the editor.
+    /// A write to a catalogue that follows a server is queued in the outbox in the same
+    /// transaction (docs/Following-a-server.md#the-outbox).
     static func write(_ batch: Batch, to catalog: String, in db: Database) throws -> WriteResult {
-        if let result = try quickMove(batch, catalog: catalog, in: db) ?? quickMoves(batch, catalog: catalog, in: db) { return result }
-        return try commit(try edit(catalog, with: batch, in: db), catalog: catalog, in: db)
+        let result = try quickMove(batch, catalog: catalog, in: db) ?? quickMoves(batch, catalog: catalog, in: db)
+            ?? commit(try edit(catalog, with: batch, in: db), catalog: catalog, in: db)
+        try queueIfFollowed(batch, result: result, in: db)
+        return result
     }
 
     /// The batch applied by an editor reading the catalogue in `db`; a broken rule becomes

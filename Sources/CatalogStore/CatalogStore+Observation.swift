@@ -51,8 +51,10 @@ extension CatalogStore {
                                resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
         let changeset = try changeset(from: old, to: current, restoredContent: restoredContent)
         if changeset.operationCount > resetThreshold { return .reset(current) }
-        return CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
-                             stages: changeset.stagedCatalogs(from: old, to: current))
+        var update = CatalogUpdate(revision: current.revision, catalog: current, changeset: changeset,
+                                   stages: changeset.stagedCatalogs(from: old, to: current))
+        update.previous = old
+        return update
     }
 
     /// After a committed write, before its observers wake: a move brings the kept snapshot to

@@ -92,6 +92,42 @@ public struct CatalogEditor<Source: CatalogSource> {
         }
     }
 
+    /// Takes `patch`'s versions of sections wholesale (a follower taking a server's change):
+    /// sections its order leaves out are deleted, its sections replace those of the same id or
+    /// are inserted, and the order becomes its order. Only the catalogue-wide rule is checked —
+    /// each item in one place — since the patch comes from a catalogue that kept every rule.
+    package mutating func apply(_ patch: SectionPatch) throws {
+        if let newOrder = patch.order {
+            try loadOrder()
+            let kept = Set(newOrder)
+            for id in order! where !kept.contains(id) {
+                for item in try load(id)?.items ?? [] where itemSections[item.id] == id { itemSections[item.id] = nil }
+                sections[id] = nil
+                if inserted.remove(id) == nil { deleted.insert(id) }
+            }
+            order = newOrder
+        }
+        for section in patch.sections {
+            if let old = try load(section.id) {
+                for item in old.items where itemSections[item.id] == section.id { itemSections[item.id] = nil }
+            } else {
+                guard patch.order != nil else { throw BatchError(reason: .unknownSection(section.id)) }
+                inserted.insert(section.id)
+            }
+            sections[section.id] = section
+        }
+        // Every item once: one the patch places in a section it holds elsewhere (a section the
+        // patch leaves alone) would be there twice.
+        for section in patch.sections {
+            for item in section.items {
+                if let holder = try sectionOf(item.id), holder != section.id, sections[holder]?.items.contains(where: { $0.id == item.id }) == true {
+                    throw BatchError(reason: .duplicateItemID(item.id))
+                }
+                itemSections[item.id] = section.id
+            }
+        }
+    }
+
     // MARK: Items
 
     private mutating func insertItem(_ item: Item, into sectionID: String, at index: Int) throws {

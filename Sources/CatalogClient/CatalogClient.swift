@@ -1,0 +1,139 @@
+import AsyncHTTPClient
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+
+/// Follows catalogues of a `catalog serve` into a local ``CatalogStore`` and sends the device's
+/// writes to it (docs/Following-a-server.md).
+///
+/// Each followed catalogue is a copy of the server's, kept by its event stream: every server
+/// change is taken in with one local transaction, so `updates(of:)` and `CollectionUpdater` see
+/// it as an ordinary update. Writes the app makes to a followed catalogue through the store's
+/// usual API (`apply`, `move`) change the copy at once and are queued in the store's outbox in
+/// the same transaction; the client sends them in order, numbered, so each is applied on the
+/// server exactly once. A write the server refuses for good is listed as rejected with the
+/// server's reason, and the copy goes back to the server's catalogue with the still-waiting
+/// writes on top. Connections that fail are tried again with a growing, jittered wait.
+///
+/// ```swift
+/// let store = try CatalogStore(path: "library.sqlite")
+/// let client = try CatalogClient(store: store, server: URL(string: "https://books.example.com")!)
+/// let following = Task { try await client.run(following: ["shelf"]) }
+/// try store.move(item: "b7", toSection: "s2", index: 0, in: "shelf")   // queued, sent in turn
+/// ```
+public final class CatalogClient: Sendable {
+    public let store: CatalogStore
+    let server: ServerRequests
+    let logger: Logger
+    /// The first wait after a failure, and the longest.
+    let backoff: Backoff
+    private let listeners = Listeners()
+
+    /// A client of `server` (its base URL) for `store`, with the bearer token the server needs.
+    ///
+    /// - Throws: ``CatalogClientError/invalidServer(_:)`` when `server` is not an http or https
+    ///   URL with a host.
+    public init(store: CatalogStore, server: URL, token: String? = nil, httpClient: HTTPClient = .shared,
+                retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
+                logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
+        self.store = store
+        self.server = try ServerRequests(server: server, token: token, http: httpClient)
+        self.logger = logger
+        self.backoff = Backoff(initial: initial, maximum: maximum)
+    }
+
+    /// Follows `catalogs` and sends the outbox until the task is cancelled (then returns).
+    ///
+    /// - Throws: what waiting cannot mend: ``CatalogClientError/unknownCatalog(_:)``,
+    ///   ``CatalogClientError/unauthorized(_:)``, ``CatalogClientError/followsAnotherServer(catalog:server:)``,
+    ///   ``CatalogClientError/store(_:)``.
+    public func run(following catalogs: [String]) async throws {
+        let client: String
+        var replicas: [String: Replica] = [:]
+        let (wake, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let listeners = self.listeners
+        let changed: @Sendable () -> Void = { [store] in
+            waker.yield()
+            listeners.tell((try? store.outbox()) ?? [])
+        }
+        do {
+            client = try store.clientID()
+            for name in catalogs {
+                do {
+                    _ = try store.follow(name, server: server.base)
+                } catch {
+                    if case .invalidSetting = error, let other = try? store.followedCatalogs().first(where: { $0.name == name }) {
+                        throw CatalogClientError.followsAnotherServer(catalog: name, server: other.server)
+                    }
+                    throw error
+                }
+                replicas[name] = Replica(name: name, store: store, server: server, logger: logger, changed: changed)
+            }
+        } catch let error as StoreError {
+            throw CatalogClientError.store(error)
+        }
+        let sender = OutboxSender(store: store, server: server, client: client, logger: logger, replicas: replicas, changed: changed)
+        let (store, backoff) = (self.store, self.backoff)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for replica in replicas.values {
+                group.addTask { try await replica.run(backoff: backoff) }
+                // The app's writes (this process's or another's): the outbox may have grown.
+                let name = replica.name
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            for try await _ in store.updates(of: name) { changed() }
+                        } catch StoreError.unknownCatalog {
+                            // No copy yet (or deleted): look again once the first snapshot may be in.
+                            try await Task.sleep(for: .milliseconds(200))
+                        }
+                    }
+                }
+            }
+            group.addTask { try await sender.run(wake: wake, backoff: backoff) }
+            defer { group.cancelAll() }
+            do {
+                try await group.next()
+            } catch is CancellationError {
+            }
+        }
+    }
+
+    /// The outbox: writes waiting for the server, acknowledged, or rejected with its reason.
+    public func outbox() throws(StoreError) -> [OutboxEntry] {
+        try store.outbox()
+    }
+
+    /// The outbox each time it changes (a write queued, answered or confirmed), until the
+    /// sequence is dropped.
+    public func outboxUpdates() -> AsyncStream<[OutboxEntry]> {
+        listeners.add()
+    }
+}
+
+/// The continuations of ``CatalogClient/outboxUpdates()``.
+private final class Listeners: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuations: [Int: AsyncStream<[OutboxEntry]>.Continuation] = [:]
+    private var next = 0
+
+    func add() -> AsyncStream<[OutboxEntry]> {
+        let (stream, continuation) = AsyncStream<[OutboxEntry]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = lock.withLock {
+            next += 1
+            continuations[next] = continuation
+            return next
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            _ = self.lock.withLock { self.continuations.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func tell(_ outbox: [OutboxEntry]) {
+        let all = lock.withLock { Array(continuations.values) }
+        for continuation in all { continuation.yield(outbox) }
+    }
+}

@@ -1,0 +1,84 @@
+import CatalogStore
+import Foundation
+import Logging
+
+/// Sends the outbox's pending writes in order, one at a time, each numbered with the database's
+/// client id, and records each answer: applied (acknowledged, with its server revision) or
+/// refused for good (rejected, with the server's problem). What may pass later — the network,
+/// a 5xx, a stale revision — is sent again after a backoff, so one failure never drops a write
+/// and the queue never skips one.
+struct OutboxSender: Sendable {
+    let store: CatalogStore
+    let server: ServerRequests
+    let client: String
+    let logger: Logger
+    /// The replica of each followed catalogue, to settle after an answer.
+    let replicas: [String: Replica]
+    let changed: @Sendable () -> Void
+
+    /// Sends until cancelled; `wake` yields when the outbox may have grown.
+    func run(wake: AsyncStream<Void>, backoff initial: Backoff) async throws {
+        var backoff = initial
+        var wakes = wake.makeAsyncIterator()
+        while !Task.isCancelled {
+            let head: OutboxEntry?
+            do {
+                head = try store.outbox().first { $0.state == .pending && replicas[$0.catalog] != nil }
+            } catch {
+                throw CatalogClientError.store(error)
+            }
+            guard let head else {
+                if await wakes.next() == nil { return }
+                continue
+            }
+            do {
+                try await send(head)
+                backoff.reset()
+            } catch let error as CatalogClientError {
+                throw error
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.info("sending write \(head.sequence): \(error); trying again")
+                try await Task.sleep(for: backoff.next())
+            }
+        }
+    }
+
+    /// Sends one write and records its answer; throws what is worth trying again.
+    func send(_ entry: OutboxEntry) async throws {
+        let answer = try await server.send(batch: entry.batch, to: entry.catalog, client: client, sequence: entry.sequence)
+        switch answer.status {
+        case 200:
+            guard let revision = answer.problem?["revision"] as? Int else {
+                throw CatalogClientError.unexpectedAnswer("a write's answer without a revision: \(answer.body.prefix(200))")
+            }
+            try await settle(entry, serverRevision: revision, refusal: nil)
+        case 401, 403:
+            throw CatalogClientError.unauthorized((answer.problem?["detail"] as? String) ?? "status \(answer.status)")
+        case 409 where answer.kind == "out-of-sequence":
+            // The server has this number already and no longer keeps its answer: it was applied
+            // (or refused) long ago. Anything else means the server lost writes; wait and retry.
+            guard let expected = answer.problem?["expected"] as? Int, expected > entry.sequence else {
+                throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
+            }
+            try await settle(entry, serverRevision: 0, refusal: nil)
+        case 400..<500 where ![408, 412, 429].contains(answer.status) && answer.kind != "stale-revision":
+            try await settle(entry, serverRevision: nil, refusal: RecordedAnswer(status: answer.status, body: answer.body))
+        default:
+            throw ServerRequests.Retry(detail: "status \(answer.status)")
+        }
+    }
+
+    /// Records the answer, then brings the copy up to date: a write the copy already took in is
+    /// dropped from the outbox, a rejected one from the copy.
+    private func settle(_ entry: OutboxEntry, serverRevision: Int?, refusal: RecordedAnswer?) async throws {
+        do {
+            try store.settle(entry.sequence, serverRevision: serverRevision, refusal: refusal)
+        } catch {
+            throw CatalogClientError.store(error)
+        }
+        try await replicas[entry.catalog]?.settle()
+        changed()
+    }
+}

@@ -1,0 +1,169 @@
+import AsyncHTTPClient
+import CatalogDiff
+import CatalogImport
+import CatalogJSON
+import CatalogModel
+import CatalogStore
+import Foundation
+import Logging
+
+/// One followed catalogue: the server's catalogue as last heard (`confirmed`), and the local
+/// copy kept equal to it with the outbox's writes replayed on top.
+///
+/// Each server event is taken in with one local transaction (``CatalogStore/takeIn(_:patch:expecting:serverRevision:confirmed:)``)
+/// that writes only the sections that differ and records the server revision, so local observers
+/// see one ordinary update per event and a restart resumes where the copy stands.
+actor Replica {
+    let name: String
+    let store: CatalogStore
+    let server: ServerRequests
+    let logger: Logger
+    let changed: @Sendable () -> Void
+    /// The server's catalogue at the revision the copy has taken in; nil until known.
+    private(set) var confirmed: Catalog?
+
+    init(name: String, store: CatalogStore, server: ServerRequests, logger: Logger, changed: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.store = store
+        self.server = server
+        self.logger = logger
+        self.changed = changed
+    }
+
+    /// Follows the catalogue's event stream until cancelled, reconnecting with backoff; throws
+    /// only what retrying cannot mend (an unknown catalogue, a refused token, the local store).
+    func run(backoff initial: Backoff) async throws {
+        var backoff = initial
+        try start()
+        while !Task.isCancelled {
+            do {
+                try await follow { backoff.reset() }
+            } catch let error as CatalogClientError {
+                throw error
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.info("event stream of \(name): \(error); trying again")
+            }
+            try await Task.sleep(for: backoff.next())
+        }
+    }
+
+    /// The server catalogue the copy stands on, when it can be known without asking the server:
+    /// the copy itself, when no write of the device is waiting.
+    private func start() throws(CatalogClientError) {
+        do {
+            guard let followed = try store.followedCatalogs().first(where: { $0.name == name }), followed.serverRevision > 0,
+                  try store.outbox(of: name).allSatisfy({ $0.state == .rejected }),
+                  var copy = try Self.copy(named: name, in: store) else { return }
+            copy.revision = followed.serverRevision
+            confirmed = copy
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The local copy; nil before the first snapshot.
+    static func copy(named name: String, in store: CatalogStore) throws(StoreError) -> Catalog? {
+        do {
+            return try store.catalog(named: name)
+        } catch {
+            if case .unknownCatalog = error { return nil }
+            throw error
+        }
+    }
+
+    /// One connection of the event stream, from the revision the copy has (or a snapshot first).
+    private func follow(connected: () -> Void) async throws {
+        let response = try await server.events(of: name, since: confirmed?.revision)
+        connected()
+        var parser = ServerSentEventParser()
+        for try await chunk in response.body {
+            for event in parser.feed(chunk.readableBytesView) {
+                try take(event)
+            }
+        }
+        throw ServerRequests.Retry(detail: "the server closed the stream")
+    }
+
+    /// Takes one event in.
+    func take(_ event: ServerSentEventParser.Event) throws {
+        if event.event == "deleted" {
+            throw CatalogClientError.unknownCatalog(name)
+        }
+        guard let revision = event.id.flatMap({ Int($0) }) else { return }
+        let data = Data(event.data.utf8)
+        switch event.event {
+        case "changes":
+            let changeset = try Documents.changeset(data)
+            guard let base = confirmed, changeset.fromRevision == base.revision else {
+                // Not from where the copy stands: start again from a snapshot.
+                confirmed = nil
+                throw ServerRequests.Retry(detail: "a change from revision \(changeset.fromRevision ?? -1), the copy has \(confirmed?.revision ?? 0)")
+            }
+            var next = try base.applying(Self.patch(in: data))
+            next.revision = revision
+            confirmed = next
+        case "snapshot", "reset":
+            var catalog = try Self.catalog(in: data)
+            catalog.name = name
+            catalog.revision = revision
+            confirmed = catalog
+        default:
+            return
+        }
+        try settle()
+    }
+
+    /// Brings the copy to the confirmed catalogue with the outbox's waiting writes on top, in one
+    /// local transaction; again when a write of the app lands in between.
+    func settle() throws {
+        guard let confirmed else { return }
+        while true {
+            let local = try Self.copy(named: name, in: store)
+            let entries = try store.outbox(of: name)
+            let done = entries.filter { $0.state == .acknowledged && ($0.serverRevision ?? 0) <= confirmed.revision }.map(\.sequence)
+            let waiting = entries.filter { $0.state == .pending || ($0.state == .acknowledged && ($0.serverRevision ?? 0) > confirmed.revision) }
+            var target = Self.replaying(waiting, on: confirmed)
+            target.name = name
+            let patch = SectionPatch(from: local ?? Catalog(name: name), to: target)
+            do {
+                _ = try store.takeIn(name, patch: patch, expecting: local?.revision, serverRevision: confirmed.revision, confirmed: done)
+                if !done.isEmpty || !patch.isEmpty { changed() }
+                return
+            } catch {
+                // A write of the app landed since the copy was read: read it again.
+                guard case .rejected(_, let refusal) = error, case .staleRevision = refusal.reason else { throw error }
+            }
+        }
+    }
+
+    /// `base` with each waiting write applied in order; one that no longer applies (the server
+    /// will say why) is left out.
+    static func replaying(_ entries: [OutboxEntry], on base: Catalog) -> Catalog {
+        guard !entries.isEmpty else { return base }
+        var editor = CatalogEditor(source: InMemoryCatalogSource(base))
+        for entry in entries {
+            guard let batch = try? BatchReader.decode(Data(entry.batch.utf8), fileName: "outbox") else { continue }
+            var trial = editor
+            if (try? trial.apply(batch)) != nil { editor = trial }
+        }
+        var result = editor.result(from: base)
+        result.revision = base.revision
+        return result
+    }
+
+    /// The sections an event with `include=sections` carries.
+    static func patch(in data: Data) throws -> SectionPatch {
+        struct Order: Decodable { var sectionOrder: [String]? }
+        let order = try JSONDecoder().decode(Order.self, from: data).sectionOrder
+        return SectionPatch(sections: try catalog(in: data).sections, order: order)
+    }
+
+    /// A native catalogue document (or the catalogue part of a change with sections).
+    static func catalog(in data: Data) throws -> Catalog {
+        var options = ImportOptions(format: .json)
+        options.shape = .native
+        return try CatalogImporter.decode(data, fileName: "event", options: options).catalog
+    }
+}

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The requests a client makes of a `catalog serve` (docs/HTTP-API.md): the event stream of a
+/// catalogue with its sections, and numbered writes.
+struct ServerRequests: Sendable {
+    let base: String
+    let token: String?
+    let http: HTTPClient
+
+    /// `server` checked: an http or https URL with a host.
+    init(server: URL, token: String?, http: HTTPClient) throws(CatalogClientError) {
+        guard let scheme = server.scheme?.lowercased(), scheme == "http" || scheme == "https", server.host?.isEmpty == false else {
+            throw .invalidServer(server.absoluteString)
+        }
+        var base = server.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        self.base = base
+        self.token = token
+        self.http = http
+    }
+
+    func path(of catalog: String) -> String {
+        base + "/catalogs/" + (catalog.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? catalog)
+    }
+
+    /// `GET /catalogs/{name}/events?include=sections`, from `since` when given; the response
+    /// once its head arrives (a non-200 is read whole and turned into an error).
+    func events(of catalog: String, since: Int?) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: path(of: catalog) + "/events?include=sections")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        if let since { request.headers.add(name: "Last-Event-ID", value: String(since)) }
+        authorize(&request)
+        let response = try await http.execute(request, timeout: .hours(24 * 365))
+        guard response.status == .ok else {
+            let body = try await response.body.collect(upTo: 1 << 20)
+            throw Self.failure(response.status, body: String(buffer: body), catalog: catalog)
+        }
+        return response
+    }
+
+    /// Sends a queued write as `POST /catalogs/{name}/batches`, numbered.
+    func send(batch: String, to catalog: String, client: String, sequence: Int) async throws -> Answer {
+        var request = HTTPClientRequest(url: path(of: catalog) + "/batches")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Catalog-Client-ID", value: client)
+        request.headers.add(name: "Catalog-Client-Sequence", value: String(sequence))
+        authorize(&request)
+        request.body = .bytes(ByteBuffer(string: batch))
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return Answer(status: Int(response.status.code), body: String(buffer: body))
+    }
+
+    struct Answer: Sendable {
+        var status: Int
+        var body: String
+
+        /// The problem document's `type`, last part (`shelf-full`), and its other members.
+        var problem: [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+        }
+        var kind: String? { (problem?["type"] as? String)?.split(separator: "/").last.map(String.init) }
+    }
+
+    private func authorize(_ request: inout HTTPClientRequest) {
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+    }
+
+    /// What a refused stream means: a catalogue the server lacks and a refused token stop the
+    /// client; anything else is retried.
+    static func failure(_ status: HTTPResponseStatus, body: String, catalog: String) -> any Error {
+        let detail = ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any])?["detail"] as? String ?? status.reasonPhrase
+        switch status.code {
+        case 404: return CatalogClientError.unknownCatalog(catalog)
+        case 401, 403: return CatalogClientError.unauthorized(detail)
+        default: return Retry(detail: "\(status.code) \(detail)")
+        }
+    }
+
+    /// A failure worth trying again after a wait.
+    struct Retry: Error, CustomStringConvertible {
+        var detail: String
+        var description: String { detail }
+    }
+}

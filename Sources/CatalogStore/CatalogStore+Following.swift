@@ -1,0 +1,173 @@
+import CatalogDiff
+import CatalogModel
+import Foundation
+import GRDB
+
+/// A catalogue this database follows: a copy of a server's catalogue (docs/Following-a-server.md).
+public struct FollowedCatalog: Sendable, Hashable {
+    /// The catalogue's name, here and on the server.
+    public var name: String
+    /// The server's base URL.
+    public var server: String
+    /// The server revision the copy has taken in (0: none yet).
+    public var serverRevision: Int
+
+    public init(name: String, server: String, serverRevision: Int) {
+        self.name = name
+        self.server = server
+        self.serverRevision = serverRevision
+    }
+}
+
+/// A write made to a followed catalogue, queued for its server (docs/Following-a-server.md#the-outbox).
+public struct OutboxEntry: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable {
+        /// Not yet answered by the server: the copy shows it, and it is sent (again) in turn.
+        case pending
+        /// Applied by the server at ``OutboxEntry/serverRevision``; kept until the copy has taken
+        /// that revision in.
+        case acknowledged
+        /// Refused by the server for good; the copy no longer shows it. ``OutboxEntry/answer``
+        /// is the server's problem document.
+        case rejected
+    }
+
+    /// The write's number, sent with the database's client id.
+    public var sequence: Int
+    public var catalog: String
+    /// The batch as JSON (docs/Batches-and-moves.md), as it is sent.
+    public var batch: String
+    public var state: State
+    /// The server revision of an acknowledged write.
+    public var serverRevision: Int?
+    /// The HTTP status and body of the server's refusal, for a rejected write.
+    public var status: Int?
+    public var answer: String?
+}
+
+extension CatalogStore {
+    /// The catalogues this database follows, by name.
+    public func followedCatalogs() throws(StoreError) -> [FollowedCatalog] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT name, server, server_revision FROM followed_catalog ORDER BY name").map {
+                FollowedCatalog(name: $0[0], server: $0[1], serverRevision: $0[2])
+            }
+        }
+    }
+
+    /// The queued writes, oldest first: every one still pending or acknowledged, and the
+    /// rejected ones until ``removeRejected(upTo:)``; only those of `catalog` when given.
+    public func outbox(of catalog: String? = nil) throws(StoreError) -> [OutboxEntry] {
+        try read { db in try Self.outbox(of: catalog, in: db) }
+    }
+
+    /// Forgets rejected writes up to `sequence` (the app has shown them).
+    public func removeRejected(upTo sequence: Int) throws(StoreError) {
+        try writeWithoutRevision { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE state = 'rejected' AND sequence <= ?", arguments: [sequence])
+        }
+    }
+
+    static func outbox(of catalog: String?, in db: Database) throws -> [OutboxEntry] {
+        let rows = if let catalog {
+            try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE catalog = ? ORDER BY sequence", arguments: [catalog])
+        } else {
+            try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY sequence")
+        }
+        return rows.map { row in
+            OutboxEntry(sequence: row["sequence"], catalog: row["catalog"], batch: row["batch"],
+                        state: OutboxEntry.State(rawValue: row["state"]) ?? .pending,
+                        serverRevision: row["server_revision"], status: row["status"], answer: row["answer"])
+        }
+    }
+
+    /// The database's client id (made the first time: a random UUID), sent with its writes.
+    package func clientID() throws(StoreError) -> String {
+        try writeWithoutRevision { db in
+            if let id = try String.fetchOne(db, sql: "SELECT client FROM follower_identity") { return id }
+            let id = UUID().uuidString.lowercased()
+            try db.execute(sql: "INSERT INTO follower_identity (client) VALUES (?)", arguments: [id])
+            return id
+        }
+    }
+
+    /// Marks catalogue `name` as following `server`; its writes are queued from now on. Refused
+    /// when it already follows another server.
+    package func follow(_ name: String, server: String) throws(StoreError) -> FollowedCatalog {
+        _ = try clientID()
+        return try writeWithoutRevision { db in
+            try db.execute(sql: "INSERT INTO followed_catalog (name, server) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                           arguments: [name, server])
+            let row = try Row.fetchOne(db, sql: "SELECT name, server, server_revision FROM followed_catalog WHERE name = ?", arguments: [name])!
+            let followed = FollowedCatalog(name: row[0], server: row[1], serverRevision: row[2])
+            guard followed.server == server else {
+                throw StoreError.invalidSetting("the catalogue \"\(name)\" follows \(followed.server), not \(server)")
+            }
+            return followed
+        }
+    }
+
+    /// Queues `batch`, just applied to a followed catalogue in `db`'s transaction, in the
+    /// outbox; does nothing for a catalogue no server is followed for, or a write that changed
+    /// nothing. The base revision is left out: it is the copy's, which the server does not know.
+    static func queueIfFollowed(_ batch: Batch, result: WriteResult, in db: Database) throws {
+        guard result.revision != result.previousRevision,
+              try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM followed_catalog WHERE name = ?"), arguments: [result.catalog]) == true
+        else { return }
+        let sequence = try Int.fetchOne(db, sql: "UPDATE follower_identity SET last_sequence = last_sequence + 1 RETURNING last_sequence")
+        guard let sequence else { throw StoreError.database("a followed catalogue without a client id") }
+        try db.execute(sql: "INSERT INTO outbox (sequence, catalog, batch) VALUES (?, ?, ?)",
+                       arguments: [sequence, result.catalog, Batch(operations: batch.operations).json])
+    }
+
+    /// Takes a server's catalogue in: the copy of catalogue `name` is brought by `patch` from
+    /// local revision `expecting` (nil: no copy yet, and `patch` holds every section) in one
+    /// transaction that also records `serverRevision` and removes the outbox entries `confirmed`.
+    /// Throws ``StoreError/rejected(catalog:_:)`` with a stale revision when the copy is no
+    /// longer at `expecting` (a write of the app's landed first: compute again).
+    package func takeIn(_ name: String, patch: SectionPatch, expecting: Int?, serverRevision: Int,
+                        confirmed: [Int]) throws(StoreError) -> WriteResult {
+        let result = try write { db in
+            let current = try Self.catalogRow(named: name, in: db)?.revision
+            guard current == expecting else {
+                throw StoreError.rejected(catalog: name, BatchError(reason: .staleRevision(base: expecting ?? 0, current: current ?? 0)))
+            }
+            let result: WriteResult
+            if expecting == nil {
+                let catalog = try Catalog(name: name).applying(patch)
+                var writer = CatalogWriter(db: db, total: catalog.itemCount, progress: nil)
+                result = try writer.replace(catalog, record: nil)
+            } else if patch.isEmpty {
+                result = .unchanged(catalog: name, revision: current!)
+            } else {
+                var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: name))
+                do {
+                    try editor.apply(patch)
+                } catch let error as BatchError {
+                    throw StoreError.rejected(catalog: name, error)
+                }
+                result = try Self.commit(editor, catalog: name, in: db)
+            }
+            try db.execute(sql: "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
+            for sequence in confirmed {
+                try db.execute(sql: "DELETE FROM outbox WHERE sequence = ? AND state = 'acknowledged'", arguments: [sequence])
+            }
+            return [result]
+        }
+        return result[0]
+    }
+
+    /// Records the server's answer to queued write `sequence`: applied at `serverRevision`, or
+    /// refused for good with `status` and `answer`.
+    package func settle(_ sequence: Int, serverRevision: Int?, refusal: RecordedAnswer?) throws(StoreError) {
+        try writeWithoutRevision { db in
+            if let refusal {
+                try db.execute(sql: "UPDATE outbox SET state = 'rejected', status = ?, answer = ? WHERE sequence = ? AND state = 'pending'",
+                               arguments: [refusal.status, refusal.body, sequence])
+            } else {
+                try db.execute(sql: "UPDATE outbox SET state = 'acknowledged', server_revision = ? WHERE sequence = ? AND state = 'pending'",
+                               arguments: [serverRevision, sequence])
+            }
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import CatalogClient
+import CatalogDiff
+import CatalogModel
+import CatalogServer
+import CatalogStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A device's copy of a server's catalogue (docs/Following-a-server.md), against a live server
+/// on loopback: server writes reach the copy as updates the simulator accepts, the device's
+/// writes go through its outbox exactly once, a refused one is reported and undone, and a
+/// follower that was away catches up.
+@Suite struct FollowingTests {
+    /// Shelves of capacity 3: a holds a0–a2 (full), b holds b0, c is empty.
+    static let shelves = Catalog(name: "shelf", sections: [
+        Section(id: "a", kind: .bookshelf, capacity: 3, items: books("a", 3)),
+        Section(id: "b", kind: .bookshelf, capacity: 3, items: books("b", 1)),
+        Section(id: "c", kind: .bookshelf, capacity: 3),
+    ])
+
+    static func books(_ prefix: String, _ count: Int) -> [Item] {
+        (0..<count).map { Item(id: "\(prefix)\($0)", content: .book(Book(title: "\(prefix) \($0)", cover: "\(prefix)\($0)"))) }
+    }
+
+    /// A live server on `server` (its port given to `test`).
+    static func serving(_ server: CatalogStore, _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
+        let app = CatalogServer.application(store: server, configuration: ServerConfiguration(port: 0, headTimeout: 300))
+        try await app.test(.live) { client in
+            try await test(URL(string: "http://127.0.0.1:\(try #require(client.port))")!)
+        }
+    }
+
+    /// A local database file for a device.
+    static func deviceStore() throws -> (CatalogStore, String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-device-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("device.sqlite").path
+        return (try CatalogStore(path: path), path)
+    }
+
+    /// Runs a client following "shelf" while `body` runs.
+    static func following(_ device: CatalogStore, _ url: URL, _ body: (CatalogClient) async throws -> Void) async throws {
+        let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(50), atMost: .seconds(1))
+        let task = Task { try await client.run(following: ["shelf"]) }
+        defer { task.cancel() }
+        try await body(client)
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Waits until `condition` holds: far longer than it takes on a machine with both cores busy
+    /// (the test fails only when it never holds).
+    static func eventually(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while !(try condition()) {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("never came true: \(what())")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    static func same(_ device: CatalogStore, _ server: CatalogStore) throws -> Bool {
+        guard let copy = try? device.catalog(named: "shelf") else { return false }
+        return copy.sections == (try server.catalog(named: "shelf")).sections
+    }
+
+    @Test func serverWritesReachTheCopyAsUpdatesTheSimulatorAccepts() async throws {
+        let server = try CatalogStore.inMemory()
+        try server.replace(Self.shelves)
+        let (device, _) = try Self.deviceStore()
+        try await Self.serving(server) { url in
+            try await Self.following(device, url) { client in
+                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+                let observer = device.observer(of: "shelf")
+                var seen = try #require(try await observer.next()).catalog
+                let moves: [(String, String)] = [("a0", "c"), ("b0", "a"), ("a1", "c"), ("a0", "b"), ("c0", "b")]
+                for (item, section) in moves {
+                    _ = try? await server.move(item: item, toSection: section, index: 0, in: "shelf")
+                }
+                try await Self.eventually("the server's writes") { try Self.same(device, server) }
+                let target = try device.catalog(named: "shelf")
+                while seen.revision < target.revision {
+                    let update = try #require(try await observer.next())
+                    if let changeset = update.changeset {
+                        #expect(changeset.violations(from: seen, to: update.catalog) == [])
+                    }
+                    seen = update.catalog
+                }
+                observer.cancel()
+                #expect(try device.followedCatalogs() == [FollowedCatalog(name: "shelf", server: url.absoluteString, serverRevision: try server.revision(of: "shelf"))])
+                #expect(try client.outbox().isEmpty)
+            }
+        }
+    }
+
+    @Test func theDevicesWritesAreSentOnceAndARefusedOneIsReportedAndUndone() async throws {
+        let server = try CatalogStore.inMemory()
+        try server.replace(Self.shelves)
+        let (device, _) = try Self.deviceStore()
+        try await Self.serving(server) { url in
+            try await Self.following(device, url) { client in
+                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+                // A write of the device: the copy changes at once, the server once it is sent.
+                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+                #expect(try device.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"])
+                try await Self.eventually("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
+                try await Self.eventually("the outbox drained") { try client.outbox().isEmpty }
+                #expect(try server.revision(of: "shelf") == 2)
+            }
+            // Offline, the device moves a book onto shelf c, which the server fills meanwhile.
+            try await server.move(item: "a0", toSection: "c", in: "shelf")
+            try await server.move(item: "a1", toSection: "c", in: "shelf")
+            try await device.move(item: "a2", toSection: "c", index: 0, in: "shelf")
+            try await device.move(item: "a1", toSection: "b", index: 0, in: "shelf")
+            #expect(try device.outbox().map(\.state) == [.pending, .pending])
+            try await Self.following(device, url) { client in
+                let told = Task { () -> [OutboxEntry] in
+                    for await outbox in client.outboxUpdates() where outbox.contains(where: { $0.state == .rejected }) { return outbox }
+                    return []
+                }
+                try await Self.eventually("the refusal and the copy at the server's with the other write \((try? client.outbox()) ?? [])") {
+                    try client.outbox().map(\.state) == [.rejected] && Self.same(device, server)
+                }
+                let entry = try #require(try client.outbox().first)
+                #expect(entry.status == 409 && entry.answer?.contains("shelf-full") == true, "\(entry)")
+                #expect(await told.value.contains(entry))
+                // The second write was applied after the refused one: a1 on shelf b.
+                #expect(try server.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [["a2"], ["a1"], ["b0", "a0"]])
+                try device.removeRejected(upTo: entry.sequence)
+                #expect(try client.outbox().isEmpty)
+            }
+        }
+    }
+
+    @Test func aFollowerAwayCatchesUpWithOneUpdateOrAResetPastTheJournal() async throws {
+        let server = try CatalogStore.inMemory()
+        var shelves = Self.shelves
+        shelves.sections[2].capacity = 10
+        try server.replace(shelves)
+        let (device, _) = try Self.deviceStore()
+        try await Self.serving(server) { url in
+            try await Self.following(device, url) { _ in
+                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+            }
+            // Away while the server takes 100 writes.
+            for n in 0..<100 { try await server.move(item: "b0", toSection: n % 2 == 0 ? "c" : "b", index: 0, in: "shelf") }
+            try await server.move(item: "a0", toSection: "c", index: 0, in: "shelf")
+            let before = try device.catalog(named: "shelf")
+            let observer = device.observer(of: "shelf", from: before.revision)
+            try await Self.following(device, url) { _ in
+                try await Self.eventually("caught up") { try Self.same(device, server) }
+            }
+            let update = try #require(try await observer.next())
+            #expect(update.revision == before.revision + 1, "one update")
+            #expect(try #require(update.changeset).violations(from: before, to: update.catalog) == [])
+            observer.cancel()
+            // Away for longer than the journal reaches: a reset, taken in as one update too.
+            try server.setJournalRevisions(5)
+            for n in 0..<20 { try await server.move(item: "a1", toSection: n % 2 == 0 ? "c" : "a", index: 0, in: "shelf") }
+            try await server.move(item: "a2", toSection: "c", index: 0, in: "shelf")
+            let stale = try device.catalog(named: "shelf")
+            try await Self.following(device, url) { _ in
+                try await Self.eventually("caught up after a reset") { try Self.same(device, server) }
+            }
+            #expect(try device.revision(of: "shelf") == stale.revision + 1)
+            #expect(try device.followedCatalogs().first?.serverRevision == (try server.revision(of: "shelf")))
+        }
+    }
+}
