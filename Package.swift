@@ -92,6 +92,8 @@ let package = Package(
             name: "CatalogBenchmarks",
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CBenchmarkSupport", "CatalogServer",
+                // The follow suite: a device following `catalog serve`.
+                "CatalogClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The cluster load test: `catalog serve` instances on one PostgreSQL database.
                 "CatalogPostgres",
@@ -192,7 +194,10 @@ let package = Package(
             dependencies: ["CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]
         ),
         // README's Swift walk-through, compiled and run.
-        .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel"]),
+        .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel",
+                                                           "CatalogClient", "CatalogServer",
+                                                           .product(name: "Hummingbird", package: "hummingbird"),
+                                                           .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
                                                            "CatalogPostgres", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(

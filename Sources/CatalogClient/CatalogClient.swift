@@ -100,6 +100,27 @@ public final class CatalogClient: Sendable {
         }
     }
 
+    /// Waits until the copy of `catalog` stands on the server's revision as of this call, and
+    /// none of the device's writes to it waits (rejected ones aside): a pull to refresh, or a
+    /// test's way to know the two agree. Needs ``run(following:)`` running meanwhile.
+    ///
+    /// - Throws: ``CatalogClientError/unknownCatalog(_:)``, ``CatalogClientError/unauthorized(_:)``,
+    ///   or the failure to reach the server.
+    public func waitUntilInStep(with catalog: String) async throws {
+        let changes = listeners.add()
+        let target = try await server.revision(of: catalog)
+        func inStep() throws -> Bool {
+            guard let followed = try store.followedCatalogs().first(where: { $0.name == catalog }) else { return false }
+            let outbox = try store.outbox(of: catalog)
+            return followed.serverRevision >= target && outbox.allSatisfy { $0.state == .rejected }
+        }
+        if try inStep() { return }
+        for await _ in changes {
+            if try inStep() { return }
+        }
+        throw CancellationError()
+    }
+
     /// The outbox: writes waiting for the server, acknowledged, or rejected with its reason.
     public func outbox() throws(StoreError) -> [OutboxEntry] {
         try store.outbox()

@@ -23,7 +23,7 @@ struct OutboxSender: Sendable {
         while !Task.isCancelled {
             let head: OutboxEntry?
             do {
-                head = try store.outbox().first { $0.state == .pending && replicas[$0.catalog] != nil }
+                head = try store.nextPending(in: Array(replicas.keys))
             } catch {
                 throw CatalogClientError.store(error)
             }
@@ -78,7 +78,13 @@ struct OutboxSender: Sendable {
         } catch {
             throw CatalogClientError.store(error)
         }
-        try await replicas[entry.catalog]?.settle()
+        if let replica = replicas[entry.catalog] {
+            if let serverRevision, refusal == nil {
+                try await replica.acknowledged(entry.sequence, at: serverRevision)
+            } else {
+                try await replica.settle()
+            }
+        }
         changed()
     }
 }

@@ -21,6 +21,11 @@ actor Replica {
     let changed: @Sendable () -> Void
     /// The server's catalogue at the revision the copy has taken in; nil until known.
     private(set) var confirmed: Catalog?
+    /// Waiting writes that `confirmed` already holds: their server change came before their
+    /// answer (see ``take(_:)``).
+    private var absorbed = Set<Int>()
+    /// The outbox's batches, decoded once.
+    private var batches: [Int: Batch] = [:]
 
     init(name: String, store: CatalogStore, server: ServerRequests, logger: Logger, changed: @escaping @Sendable () -> Void) {
         self.name = name
@@ -104,6 +109,14 @@ actor Replica {
             var next = try base.applying(Self.patch(in: data))
             next.revision = revision
             confirmed = next
+            // The usual case while the outbox drains: the change is the first waiting write
+            // itself. The copy already shows it on top of the previous catalogue, so it stays
+            // as it is.
+            if let head = try waiting().waiting.first, let batch = batch(of: head),
+               let mine = try? base.applying(batch), mine.sections == next.sections {
+                absorbed.insert(head.sequence)
+                return try confirm()
+            }
         case "snapshot", "reset":
             var catalog = try Self.catalog(in: data)
             catalog.name = name
@@ -121,15 +134,13 @@ actor Replica {
         guard let confirmed else { return }
         while true {
             let local = try Self.copy(named: name, in: store)
-            let entries = try store.outbox(of: name)
-            let done = entries.filter { $0.state == .acknowledged && ($0.serverRevision ?? 0) <= confirmed.revision }.map(\.sequence)
-            let waiting = entries.filter { $0.state == .pending || ($0.state == .acknowledged && ($0.serverRevision ?? 0) > confirmed.revision) }
-            var target = Self.replaying(waiting, on: confirmed)
+            let (waiting, done) = try waiting()
+            var target = replaying(waiting, on: confirmed)
             target.name = name
             let patch = SectionPatch(from: local ?? Catalog(name: name), to: target)
             do {
                 _ = try store.takeIn(name, patch: patch, expecting: local?.revision, serverRevision: confirmed.revision, confirmed: done)
-                if !done.isEmpty || !patch.isEmpty { changed() }
+                changed()
                 return
             } catch {
                 // A write of the app landed since the copy was read: read it again.
@@ -138,13 +149,60 @@ actor Replica {
         }
     }
 
+    /// Records that the copy, left as it is, stands on `confirmed` (a change the copy already
+    /// showed): the server revision, and the acknowledged writes it holds leave the outbox.
+    func confirm() throws {
+        guard let confirmed else { return }
+        let (_, done) = try waiting()
+        let revision = try store.revision(of: name)
+        _ = try store.takeIn(name, patch: SectionPatch(sections: [], order: nil), expecting: revision,
+                             serverRevision: confirmed.revision, confirmed: done)
+        changed()
+    }
+
+    /// A write acknowledged at `revision`: the copy already shows it; once the confirmed
+    /// catalogue holds it too, it leaves the outbox.
+    func acknowledged(_ sequence: Int, at revision: Int) throws {
+        guard let confirmed, revision <= confirmed.revision else { return }
+        if absorbed.contains(sequence) { try confirm() } else { try settle() }
+    }
+
+    /// The outbox's writes the confirmed catalogue does not hold yet, in order, and the
+    /// acknowledged ones it holds.
+    private func waiting() throws -> (waiting: [OutboxEntry], done: [Int]) {
+        let revision = confirmed?.revision ?? 0
+        var waiting: [OutboxEntry] = [], done: [Int] = []
+        let entries = try store.outbox(of: name)
+        for entry in entries {
+            switch entry.state {
+            case .acknowledged where (entry.serverRevision ?? 0) <= revision: done.append(entry.sequence)
+            case .rejected: break
+            case _ where absorbed.contains(entry.sequence): break
+            default: waiting.append(entry)
+            }
+        }
+        // Those that leave the outbox now, or left it, are no longer remembered.
+        let present = Set(entries.map(\.sequence)).subtracting(done)
+        absorbed.formIntersection(present)
+        return (waiting, done)
+    }
+
+    /// The entry's batch (nil when it does not read: it is sent as it is, and the server says why).
+    private func batch(of entry: OutboxEntry) -> Batch? {
+        if let batch = batches[entry.sequence] { return batch }
+        let batch = try? BatchReader.decode(Data(entry.batch.utf8), fileName: "outbox")
+        if batches.count > 10_000 { batches.removeAll() }
+        batches[entry.sequence] = batch
+        return batch
+    }
+
     /// `base` with each waiting write applied in order; one that no longer applies (the server
     /// will say why) is left out.
-    static func replaying(_ entries: [OutboxEntry], on base: Catalog) -> Catalog {
+    private func replaying(_ entries: [OutboxEntry], on base: Catalog) -> Catalog {
         guard !entries.isEmpty else { return base }
         var editor = CatalogEditor(source: InMemoryCatalogSource(base))
         for entry in entries {
-            guard let batch = try? BatchReader.decode(Data(entry.batch.utf8), fileName: "outbox") else { continue }
+            guard let batch = batch(of: entry) else { continue }
             var trial = editor
             if (try? trial.apply(batch)) != nil { editor = trial }
         }

@@ -41,6 +41,19 @@ struct ServerRequests: Sendable {
         return response
     }
 
+    /// The catalogue's current revision (`HEAD /catalogs/{name}`, its ETag).
+    func revision(of catalog: String) async throws -> Int {
+        var request = HTTPClientRequest(url: path(of: catalog))
+        request.method = .HEAD
+        authorize(&request)
+        let response = try await http.execute(request, timeout: .seconds(60))
+        guard response.status == .ok else { throw Self.failure(response.status, body: "", catalog: catalog) }
+        guard let tag = response.headers.first(name: "ETag"), let revision = Int(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"W/"))) else {
+            throw CatalogClientError.unexpectedAnswer("a snapshot without a revision as its ETag")
+        }
+        return revision
+    }
+
     /// Sends a queued write as `POST /catalogs/{name}/batches`, numbered.
     func send(batch: String, to catalog: String, client: String, sequence: Int) async throws -> Answer {
         var request = HTTPClientRequest(url: path(of: catalog) + "/batches")

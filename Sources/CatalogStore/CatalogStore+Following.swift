@@ -61,6 +61,17 @@ extension CatalogStore {
         try read { db in try Self.outbox(of: catalog, in: db) }
     }
 
+    /// The oldest pending write to one of `catalogs`: the next to send.
+    package func nextPending(in catalogs: [String]) throws(StoreError) -> OutboxEntry? {
+        try read { db in
+            for sequence in try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE state = 'pending' ORDER BY sequence LIMIT 64") {
+                let entry = try Self.outbox(sequence: sequence, in: db)
+                if let entry, catalogs.contains(entry.catalog) { return entry }
+            }
+            return nil
+        }
+    }
+
     /// Forgets rejected writes up to `sequence` (the app has shown them).
     public func removeRejected(upTo sequence: Int) throws(StoreError) {
         try writeWithoutRevision { db in
@@ -74,11 +85,17 @@ extension CatalogStore {
         } else {
             try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY sequence")
         }
-        return rows.map { row in
-            OutboxEntry(sequence: row["sequence"], catalog: row["catalog"], batch: row["batch"],
-                        state: OutboxEntry.State(rawValue: row["state"]) ?? .pending,
-                        serverRevision: row["server_revision"], status: row["status"], answer: row["answer"])
-        }
+        return rows.map(entry)
+    }
+
+    static func outbox(sequence: Int, in db: Database) throws -> OutboxEntry? {
+        try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE sequence = ?", arguments: [sequence]).map(entry)
+    }
+
+    private static func entry(_ row: Row) -> OutboxEntry {
+        OutboxEntry(sequence: row["sequence"], catalog: row["catalog"], batch: row["batch"],
+                    state: OutboxEntry.State(rawValue: row["state"]) ?? .pending,
+                    serverRevision: row["server_revision"], status: row["status"], answer: row["answer"])
     }
 
     /// The database's client id (made the first time: a random UUID), sent with its writes.

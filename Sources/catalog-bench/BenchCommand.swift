@@ -18,7 +18,7 @@ struct BenchCommand: ParsableCommand {
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff, layout, writes, http, live, cluster
+        case all, `import`, diff, layout, writes, http, live, cluster, follow
     }
 
     @Argument(help: "Which suite: all, import, diff, layout, writes, http, live, or cluster.")
@@ -141,6 +141,9 @@ struct BenchCommand: ParsableCommand {
             results += try LiveBenchmark(moves: moves, largeBooks: items, runs: runs).run(log: log)
             results += try FanoutBenchmark(subscribers: subscribers, seconds: Double(fanoutSeconds), runs: self.runs ?? 5).run(log: log)
         }
+        if suite == .all || suite == .follow {
+            results += try FollowBenchmark(catalogExecutable: try Self.catalogExecutable()).run(log: log)
+        }
         if json {
             Output.json(.array(results.map(\.jsonValue)))
             return
@@ -162,11 +165,7 @@ struct BenchCommand: ParsableCommand {
         guard let postgres else { throw ValidationError("the cluster suite needs --postgres postgres://… (Scripts/cluster-load.sh starts one)") }
         guard clusterSeconds >= 2 else { throw ValidationError("--cluster-seconds must be ≥ 2") }
         guard clusterShelves >= 2 else { throw ValidationError("--cluster-shelves must be ≥ 2") }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("catalog").path
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw CLIError("`catalog` is not beside catalog-bench (\(executable)): build both, e.g. swift build -c release")
-        }
+        let executable = try Self.catalogExecutable()
         let log: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("· \($0)\n".utf8)) }
         var benchmark = ClusterBenchmark(postgresURL: postgres, catalogExecutable: executable, seconds: clusterSeconds,
                                          baselineSeconds: max(1, clusterSeconds / 3), connections: connections,
@@ -192,6 +191,16 @@ struct BenchCommand: ParsableCommand {
             for problem in report.problems { print("  \(problem)") }
             throw ExitCode(1)
         }
+    }
+
+    /// The `catalog` binary beside this one, which the suites that need a server start.
+    static func catalogExecutable() throws -> String {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("catalog").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw CLIError("`catalog` is not beside catalog-bench (\(executable)): build both, e.g. swift build -c release")
+        }
+        return executable
     }
 
     /// `12.3 ms`, `0.24 ms` below 10 ms, or `1.52 µs` below a tenth of a millisecond.

@@ -11,11 +11,11 @@ final class ServerProcess {
     /// Where the server's standard error (its log) goes.
     let logPath: String
 
-    /// Starts `executable serve --port 0 ARGUMENTS…` and waits for its "listening on" line.
+    /// Starts `executable serve --port PORT ARGUMENTS…` (0: a free one) and waits for its "listening on" line.
     init(executable: URL = CLIRunner.executable, arguments: [String], folder: URL,
-         environment: [String: String] = [:]) throws {
+         environment: [String: String] = [:], port: Int = 0) throws {
         process.executableURL = executable
-        process.arguments = ["serve", "--port", "0"] + arguments
+        process.arguments = ["serve", "--port", String(port)] + arguments
         process.currentDirectoryURL = folder
         var merged = ProcessInfo.processInfo.environment
         merged["CATALOG_DB"] = nil

@@ -44,6 +44,9 @@ func tour(file: URL, database: String) async throws -> [LayoutAttributes] {
 }
 // DOC: end
 
+import CatalogServer
+import Hummingbird
+import HummingbirdTesting
 import Testing
 
 @Suite("README's walk-through")
@@ -69,6 +72,25 @@ struct WalkthroughTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try movesWithCapacity(database: folder.appendingPathComponent("c.sqlite").path) == [["c", "e", "d", "b"], ["a"]])
+    }
+
+    @Test func followingAServerRuns() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("follow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func book(_ id: String) -> Item { Item(id: id, content: .book(Book(title: id.uppercased(), cover: id))) }
+        let server = try CatalogStore.inMemory()
+        try server.replace(Catalog(name: "shelf", sections: [
+            Section(id: "a", kind: .bookshelf, items: [book("a0")]), Section(id: "b", kind: .bookshelf, items: [book("b0")]),
+            Section(id: "c", kind: .bookshelf),
+        ]))
+        let app = CatalogServer.application(store: server, configuration: ServerConfiguration(port: 0, headTimeout: 300))
+        try await app.test(.live) { client in
+            let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
+            #expect(try await followAServer(url, database: folder.appendingPathComponent("phone.sqlite").path) == [["a0"], [], ["b0"]])
+            #expect(try server.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [["a0"], [], ["b0"]])
+            #expect(try server.revision(of: "shelf") == 2)
+        }
     }
 
     @Test func changesetsRunStageByStage() throws {
@@ -112,6 +134,6 @@ struct DocumentedCodeTests {
                 }
             }
         }
-        #expect(blocks == 4)
+        #expect(blocks == 5)
     }
 }

@@ -1,0 +1,109 @@
+import ArgumentParser
+import CatalogClient
+import CatalogImport
+import CatalogStore
+import Foundation
+
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Follow catalogues of a server into the local database, and send its queued writes, until interrupted.",
+        discussion: """
+            Keeps a copy of each catalogue in --db (created when missing), taking in every change of \
+            the server's as one local update, and resuming where it stood after a restart \
+            (docs/Following-a-server.md). While it follows them, every write to those catalogues on \
+            this database — `catalog move`, `catalog apply`, from any process — is queued in the \
+            outbox in the same transaction and sent to the server in order, each applied there once; \
+            `catalog outbox` lists what waits and what was refused. An unreachable server is tried \
+            again with growing, jittered waits; an unknown catalogue, a bad URL or a refused token \
+            ends it with exit status 1. Ctrl-C ends it with exit status 0.
+            """
+    )
+
+    @Option(help: "The server's URL (http://host:port).")
+    var server: String
+
+    @Argument(help: "The catalogues to follow.")
+    var catalogs: [String]
+
+    @Option(help: "The server's token (default: $CATALOG_TOKEN).")
+    var token: String?
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        guard !global.isPostgres else { throw CLIError("--db: a follower keeps its copy in a SQLite file, not in PostgreSQL") }
+        guard let url = URL(string: server) else { throw CLIError("--server: expected a URL such as http://127.0.0.1:8080, found \"\(server)\"") }
+        let store = try global.openStore()
+        let client: CatalogClient
+        do {
+            client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"])
+        } catch {
+            throw CLIError("--server: \(error)")
+        }
+        let catalogs = self.catalogs
+        try Interruptible.run {
+            do {
+                try await client.run(following: catalogs)
+            } catch let error as CatalogClientError {
+                throw CLIError(error.description)
+            }
+        }
+    }
+}
+
+struct OutboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "List the writes queued for the server: pending, acknowledged, and rejected with the server's reason.",
+        discussion: """
+            The outbox of a database that follows a server (`catalog sync`), oldest first. With --json, \
+            an array of {"sequence", "catalog", "state", "batch"} with "serverRevision" when acknowledged \
+            and "status" and "problem" (the server's problem document) when rejected.
+            """
+    )
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        guard !global.isPostgres else { throw CLIError("--db: the outbox is a follower's, kept in a SQLite file") }
+        let entries = try global.openStoreForReading().outbox()
+        if json {
+            // The batch and the problem are JSON documents already: written as they are.
+            let objects = entries.map { entry in
+                var members: [(String, OrderedJSON)] = [
+                    ("sequence", .integer(entry.sequence)), ("catalog", .string(entry.catalog)), ("state", .string(entry.state.rawValue)),
+                ]
+                if let revision = entry.serverRevision, entry.state == .acknowledged { members.append(("serverRevision", .integer(revision))) }
+                if let status = entry.status { members.append(("status", .integer(status))) }
+                var text = String(OrderedJSON.object(members).serialized(pretty: false).dropLast())
+                text += ",\"batch\":" + entry.batch
+                if let answer = entry.answer { text += ",\"problem\":" + answer }
+                return text + "}"
+            }
+            print("[" + objects.joined(separator: ",\n") + "]")
+            return
+        }
+        guard !entries.isEmpty else {
+            print("the outbox is empty")
+            return
+        }
+        print(Output.table(["write", "catalogue", "state", "detail"], entries.map { entry in
+            let detail: String = switch entry.state {
+            case .pending: entry.batch
+            case .acknowledged: "applied at server revision \(entry.serverRevision ?? 0)"
+            case .rejected: Self.reason(entry)
+            }
+            return [String(entry.sequence), entry.catalog, entry.state.rawValue, detail]
+        }, rightAligned: [0]))
+    }
+
+    /// The problem document's detail, or the status.
+    static func reason(_ entry: OutboxEntry) -> String {
+        let detail = entry.answer.flatMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }?["detail"] as? String
+        return "\(entry.status ?? 0): \(detail ?? "refused")"
+    }
+}

@@ -1,0 +1,99 @@
+import CatalogClient
+import CatalogDiff
+import CatalogModel
+import CatalogServer
+import CatalogStore
+import CatalogTestSupport
+import Foundation
+import Testing
+
+/// Two devices and the server's own clients moving books at once for 20 s: afterwards both
+/// copies equal the server's catalogue, every write a device made was applied once or rejected
+/// with the server's reason, and every update either device's observers saw passes the simulator.
+@Suite struct ConvergenceTests {
+    /// Twelve shelves of capacity 4, half full.
+    static let shelves = Catalog(name: "shelf", sections: (0..<12).map { s in
+        Section(id: "s\(s)", kind: .bookshelf, capacity: 4, items: FollowingTests.books("s\(s)-", 2))
+    })
+
+    /// Every update an observer sees, checked with the simulator as it arrives.
+    final class Checked: @unchecked Sendable {
+        private let lock = NSLock()
+        private(set) var updates = 0
+        private(set) var violations: [String] = []
+
+        func check(_ store: CatalogStore) -> Task<Void, Never> {
+            Task {
+                var seen: Catalog?
+                do {
+                    for try await update in store.updates(of: "shelf") {
+                        if let before = seen, let changeset = update.changeset {
+                            let found = changeset.violations(from: before, to: update.catalog)
+                            lock.withLock {
+                                updates += 1
+                                if !found.isEmpty { violations.append("\(before.revision)→\(update.revision): \(found)") }
+                            }
+                        }
+                        seen = update.catalog
+                    }
+                } catch {}
+            }
+        }
+    }
+
+    @Test func twoFollowersAndTheServerMovingAtOnceConverge() async throws {
+        let server = try CatalogStore.inMemory()
+        try server.replace(Self.shelves)
+        let devices = try (0..<2).map { _ in try FollowingTests.deviceStore().0 }
+        try await FollowingTests.serving(server) { url in
+            let clients = try devices.map { try CatalogClient(store: $0, server: url, retryingAfter: .milliseconds(50), atMost: .seconds(1)) }
+            let running = clients.map { client in Task { try await client.run(following: ["shelf"]) } }
+            defer { running.forEach { $0.cancel() } }
+            for device in devices {
+                try await FollowingTests.eventually("the first snapshot") { try FollowingTests.same(device, server) }
+            }
+            let checks = devices.map { _ in Checked() }
+            let watching = zip(checks, devices).map { $0.check($1) }
+            // 20 s of moves: the server's own clients, and each device's user.
+            let end = ContinuousClock.now + .seconds(20)
+            let books = Self.shelves.sections.flatMap { $0.items.map(\.id) }
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for writer in 0..<3 {
+                    group.addTask {
+                        var random = SplitMix64(seed: UInt64(writer + 1))
+                        var writes = 0
+                        while ContinuousClock.now < end {
+                            let book = books[Int.random(in: 0..<books.count, using: &random)]
+                            let shelf = "s\(Int.random(in: 0..<12, using: &random))"
+                            let policy: MovePolicy = [.reject, .displace, .swap][Int.random(in: 0..<3, using: &random)]
+                            let store = writer < 2 ? devices[writer] : server
+                            if (try? await store.move(item: book, toSection: shelf, index: 0, policy: policy, in: "shelf")) != nil { writes += 1 }
+                            try await Task.sleep(for: .milliseconds(5))
+                        }
+                        return writes
+                    }
+                }
+                var total = 0
+                for try await writes in group { total += writes }
+                #expect(total > 100)
+            }
+            for (client, device) in zip(clients, devices) {
+                try await FollowingTests.eventually("the outbox settled") { try client.outbox().allSatisfy { $0.state == .rejected } }
+                try await FollowingTests.eventually("the copy at the server's") { try FollowingTests.same(device, server) }
+                try device.checkIntegrity()
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            watching.forEach { $0.cancel() }
+            for check in checks {
+                #expect(check.updates > 10)
+                #expect(check.violations.isEmpty, "\(check.violations.prefix(3))")
+            }
+            // Every rejected write carries the server's reason.
+            for client in clients {
+                for entry in try client.outbox() {
+                    #expect(entry.status.map { (400..<500).contains($0) } == true && entry.answer?.contains("\"type\"") == true)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import CatalogDiff
+import CatalogModel
+@testable import CatalogStore
+import CatalogTestSupport
+import Foundation
+import Testing
+
+/// What a follower's store does (docs/Following-a-server.md): section patches rebuild the later
+/// catalogue exactly, in memory and in the store; writes to a followed catalogue are queued in the
+/// outbox in their own transaction, numbered, and nothing else is.
+@Suite struct FollowingStoreTests {
+    /// `b` made from `a` by random batches, some with section operations.
+    static func pair(_ random: inout RandomEdits) -> (Catalog, Catalog) {
+        let a = random.catalog()
+        var b = a
+        for _ in 0..<random.int(0...6) {
+            if let next = try? b.applying(Batch(operations: [random.operation(on: b)])) { b = next }
+        }
+        return (a, b)
+    }
+
+    @Test func aPatchRebuildsTheLaterCatalogue() throws {
+        var random = RandomEdits(seed: 31)
+        for _ in 0..<500 {
+            let (a, b) = Self.pair(&random)
+            let patch = SectionPatch(from: a, to: b)
+            #expect(try a.applying(patch).sections == b.sections)
+            #expect(patch.isEmpty == (a.sections == b.sections))
+            // Only what differs is sent.
+            #expect(patch.sections.allSatisfy { section in a.sections.first { $0.id == section.id } != section })
+        }
+        // A patch made from another catalogue is refused.
+        let a = Catalog(name: "c", sections: [Section(id: "x", kind: .icons)])
+        #expect(throws: SectionPatch.Problem.unknownSection("y")) { try a.applying(SectionPatch(sections: [], order: ["x", "y"])) }
+        #expect(throws: SectionPatch.Problem.sectionTwice("x")) { try a.applying(SectionPatch(sections: [], order: ["x", "x"])) }
+        #expect(throws: SectionPatch.Problem.sectionLeftOut("z")) {
+            try a.applying(SectionPatch(sections: [Section(id: "z", kind: .icons)], order: ["x"]))
+        }
+    }
+
+    @Test func theStoreTakesAPatchInAsOneRevisionThatTheSimulatorAccepts() throws {
+        var random = RandomEdits(seed: 77)
+        let store = try CatalogStore.inMemory()
+        for round in 0..<200 {
+            var (a, b) = Self.pair(&random)
+            a.name = "c\(round)"
+            b.name = a.name
+            let stored = try store.takeIn(a.name, patch: SectionPatch(from: Catalog(name: a.name), to: a), expecting: nil,
+                                          serverRevision: 1, confirmed: [])
+            let before = try store.catalog(named: a.name)
+            #expect(before.sections == a.sections)
+            let result = try store.takeIn(a.name, patch: SectionPatch(from: a, to: b), expecting: stored.revision,
+                                          serverRevision: 2, confirmed: [])
+            let after = try store.catalog(named: b.name)
+            #expect(after.sections == b.sections)
+            #expect(result.revision == before.revision + (a.sections == b.sections ? 0 : 1))
+            #expect(result.changeset.violations(from: before, to: after) == [])
+            // Not at the expected revision: refused, nothing written.
+            #expect(throws: StoreError.self) {
+                try store.takeIn(a.name, patch: SectionPatch(from: b, to: a), expecting: before.revision - 1, serverRevision: 3, confirmed: [])
+            }
+            #expect(try store.catalog(named: b.name) == after)
+        }
+        try store.checkIntegrity()
+    }
+
+    @Test func writesToAFollowedCatalogueAreQueuedInOrderAndNothingElseIs() throws {
+        let store = try CatalogStore.inMemory()
+        let books = (0..<4).map { Item(id: "b\($0)", content: .book(Book(title: "B\($0)", cover: "c"))) }
+        try store.replace(Catalog(name: "shelf", sections: [
+            Section(id: "a", kind: .bookshelf, capacity: 2, items: Array(books[0..<2])),
+            Section(id: "b", kind: .bookshelf, capacity: 4, items: Array(books[2..<4])),
+        ]))
+        try store.replace(Catalog(name: "local", sections: [Section(id: "a", kind: .bookshelf, items: [])]))
+        _ = try store.follow("shelf", server: "http://server")
+        #expect(throws: StoreError.self) { try store.follow("shelf", server: "http://another") }
+        try store.move(item: "b2", toSection: "a", index: 0, policy: .swap, in: "shelf")
+        try store.move(item: "b3", toSection: "b", index: 1, in: "shelf")    // where it is: nothing changes, nothing queued
+        #expect(throws: StoreError.self) { try store.move(item: "b3", toSection: "a", in: "shelf") }   // full: refused, not queued
+        try store.apply(Batch(baseRevision: 2, operations: [.deleteItem(id: "b1")]), to: "shelf")
+        try store.apply(Batch(operations: [.insertItem(section: "a", index: 0, item: books[0])]), to: "local")
+        let outbox = try store.outbox()
+        #expect(outbox.map(\.sequence) == [1, 2])
+        #expect(outbox.allSatisfy { $0.catalog == "shelf" && $0.state == .pending })
+        // The local revision is not sent: it is the copy's.
+        #expect(outbox[1].batch == #"{"operations":[{"op":"deleteItem","id":"b1"}]}"#)
+        // Answers: applied, then refused for good.
+        try store.settle(1, serverRevision: 9, refusal: nil)
+        try store.settle(2, serverRevision: nil, refusal: RecordedAnswer(status: 404, body: "{}"))
+        #expect(try store.outbox().map(\.state) == [.acknowledged, .rejected])
+        try store.removeRejected(upTo: 2)
+        #expect(try store.outbox().map(\.sequence) == [1])
+        // Numbers never repeat, even after the outbox empties.
+        _ = try store.takeIn("shelf", patch: SectionPatch(sections: [], order: nil), expecting: try store.revision(of: "shelf"),
+                             serverRevision: 9, confirmed: [1])
+        #expect(try store.outbox().isEmpty)
+        try store.move(item: "b0", toSection: "b", in: "shelf")
+        #expect(try store.outbox().map(\.sequence) == [3])
+        #expect(try store.followedCatalogs() == [FollowedCatalog(name: "shelf", server: "http://server", serverRevision: 9)])
+    }
+}
