@@ -2,6 +2,7 @@ import CatalogClient
 import CatalogModel
 import CatalogStore
 import Foundation
+import Logging
 
 /// The device's side (docs/Following-a-server.md), against `catalog serve` running as its own
 /// process: a ``CatalogClient`` in this process following a 1,000-book catalogue into a local
@@ -90,6 +91,7 @@ public struct FollowBenchmark: Sendable {
             guard answer.status == 200, let revision = Self.revision(answer.body) else { continue }
             sent.append((revision, at))
         }
+        writer.close()
         let last = sent.last?.revision ?? 0
         try Self.wait("the follower at the last write", timeout: 120) { seen.reached(last) && streamed.reached(last) }
         watcher.cancel()
@@ -142,9 +144,11 @@ public struct FollowBenchmark: Sendable {
                 following = try Self.follow(device, url)
                 try Self.wait("the outbox drained", timeout: 300) { (try? device.outbox().isEmpty) == true }
             })
+            let sender = BlockingHTTP(port: server.port)
             bare.append(try Clock.elapsed {
-                for _ in 0..<waiting { _ = try writer.request("POST", "/catalogs/shelf/moves", body: move()) }
+                for _ in 0..<waiting { _ = try sender.request("POST", "/catalogs/shelf/moves", body: move()) }
             })
+            sender.close()
         }
         Self.stop(following)
         results.append(BenchmarkResult(suite: "follow", name: "outbox of \(queued) moves drained", medianMS: Clock.median(drains),
@@ -153,7 +157,9 @@ public struct FollowBenchmark: Sendable {
     }
 
     static func follow(_ store: CatalogStore, _ url: URL) throws -> Task<Void, any Error> {
-        let client = try CatalogClient(store: store, server: url)
+        var logger = Logger(label: "CatalogClient")
+        logger.logLevel = .error
+        let client = try CatalogClient(store: store, server: url, logger: logger)
         return Task { try await client.run(following: ["shelf"]) }
     }
 

@@ -3,6 +3,7 @@ import CatalogClient
 import CatalogImport
 import CatalogStore
 import Foundation
+import Logging
 
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +38,10 @@ struct SyncCommand: ParsableCommand {
         let store = try global.openStore()
         let client: CatalogClient
         do {
-            client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"])
+            // Retries are told on stderr, one line each; standard output stays empty.
+            let logger = Logger(label: "catalog.sync") { label in StreamLogHandler.standardError(label: label) }
+            client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"],
+                                       logger: logger)
         } catch {
             throw CLIError("--server: \(error)")
         }

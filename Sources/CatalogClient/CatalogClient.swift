@@ -55,7 +55,7 @@ public final class CatalogClient: Sendable {
         let listeners = self.listeners
         let changed: @Sendable () -> Void = { [store] in
             waker.yield()
-            listeners.tell((try? store.outbox()) ?? [])
+            if listeners.isListened { listeners.tell((try? store.outbox()) ?? []) }
         }
         do {
             client = try store.clientID()
@@ -152,6 +152,8 @@ private final class Listeners: @unchecked Sendable {
         }
         return stream
     }
+
+    var isListened: Bool { lock.withLock { !continuations.isEmpty } }
 
     func tell(_ outbox: [OutboxEntry]) {
         let all = lock.withLock { Array(continuations.values) }

@@ -63,7 +63,7 @@ struct OutboxSender: Sendable {
                 throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
             }
             try await settle(entry, serverRevision: 0, refusal: nil)
-        case 400..<500 where ![408, 412, 429].contains(answer.status) && answer.kind != "stale-revision":
+        case _ where RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
             try await settle(entry, serverRevision: nil, refusal: RecordedAnswer(status: answer.status, body: answer.body))
         default:
             throw ServerRequests.Retry(detail: "status \(answer.status)")

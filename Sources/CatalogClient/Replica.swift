@@ -108,12 +108,12 @@ actor Replica {
             }
             var next = try base.applying(Self.patch(in: data))
             next.revision = revision
+            // The usual case while the outbox drains: the change is the first write waiting on
+            // the previous catalogue. The copy already shows it on top of that, so it stays as
+            // it is.
+            let head = try store.firstWaiting(in: name, after: base.revision, excluding: absorbed)
             confirmed = next
-            // The usual case while the outbox drains: the change is the first waiting write
-            // itself. The copy already shows it on top of the previous catalogue, so it stays
-            // as it is.
-            if let head = try waiting().waiting.first, let batch = batch(of: head),
-               let mine = try? base.applying(batch), mine.sections == next.sections {
+            if let head, let batch = batch(of: head), let mine = try? base.applying(batch), mine.sections == next.sections {
                 absorbed.insert(head.sequence)
                 return try confirm()
             }
@@ -134,12 +134,12 @@ actor Replica {
         guard let confirmed else { return }
         while true {
             let local = try Self.copy(named: name, in: store)
-            let (waiting, done) = try waiting()
+            let waiting = try waiting()
             var target = replaying(waiting, on: confirmed)
             target.name = name
             let patch = SectionPatch(from: local ?? Catalog(name: name), to: target)
             do {
-                _ = try store.takeIn(name, patch: patch, expecting: local?.revision, serverRevision: confirmed.revision, confirmed: done)
+                _ = try store.takeIn(name, patch: patch, expecting: local?.revision, serverRevision: confirmed.revision)
                 changed()
                 return
             } catch {
@@ -153,10 +153,8 @@ actor Replica {
     /// showed): the server revision, and the acknowledged writes it holds leave the outbox.
     func confirm() throws {
         guard let confirmed else { return }
-        let (_, done) = try waiting()
-        let revision = try store.revision(of: name)
-        _ = try store.takeIn(name, patch: SectionPatch(sections: [], order: nil), expecting: revision,
-                             serverRevision: confirmed.revision, confirmed: done)
+        _ = try store.takeIn(name, patch: SectionPatch(sections: [], order: nil), expecting: try store.revision(of: name),
+                             serverRevision: confirmed.revision)
         changed()
     }
 
@@ -164,27 +162,22 @@ actor Replica {
     /// catalogue holds it too, it leaves the outbox.
     func acknowledged(_ sequence: Int, at revision: Int) throws {
         guard let confirmed, revision <= confirmed.revision else { return }
-        if absorbed.contains(sequence) { try confirm() } else { try settle() }
+        if absorbed.remove(sequence) != nil { try confirm() } else { try settle() }
     }
 
-    /// The outbox's writes the confirmed catalogue does not hold yet, in order, and the
-    /// acknowledged ones it holds.
-    private func waiting() throws -> (waiting: [OutboxEntry], done: [Int]) {
+    /// The outbox's writes the confirmed catalogue does not hold yet, in order.
+    private func waiting() throws -> [OutboxEntry] {
         let revision = confirmed?.revision ?? 0
-        var waiting: [OutboxEntry] = [], done: [Int] = []
         let entries = try store.outbox(of: name)
-        for entry in entries {
+        // Absorbed writes that left the outbox, or were refused after all, are forgotten.
+        absorbed.formIntersection(entries.filter { $0.state != .rejected }.map(\.sequence))
+        return entries.filter { entry in
             switch entry.state {
-            case .acknowledged where (entry.serverRevision ?? 0) <= revision: done.append(entry.sequence)
-            case .rejected: break
-            case _ where absorbed.contains(entry.sequence): break
-            default: waiting.append(entry)
+            case .pending: !absorbed.contains(entry.sequence)
+            case .acknowledged: (entry.serverRevision ?? 0) > revision && !absorbed.contains(entry.sequence)
+            case .rejected: false
             }
         }
-        // Those that leave the outbox now, or left it, are no longer remembered.
-        let present = Set(entries.map(\.sequence)).subtracting(done)
-        absorbed.formIntersection(present)
-        return (waiting, done)
     }
 
     /// The entry's batch (nil when it does not read: it is sent as it is, and the server says why).

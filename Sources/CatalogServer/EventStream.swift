@@ -50,7 +50,8 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         } catch {
             throw EventStreamDocuments.refusal(error)
         }
-        let observer = store.observer(of: name, from: since, resetThreshold: resetThreshold)
+        let observer = store.observer(of: name, from: try await startingPoint(since, current: current, name: name, withSections: withSections),
+                                      resetThreshold: resetThreshold)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
@@ -102,6 +103,16 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// Where a stream starts: from `since`, or — for a follower (`withSections`) more revisions
+    /// behind than twice the catalogue's items — from a reset: rebuilding that many revisions
+    /// from the journal costs more than sending the snapshot, which the follower takes in as
+    /// one update all the same.
+    func startingPoint(_ since: Int?, current: Int, name: String, withSections: Bool) async throws -> Int? {
+        guard let since, withSections, current - since > 64 else { return since }
+        let items = try await store.catalog(named: name).itemCount
+        return current - since > 2 * items ? nil : since
     }
 
     /// Whether `include=sections` asks for each change's sections; 400 for anything else.

@@ -37,13 +37,9 @@ struct Problem: Error {
         return OrderedJSON.object(members).serialized(pretty: false)
     }
 
-    /// Whether the request itself is refused, so that sending it again gets the same answer (a
-    /// full shelf, an unknown id, a malformed body) — as opposed to a refusal that may pass later:
-    /// a stale revision, a missing token, a number out of sequence, a busy or failing server.
-    var isRefusedForGood: Bool {
-        (400..<500).contains(status.code) && ![401, 403, 408, 412, 429].contains(status.code)
-            && !["stale-revision", "out-of-sequence"].contains(kind)
-    }
+    /// Whether the request itself is refused, so that sending it again gets the same answer
+    /// (``RecordedAnswer/refusesForGood(status:kind:)``).
+    var isRefusedForGood: Bool { RecordedAnswer.refusesForGood(status: status.code, kind: kind) }
 
     /// The problem for any error a handler throws.
     init(_ error: any Error) {

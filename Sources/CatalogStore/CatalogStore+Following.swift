@@ -63,12 +63,23 @@ extension CatalogStore {
 
     /// The oldest pending write to one of `catalogs`: the next to send.
     package func nextPending(in catalogs: [String]) throws(StoreError) -> OutboxEntry? {
-        try read { db in
-            for sequence in try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE state = 'pending' ORDER BY sequence LIMIT 64") {
-                let entry = try Self.outbox(sequence: sequence, in: db)
-                if let entry, catalogs.contains(entry.catalog) { return entry }
-            }
-            return nil
+        guard !catalogs.isEmpty else { return nil }
+        let places = catalogs.map { _ in "?" }.joined(separator: ", ")
+        return try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE state = 'pending' AND catalog IN (\(places)) ORDER BY sequence LIMIT 1",
+                             arguments: StatementArguments(catalogs)).map(Self.entry)
+        }
+    }
+
+    /// The oldest write to `catalog` that server revision `revision` does not hold yet (pending,
+    /// or acknowledged at a later revision), leaving out `excluded`.
+    package func firstWaiting(in catalog: String, after revision: Int, excluding excluded: Set<Int>) throws(StoreError) -> OutboxEntry? {
+        let list = "[" + excluded.map(String.init).joined(separator: ",") + "]"
+        return try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM outbox WHERE catalog = ? AND (state = 'pending' OR (state = 'acknowledged' AND server_revision > ?))
+                AND sequence NOT IN (SELECT value FROM json_each(?)) ORDER BY sequence LIMIT 1
+                """, arguments: [catalog, revision, list]).map(Self.entry)
         }
     }
 
@@ -92,7 +103,7 @@ extension CatalogStore {
         try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE sequence = ?", arguments: [sequence]).map(entry)
     }
 
-    private static func entry(_ row: Row) -> OutboxEntry {
+    static func entry(_ row: Row) -> OutboxEntry {
         OutboxEntry(sequence: row["sequence"], catalog: row["catalog"], batch: row["batch"],
                     state: OutboxEntry.State(rawValue: row["state"]) ?? .pending,
                     serverRevision: row["server_revision"], status: row["status"], answer: row["answer"])
@@ -139,11 +150,11 @@ extension CatalogStore {
 
     /// Takes a server's catalogue in: the copy of catalogue `name` is brought by `patch` from
     /// local revision `expecting` (nil: no copy yet, and `patch` holds every section) in one
-    /// transaction that also records `serverRevision` and removes the outbox entries `confirmed`.
-    /// Throws ``StoreError/rejected(catalog:_:)`` with a stale revision when the copy is no
-    /// longer at `expecting` (a write of the app's landed first: compute again).
-    package func takeIn(_ name: String, patch: SectionPatch, expecting: Int?, serverRevision: Int,
-                        confirmed: [Int]) throws(StoreError) -> WriteResult {
+    /// transaction that also records `serverRevision` and removes the acknowledged writes that
+    /// revision holds (acknowledged at it or before). Throws ``StoreError/rejected(catalog:_:)``
+    /// with a stale revision when the copy is no longer at `expecting` (a write of the app's
+    /// landed first: compute again).
+    package func takeIn(_ name: String, patch: SectionPatch, expecting: Int?, serverRevision: Int) throws(StoreError) -> WriteResult {
         let result = try write { db in
             let current = try Self.catalogRow(named: name, in: db)?.revision
             guard current == expecting else {
@@ -166,9 +177,8 @@ extension CatalogStore {
                 result = try Self.commit(editor, catalog: name, in: db)
             }
             try db.execute(sql: "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
-            for sequence in confirmed {
-                try db.execute(sql: "DELETE FROM outbox WHERE sequence = ? AND state = 'acknowledged'", arguments: [sequence])
-            }
+            try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged' AND server_revision <= ?",
+                           arguments: [name, serverRevision])
             return [result]
         }
         return result[0]

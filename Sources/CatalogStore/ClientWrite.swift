@@ -51,6 +51,16 @@ public struct RecordedAnswer: Sendable, Hashable {
         self.status = status
         self.body = body
     }
+
+    /// Whether an answer of `status`, with a problem document of type `kind` (`shelf-full`),
+    /// refuses the write for good, so that sending it again gets the same answer: a full shelf,
+    /// an unknown id, a malformed body. Not a refusal that may pass later — a stale revision, a
+    /// missing token, a number out of sequence, a busy or failing server — nor a success. The
+    /// server records the former with the write's number; a client stops resending it.
+    public static func refusesForGood(status: Int, kind: String?) -> Bool {
+        (400..<500).contains(status) && ![401, 403, 408, 412, 429].contains(status)
+            && !["stale-revision", "out-of-sequence"].contains(kind ?? "")
+    }
 }
 
 /// The outcome of a numbered write: applied now, or answered before.

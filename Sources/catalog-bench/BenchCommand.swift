@@ -13,7 +13,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "catalog-bench",
         abstract: "Run CatalogKit's benchmarks, each against a baseline measured in the same run (use a release build).",
         discussion: """
-            Suites: import, diff, layout, writes, http, live (all of them: all), and cluster, the PostgreSQL load test             (needs --postgres; Scripts/cluster-load.sh starts a server for it). Example: swift run -c release catalog-bench writes
+            Suites: import, diff, layout, writes, http, live, follow (all of them: all), and cluster, the PostgreSQL load test             (needs --postgres; Scripts/cluster-load.sh starts a server for it). Example: swift run -c release catalog-bench writes
             """
     )
 

@@ -1,4 +1,5 @@
 import CatalogDiff
+import CatalogImport
 import CatalogModel
 import CatalogServer
 import CatalogStore
@@ -56,6 +57,57 @@ import Testing
     /// `DELETE /catalogs/{name}`: conditional on `If-Match`, 404 for an unknown name; its event
     /// streams say the catalogue is gone and close; a catalogue imported again under the name
     /// sends a client that resumes from the old one a reset.
+    /// `include=sections`: each change carries the sections that differ, whole, so that the
+    /// catalogue before it plus those sections is the catalogue after it; a resumed stream's
+    /// first change is taken from the revision the client named; a client far behind gets a reset.
+    @Test(arguments: Backend.available)
+    func changesCarryTheirSectionsForFollowers(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
+            let port = try #require(client.port)
+            var catalogs = [1: try await store.catalog(named: "shelf")]
+            for (n, (item, section)) in [("a0", "b"), ("a0", "c"), ("b0", "a"), ("a1", "c")].enumerated() {
+                try await Self.move(store, item, to: section)
+                catalogs[n + 2] = try await store.catalog(named: "shelf")
+            }
+            for since in [1, 3] {
+                let stream = try RawConnection(port: port)
+                stream.openEventStream("/catalogs/shelf/events?include=sections", headers: ["Last-Event-ID": String(since)])
+                let events = await stream.awaitEvents { $0.last?.id == "5" }
+                var have = try #require(catalogs[since])
+                for event in events {
+                    #expect(event.event == "changes", "\(event)")
+                    let data = Data(event.data.utf8)
+                    let changeset = try JSONDecoder().decode(Changeset.self, from: data)
+                    #expect(changeset.fromRevision == have.revision)
+                    struct Members: Decodable { var catalog: String; var revision: Int; var sectionOrder: [String]? }
+                    let members = try JSONDecoder().decode(Members.self, from: data)
+                    var options = ImportOptions(format: .json)
+                    options.shape = .native
+                    let sections = try CatalogImporter.decode(data, fileName: "event", options: options).catalog.sections
+                    var next = try have.applying(SectionPatch(sections: sections, order: members.sectionOrder))
+                    next.revision = members.revision
+                    #expect(members.catalog == "shelf" && next == catalogs[members.revision])
+                    // Only the sections that differ.
+                    #expect(sections.allSatisfy { section in have.sections.first { $0.id == section.id } != section })
+                    #expect(changeset.violations(from: have, to: next) == [])
+                    have = next
+                }
+                #expect(have.revision == 5)
+                stream.close()
+            }
+            // Far behind (more revisions than twice the catalogue's items): a reset.
+            for _ in 0..<40 { try await Self.move(store, "a1", to: "b"); try await Self.move(store, "a1", to: "c") }
+            let far = try RawConnection(port: port)
+            far.openEventStream("/catalogs/shelf/events?include=sections&since=1")
+            let first = await far.awaitEvents(1)
+            #expect(first.first?.event == "reset" && first.first?.id == "85", "\(far.text.prefix(200))")
+            // Only "sections" is known.
+            try await client.execute(uri: "/catalogs/shelf/events?include=items", method: .get) { response in
+                try ServerTests.problem(response, status: 400, kind: "invalid-parameter")
+            }
+        }
+    }
+
     @Test(arguments: Backend.available)
     func deletingACatalogueEndsItsStreams(backend: Backend) async throws {
         try await ServerTests.withServer(on: backend) { client, store in

@@ -46,18 +46,18 @@ import Testing
             a.name = "c\(round)"
             b.name = a.name
             let stored = try store.takeIn(a.name, patch: SectionPatch(from: Catalog(name: a.name), to: a), expecting: nil,
-                                          serverRevision: 1, confirmed: [])
+                                          serverRevision: 1)
             let before = try store.catalog(named: a.name)
             #expect(before.sections == a.sections)
             let result = try store.takeIn(a.name, patch: SectionPatch(from: a, to: b), expecting: stored.revision,
-                                          serverRevision: 2, confirmed: [])
+                                          serverRevision: 2)
             let after = try store.catalog(named: b.name)
             #expect(after.sections == b.sections)
             #expect(result.revision == before.revision + (a.sections == b.sections ? 0 : 1))
             #expect(result.changeset.violations(from: before, to: after) == [])
             // Not at the expected revision: refused, nothing written.
             #expect(throws: StoreError.self) {
-                try store.takeIn(a.name, patch: SectionPatch(from: b, to: a), expecting: before.revision - 1, serverRevision: 3, confirmed: [])
+                try store.takeIn(a.name, patch: SectionPatch(from: b, to: a), expecting: before.revision - 1, serverRevision: 3)
             }
             #expect(try store.catalog(named: b.name) == after)
         }
@@ -92,7 +92,7 @@ import Testing
         #expect(try store.outbox().map(\.sequence) == [1])
         // Numbers never repeat, even after the outbox empties.
         _ = try store.takeIn("shelf", patch: SectionPatch(sections: [], order: nil), expecting: try store.revision(of: "shelf"),
-                             serverRevision: 9, confirmed: [1])
+                             serverRevision: 9)
         #expect(try store.outbox().isEmpty)
         try store.move(item: "b0", toSection: "b", in: "shelf")
         #expect(try store.outbox().map(\.sequence) == [3])
