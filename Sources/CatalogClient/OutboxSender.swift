@@ -21,18 +21,18 @@ struct OutboxSender: Sendable {
         var backoff = initial
         var wakes = wake.makeAsyncIterator()
         while !Task.isCancelled {
-            let head: OutboxEntry?
+            let run: [OutboxEntry]
             do {
-                head = try store.nextPending(in: Array(replicas.keys))
+                run = try store.nextPending(in: Array(replicas.keys), limit: Self.writesPerRequest)
             } catch {
                 throw CatalogClientError.store(error)
             }
-            guard let head else {
+            guard let head = run.first else {
                 if await wakes.next() == nil { return }
                 continue
             }
             do {
-                try await send(head)
+                try await send(run)
                 backoff.reset()
             } catch let error as CatalogClientError {
                 throw error
@@ -45,9 +45,21 @@ struct OutboxSender: Sendable {
         }
     }
 
-    /// Sends one write and records its answer; throws what is worth trying again.
-    func send(_ entry: OutboxEntry) async throws {
-        let answer = try await server.send(batch: entry.batch, to: entry.catalog, client: client, sequence: entry.sequence)
+    /// The most writes one request carries.
+    static let writesPerRequest = 100
+
+    /// Sends consecutive writes to one catalogue (one alone as `POST …/batches`, more as `POST
+    /// …/writes`) and records each answer; throws what is worth trying again.
+    func send(_ run: [OutboxEntry]) async throws {
+        guard run.count > 1 else { return try await record(try await server.send(batch: run[0].batch, to: run[0].catalog, client: client, sequence: run[0].sequence), for: run[0]) }
+        let answers = try await server.send(batches: run.map(\.batch), to: run[0].catalog, client: client, first: run[0].sequence)
+        for (entry, answer) in zip(run, answers) {
+            try await record(answer, for: entry)
+        }
+    }
+
+    /// Records the server's answer to one write; throws what is worth trying again.
+    func record(_ answer: ServerRequests.Answer, for entry: OutboxEntry) async throws {
         switch answer.status {
         case 200:
             guard let revision = answer.problem?["revision"] as? Int else {

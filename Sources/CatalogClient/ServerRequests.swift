@@ -68,6 +68,32 @@ struct ServerRequests: Sendable {
         return Answer(status: Int(response.status.code), body: String(buffer: body))
     }
 
+    /// Sends consecutive queued writes as one `POST /catalogs/{name}/writes`: the answer of
+    /// each, in order, as far as the server went.
+    func send(batches: [String], to catalog: String, client: String, first: Int) async throws -> [Answer] {
+        var request = HTTPClientRequest(url: path(of: catalog) + "/writes")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Catalog-Client-ID", value: client)
+        request.headers.add(name: "Catalog-Client-Sequence", value: String(first))
+        authorize(&request)
+        request.body = .bytes(ByteBuffer(string: "[" + batches.joined(separator: ",") + "]"))
+        let response = try await http.execute(request, timeout: .seconds(120))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        guard response.status == .ok else { return [Answer(status: Int(response.status.code), body: String(buffer: body))] }
+        guard let document = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any],
+              let answers = document["answers"] as? [[String: Any]] else {
+            throw CatalogClientError.unexpectedAnswer("the answer to numbered writes is not {\"answers\": […]}")
+        }
+        return try answers.map { answer in
+            guard let status = answer["status"] as? Int, let content = answer["body"],
+                  let data = try? JSONSerialization.data(withJSONObject: content) else {
+                throw CatalogClientError.unexpectedAnswer("an answer without a status and a body")
+            }
+            return Answer(status: status, body: String(decoding: data, as: UTF8.self))
+        }
+    }
+
     struct Answer: Sendable {
         var status: Int
         var body: String

@@ -41,6 +41,43 @@ public enum BatchReader {
         return batch
     }
 
+    /// Decodes a JSON array of batches (a client's numbered writes sent together, each a batch
+    /// document), within `limits` counted over all of them and at most `maxBatches` batches.
+    /// Errors name the batch: `[2].operations[0].id`.
+    public static func decodeList(_ data: Data, fileName: String, limits: DocumentLimits = .files, maxBatches: Int) throws(ImportError) -> [Batch] {
+        if data.isEmpty { throw ImportError(file: fileName, reason: .empty) }
+        let root = try CatalogImporter.parse(data, format: .json, fileName: fileName, limits: limits)
+        guard case .array(let elements) = root, !elements.isEmpty else {
+            throw ImportError(file: fileName, reason: .wrongType(expected: "a non-empty array of batches [{\"operations\": […]}, …]",
+                                                                 found: root.typeDescription))
+        }
+        guard elements.count <= maxBatches else {
+            throw ImportError(file: fileName, reason: .tooLarge("more than \(maxBatches) batches in one request"))
+        }
+        var batches: [Batch] = []
+        var (items, sections) = (0, 0)
+        for (index, element) in elements.enumerated() {
+            do {
+                let batch = try BatchDecoding(fileName: fileName).batch(element)
+                for operation in batch.operations {
+                    switch operation {
+                    case .insertSection(_, let section): (items, sections) = (items + section.items.count + 1, sections + 1)
+                    default: items += 1
+                    }
+                }
+                batches.append(batch)
+            } catch {
+                var located = error
+                located.path = located.path.isEmpty ? "[\(index)]" : "[\(index)].\(located.path)"
+                throw located
+            }
+        }
+        if let (what, limit) = limits.excess(items: items, sections: sections) {
+            throw ImportError(file: fileName, reason: .tooLarge("more than \(limit) \(what) in one request"))
+        }
+        return batches
+    }
+
     /// Decodes the JSON body of a single move — `{"item": ID, "toSection": ID, "index": N,
     /// "policy": "reject"|"displace"|"swap", "baseRevision": N}`, index, policy and base revision
     /// optional — into a batch of one `moveItem`, with the same errors as a batch file.

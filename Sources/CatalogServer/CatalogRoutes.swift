@@ -7,6 +7,7 @@ import CatalogStore
 import Foundation
 import Hummingbird
 import HTTPTypes
+import Logging
 import NIOCore
 
 /// What the routes of every server of a process share, whichever store it serves.
@@ -17,6 +18,8 @@ enum RouteLimits {
     static let bodyWork = WorkLimiter(permits: 1)
     /// Layouts and pictures: on all but one core, leaving one for everything else.
     static let layoutWork = WorkLimiter(permits: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// The most numbered writes one `POST …/writes` may carry.
+    static let maxWritesPerRequest = 1_000
     /// A move's body is a handful of keys: a larger one is refused before it is read.
     static let moveBodyLimit = 64 << 10
     /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
@@ -61,6 +64,9 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         router.delete("/catalogs/:name") { request, context in try await deleteCatalog(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
         router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
+        router.post("/catalogs/:name/writes") { request, context in
+            try await writes(request, name: try catalogName(context), logger: context.logger)
+        }
         router.get("/catalogs/:name/events") { request, context in
             try await events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
         }
@@ -299,12 +305,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         guard let client else {
             return written(try await metrics.write(kind) { try await store.apply(batch, to: name) })
         }
-        let outcome = try await metrics.write(kind) {
-            try await store.apply(batch, to: name, as: client) { result in
-                RecordedAnswer(status: 200, body: String(decoding: Documents.compactWrite(result), as: UTF8.self))
-            }
-        }
-        switch outcome {
+        switch try await numbered(batch, to: name, kind: kind, as: client) {
         case .applied(let result):
             return written(result)
         case .answeredBefore(let answer):
@@ -313,6 +314,57 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             response.headers[ClientHeaders.replayed] = "true"
             return response
         }
+    }
+
+    /// A client's numbered write, its answer recorded with its number in the write's transaction.
+    func numbered(_ batch: Batch, to name: String, kind: String, as client: ClientWrite) async throws -> ClientWriteOutcome {
+        try await metrics.write(kind) {
+            try await store.apply(batch, to: name, as: client) { result in
+                RecordedAnswer(status: 200, body: String(decoding: Documents.compactWrite(result), as: UTF8.self))
+            }
+        }
+    }
+
+    /// Several numbered writes of one client, the first numbered by `Catalog-Client-Sequence`
+    /// and each next one more: a JSON array of batches. Each is applied (or refused) on its own,
+    /// in order, exactly as if sent alone; the answer lists each one's status and body, up to and
+    /// including the first that may pass later (a stale revision, a failure of the server), after
+    /// which none is tried, so the client's writes are applied in the order it made them.
+    func writes(_ request: Request, name: String, logger: Logger) async throws -> Response {
+        guard let first = try clientWrite(request) else {
+            throw Problem(status: .badRequest, kind: "invalid-header", detail: "numbered writes need Catalog-Client-ID and Catalog-Client-Sequence",
+                          path: "Catalog-Client-ID")
+        }
+        let (limits, bodyWork, maxWrites) = (self.limits, self.bodyWork, RouteLimits.maxWritesPerRequest)
+        let batches = try await bodyWork.withPermit {
+            let body = try await self.body(request, limit: bodyLimit)
+            return try await bodyWork.offload {
+                try Self.reading(body) { data in try BatchReader.decodeList(data, fileName: "request body", limits: limits, maxBatches: maxWrites) }
+            }
+        }
+        var answers: [String] = []
+        for (index, batch) in batches.enumerated() {
+            let client = ClientWrite(client: first.client, sequence: first.sequence + index)
+            let (status, body, replayed, goOn): (Int, String, Bool, Bool)
+            do {
+                switch try await numbered(batch, to: name, kind: "batch", as: client) {
+                case .applied(let result):
+                    (status, body, replayed, goOn) = (200, String(decoding: Documents.compactWrite(result), as: UTF8.self), false, true)
+                case .answeredBefore(let answer):
+                    (status, body, replayed, goOn) = (answer.status, answer.body, true, true)
+                }
+            } catch {
+                let problem = Problem(error)
+                if problem.isInternal { logger.error("numbered write \(client.sequence) of \(client.client) failed: \(error)") }
+                if problem.isRefusedForGood {
+                    try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document), to: client)
+                }
+                (status, body, replayed, goOn) = (problem.status.code, problem.document, false, problem.isRefusedForGood)
+            }
+            answers.append("{\"sequence\":\(client.sequence),\"status\":\(status)" + (replayed ? ",\"replayed\":true" : "") + ",\"body\":\(body)}")
+            if !goOn { break }
+        }
+        return buffer(ByteBuffer(string: "{\"answers\":[" + answers.joined(separator: ",") + "]}"), type: "application/json")
     }
 
     /// Runs a write's handler; when the request is a client's numbered write and it is refused for

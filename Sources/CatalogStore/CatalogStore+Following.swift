@@ -71,6 +71,22 @@ extension CatalogStore {
         }
     }
 
+    /// The oldest pending write to one of `catalogs` and the pending writes right after it to
+    /// the same catalogue, up to `limit` in all, numbers consecutive: what one request sends.
+    package func nextPending(in catalogs: [String], limit: Int) throws(StoreError) -> [OutboxEntry] {
+        guard let head = try nextPending(in: catalogs) else { return [] }
+        return try read { db in
+            var run: [OutboxEntry] = []
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE sequence >= ? ORDER BY sequence LIMIT ?",
+                                        arguments: [head.sequence, limit]) {
+                let entry = Self.entry(row)
+                guard entry.sequence == head.sequence + run.count, entry.catalog == head.catalog, entry.state == .pending else { break }
+                run.append(entry)
+            }
+            return run
+        }
+    }
+
     /// The oldest write to `catalog` that server revision `revision` does not hold yet (pending,
     /// or acknowledged at a later revision), leaving out `excluded`.
     package func firstWaiting(in catalog: String, after revision: Int, excluding excluded: Set<Int>) throws(StoreError) -> OutboxEntry? {

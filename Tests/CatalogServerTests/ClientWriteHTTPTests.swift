@@ -84,6 +84,46 @@ import Testing
         }
     }
 
+    /// `POST …/writes`: several numbered writes, each applied or refused on its own, in order,
+    /// up to the first that may pass later.
+    @Test(arguments: Backend.available)
+    func severalWritesInOneRequest(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
+            func batch(_ item: String, _ section: String, base: Int? = nil) -> String {
+                (base.map { #"{"baseRevision": \#($0), "# } ?? "{") + #""operations": [{"op": "moveItem", "id": "\#(item)", "toSection": "\#(section)", "index": 0}]}"#
+            }
+            // b0 to c; b0 to the full shelf a (refused for good); a1 to b; a0 on a stale base (may pass later); a0 to b.
+            let body = "[" + [batch("b0", "c"), batch("b0", "a"), batch("a1", "b"), batch("a0", "c", base: 1), batch("a0", "b")].joined(separator: ",") + "]"
+            let answer = try await Self.send(client, "/catalogs/shelf/writes", body: body, headers: Self.numbered("phone", 1))
+            #expect(answer.status == 200, "\(answer.body)")
+            struct Answers: Decodable {
+                struct One: Decodable { var sequence: Int; var status: Int; var replayed: Bool? }
+                var answers: [One]
+            }
+            let answers = try JSONDecoder().decode(Answers.self, from: Data(answer.body.utf8)).answers
+            // The stale base revision stops the run: the last write is not tried.
+            #expect(answers.map(\.sequence) == [1, 2, 3, 4] && answers.map(\.status) == [200, 409, 200, 409], "\(answer.body)")
+            #expect(answer.body.contains("shelf-full") && answer.body.contains("stale-revision"))
+            #expect(try await store.revision(of: "shelf") == 3)
+            // Write 4 is free again, and 5 follows it: sent again, rebased.
+            let again = try await Self.send(client, "/catalogs/shelf/writes", body: "[" + batch("a0", "c") + "," + batch("a0", "b") + "]",
+                                            headers: Self.numbered("phone", 4))
+            let second = try JSONDecoder().decode(Answers.self, from: Data(again.body.utf8)).answers
+            #expect(second.map(\.status) == [200, 200] && second.map(\.sequence) == [4, 5], "\(again.body)")
+            // The last one sent again: replayed, not applied twice.
+            let replay = try await Self.send(client, "/catalogs/shelf/writes", body: "[" + batch("a0", "b") + "]", headers: Self.numbered("phone", 5))
+            #expect(try JSONDecoder().decode(Answers.self, from: Data(replay.body.utf8)).answers.first?.replayed == true)
+            #expect(try await store.revision(of: "shelf") == 5)
+            // Bad bodies and missing headers: 400, nothing written.
+            for (body, headers) in [("[]", Self.numbered("phone", 6)), ("{}", Self.numbered("phone", 6)), ("[{\"operations\": 3}]", Self.numbered("phone", 6)),
+                                    ("[" + batch("a0", "c") + "]", [:])] {
+                let refused = try await Self.send(client, "/catalogs/shelf/writes", body: body, headers: headers)
+                #expect(refused.status == 400 || refused.status == 422, "\(body): \(refused.body)")
+            }
+            #expect(try await store.revision(of: "shelf") == 5)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func badHeadersAre400AndWriteNothing(backend: Backend) async throws {
         try await ServerTests.withServer(on: backend) { client, store in
