@@ -108,13 +108,15 @@ actor Replica {
             }
             var next = try base.applying(Self.patch(in: data))
             next.revision = revision
-            // The usual case while the outbox drains: the change is the first write waiting on
-            // the previous catalogue. The copy already shows it on top of that, so it stays as
-            // it is.
-            let head = try store.firstWaiting(in: name, after: base.revision, excluding: absorbed)
+            // The usual case while the outbox drains: the change is the next writes waiting on
+            // the previous catalogue, one per revision it spans. The copy already shows them on
+            // top of that, so it stays as it is.
+            let span = revision - base.revision
+            let mine = span <= Self.longestSpanOfOwnWrites
+                ? try store.waiting(in: name, after: base.revision, excluding: absorbed, limit: span) : []
             confirmed = next
-            if let head, let batch = batch(of: head), let mine = try? base.applying(batch), mine.sections == next.sections {
-                absorbed.insert(head.sequence)
+            if mine.count == span, let theirs = replaying(mine, on: base, strictly: true), theirs.sections == next.sections {
+                absorbed.formUnion(mine.map(\.sequence))
                 return try confirm()
             }
         case "snapshot", "reset":
@@ -135,7 +137,7 @@ actor Replica {
         while true {
             let local = try Self.copy(named: name, in: store)
             let waiting = try waiting()
-            var target = replaying(waiting, on: confirmed)
+            var target = replaying(waiting, on: confirmed) ?? confirmed
             target.name = name
             let patch = SectionPatch(from: local ?? Catalog(name: name), to: target)
             do {
@@ -189,15 +191,29 @@ actor Replica {
         return batch
     }
 
+    /// The most revisions a change may span for ``take(_:)`` to try it as the device's own writes.
+    static let longestSpanOfOwnWrites = 256
+
     /// `base` with each waiting write applied in order; one that no longer applies (the server
-    /// will say why) is left out.
-    private func replaying(_ entries: [OutboxEntry], on base: Catalog) -> Catalog {
+    /// will say why) is left out — or, `strictly`, makes the result nil.
+    private func replaying(_ entries: [OutboxEntry], on base: Catalog, strictly: Bool = false) -> Catalog? {
         guard !entries.isEmpty else { return base }
+        var applied: [Batch] = []
         var editor = CatalogEditor(source: InMemoryCatalogSource(base))
         for entry in entries {
-            guard let batch = batch(of: entry) else { continue }
-            var trial = editor
-            if (try? trial.apply(batch)) != nil { editor = trial }
+            guard let batch = batch(of: entry) else {
+                if strictly { return nil }
+                continue
+            }
+            do {
+                try editor.apply(batch)
+                applied.append(batch)
+            } catch {
+                if strictly { return nil }
+                // Part of it may have been applied: start again from the writes that applied.
+                editor = CatalogEditor(source: InMemoryCatalogSource(base))
+                for batch in applied { try? editor.apply(batch) }
+            }
         }
         var result = editor.result(from: base)
         result.revision = base.revision

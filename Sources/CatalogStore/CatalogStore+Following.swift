@@ -87,15 +87,15 @@ extension CatalogStore {
         }
     }
 
-    /// The oldest write to `catalog` that server revision `revision` does not hold yet (pending,
-    /// or acknowledged at a later revision), leaving out `excluded`.
-    package func firstWaiting(in catalog: String, after revision: Int, excluding excluded: Set<Int>) throws(StoreError) -> OutboxEntry? {
+    /// The oldest writes to `catalog` that server revision `revision` does not hold yet (pending,
+    /// or acknowledged at a later revision), leaving out `excluded`, at most `limit`.
+    package func waiting(in catalog: String, after revision: Int, excluding excluded: Set<Int>, limit: Int) throws(StoreError) -> [OutboxEntry] {
         let list = "[" + excluded.map(String.init).joined(separator: ",") + "]"
         return try read { db in
-            try Row.fetchOne(db, sql: """
+            try Row.fetchAll(db, sql: """
                 SELECT * FROM outbox WHERE catalog = ? AND (state = 'pending' OR (state = 'acknowledged' AND server_revision > ?))
-                AND sequence NOT IN (SELECT value FROM json_each(?)) ORDER BY sequence LIMIT 1
-                """, arguments: [catalog, revision, list]).map(Self.entry)
+                AND sequence NOT IN (SELECT value FROM json_each(?)) ORDER BY sequence LIMIT ?
+                """, arguments: [catalog, revision, list, limit]).map(Self.entry)
         }
     }
 

@@ -48,6 +48,15 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds of moves (100 a second) for each event-stream case of the live suite.")
     var fanoutSeconds: Int = 30
 
+    @Option(help: "The follow suite: moves at 100 a second for the write → follower latency.")
+    var followWrites = 1_000
+
+    @Option(help: "The follow suite: revisions a stopped follower falls behind before it catches up.")
+    var followBehind = 10_000
+
+    @Option(help: "The follow suite: moves queued on the device while its client is stopped.")
+    var followQueued = 1_000
+
     @Option(help: "Concurrent keep-alive connections in the http suite.")
     var connections: Int = 64
 
@@ -142,7 +151,9 @@ struct BenchCommand: ParsableCommand {
             results += try FanoutBenchmark(subscribers: subscribers, seconds: Double(fanoutSeconds), runs: self.runs ?? 5).run(log: log)
         }
         if suite == .all || suite == .follow {
-            results += try FollowBenchmark(catalogExecutable: try Self.catalogExecutable()).run(log: log)
+            var follow = FollowBenchmark(catalogExecutable: try Self.catalogExecutable())
+            (follow.writes, follow.behind, follow.queued, follow.runs) = (followWrites, followBehind, followQueued, self.runs ?? 3)
+            results += try follow.run(log: log)
         }
         if json {
             Output.json(.array(results.map(\.jsonValue)))

@@ -89,6 +89,19 @@ struct CLIBenchTests {
                 == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="])
     }
 
+    @Test("bench follow --json: a follower's latency, catch-up and outbox drain against their baselines")
+    func followRows() throws {
+        let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
+        defer { cli.cleanUp() }
+        let rows = try #require(try CLIRunner.json(cli.succeed(["follow", "--follow-writes", "50", "--follow-behind", "300",
+                                                                "--follow-queued", "40", "--runs", "1", "--json"])) as? [[String: Any]])
+        #expect(rows.count == 4)
+        for row in rows {
+            #expect(row["suite"] as? String == "follow")
+            #expect((row["median_ms"] as? Double ?? 0) > 0 && (row["baseline_median_ms"] as? Double ?? 0) > 0, "\(row)")
+        }
+    }
+
     @Test("bench http --runs 2: every case measured twice, medians and the worst p99 reported")
     func httpRounds() throws {
         let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
