@@ -51,7 +51,10 @@ struct OutboxSender: Sendable {
     /// Sends consecutive writes to one catalogue (one alone as `POST …/batches`, more as `POST
     /// …/writes`) and records each answer; throws what is worth trying again.
     func send(_ run: [OutboxEntry]) async throws {
-        guard run.count > 1 else { return try await record(try await server.send(batch: run[0].batch, to: run[0].catalog, client: client, sequence: run[0].sequence), for: run[0]) }
+        guard run.count > 1 else {
+            let answer = try await server.send(batch: run[0].batch, to: run[0].catalog, client: client, sequence: run[0].sequence)
+            return try await record(answer, for: run[0])
+        }
         let answers = try await server.send(batches: run.map(\.batch), to: run[0].catalog, client: client, first: run[0].sequence)
         for (entry, answer) in zip(run, answers) {
             try await record(answer, for: entry)

@@ -56,13 +56,7 @@ struct ServerRequests: Sendable {
 
     /// Sends a queued write as `POST /catalogs/{name}/batches`, numbered.
     func send(batch: String, to catalog: String, client: String, sequence: Int) async throws -> Answer {
-        var request = HTTPClientRequest(url: path(of: catalog) + "/batches")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Catalog-Client-ID", value: client)
-        request.headers.add(name: "Catalog-Client-Sequence", value: String(sequence))
-        authorize(&request)
-        request.body = .bytes(ByteBuffer(string: batch))
+        let request = numbered(path(of: catalog) + "/batches", body: batch, client: client, sequence: sequence)
         let response = try await http.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 16 << 20)
         return Answer(status: Int(response.status.code), body: String(buffer: body))
@@ -71,13 +65,7 @@ struct ServerRequests: Sendable {
     /// Sends consecutive queued writes as one `POST /catalogs/{name}/writes`: the answer of
     /// each, in order, as far as the server went.
     func send(batches: [String], to catalog: String, client: String, first: Int) async throws -> [Answer] {
-        var request = HTTPClientRequest(url: path(of: catalog) + "/writes")
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Catalog-Client-ID", value: client)
-        request.headers.add(name: "Catalog-Client-Sequence", value: String(first))
-        authorize(&request)
-        request.body = .bytes(ByteBuffer(string: "[" + batches.joined(separator: ",") + "]"))
+        let request = numbered(path(of: catalog) + "/writes", body: "[" + batches.joined(separator: ",") + "]", client: client, sequence: first)
         let response = try await http.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 64 << 20)
         guard response.status == .ok else { return [Answer(status: Int(response.status.code), body: String(buffer: body))] }
@@ -92,6 +80,18 @@ struct ServerRequests: Sendable {
             }
             return Answer(status: status, body: String(decoding: data, as: UTF8.self))
         }
+    }
+
+    /// A `POST` of a JSON body with the client's id and the (first) write's number.
+    private func numbered(_ url: String, body: String, client: String, sequence: Int) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Catalog-Client-ID", value: client)
+        request.headers.add(name: "Catalog-Client-Sequence", value: String(sequence))
+        authorize(&request)
+        request.body = .bytes(ByteBuffer(string: body))
+        return request
     }
 
     struct Answer: Sendable {
