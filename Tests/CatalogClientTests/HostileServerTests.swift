@@ -1,0 +1,82 @@
+@testable import CatalogClient
+import CatalogModel
+import CatalogStore
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A client facing a server that answers nonsense keeps its copy and its outbox as they were,
+/// never dies, and says what it could not read; its waits grow, with jitter, up to a cap.
+@Suite struct HostileServerTests {
+    /// A "server" whose event stream sends `events` and whose writes answer `writeAnswer`.
+    static func hostile(events: String, writeAnswer: String, _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
+        let router = Router()
+        router.get("/catalogs/shelf/events") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: events)))
+        }
+        router.post("/catalogs/shelf/batches") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: writeAnswer)))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in try await test(URL(string: "http://127.0.0.1:\(try #require(client.port))")!) }
+    }
+
+    @Test(arguments: [
+        "event: snapshot\nid: 3\ndata: {\"catalog\": \"shelf\", \"sections\": [{\"id\": 7}]}\n\n",
+        "event: snapshot\nid: 3\ndata: not json at all\n\n",
+        "event: changes\nid: 9\ndata: {\"fromRevision\": 8, \"toRevision\": 9, \"stages\": []}\n\n",
+        "event: snapshot\nid: x\ndata: {}\n\nevent: reset\nid: 4\ndata: [1, 2\n\n",
+    ])
+    func nonsenseEventsLeaveTheCopyAlone(events: String) async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        try await Self.hostile(events: events, writeAnswer: "{}") { url in
+            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+            let task = Task { try await client.run(following: ["shelf"]) }
+            // Long enough for many tries; the client keeps trying and writes nothing.
+            try await Task.sleep(for: .milliseconds(500))
+            task.cancel()
+            _ = await task.result
+            #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
+            #expect(try device.followedCatalogs().first?.serverRevision == 0)
+        }
+    }
+
+    @Test func aWriteAnsweredWithNonsenseStopsTheClientAndKeepsTheWrite() async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        try device.replace(FollowingTests.shelves)
+        _ = try device.follow("shelf", server: "http://127.0.0.1:1")   // the URL checked below differs: a fresh store per server
+        let (other, _) = try FollowingTests.deviceStore()
+        try other.replace(FollowingTests.shelves)
+        try await Self.hostile(events: ": nothing\n\n", writeAnswer: "{\"hello\": 1}") { url in
+            _ = try other.follow("shelf", server: url.absoluteString)
+            try await other.move(item: "b0", toSection: "c", in: "shelf")
+            let client = try CatalogClient(store: other, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+            await #expect(throws: CatalogClientError.self) { try await client.run(following: ["shelf"]) }
+            #expect(try other.outbox().map(\.state) == [.pending])
+            // The database says which server each catalogue follows.
+            let refused = try CatalogClient(store: device, server: url)
+            await #expect(throws: CatalogClientError.followsAnotherServer(catalog: "shelf", server: "http://127.0.0.1:1")) {
+                try await refused.run(following: ["shelf"])
+            }
+        }
+    }
+
+    @Test func waitsDoubleUpToTheCapWithJitter() {
+        var random = SystemRandomNumberGenerator()
+        var backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
+        for cap in [100, 200, 400, 800, 1000, 1000].map({ Duration.milliseconds($0) }) {
+            // Each wait is a random half to whole of the cap: many tries stay inside and spread.
+            let waits = (0..<200).map { _ in
+                var copy = backoff
+                return copy.next(using: &random)
+            }
+            #expect(waits.allSatisfy { $0 >= cap * 0.5 && $0 <= cap }, "\(cap)")
+            #expect(waits.max()! - waits.min()! > cap * 0.2, "jitter at \(cap)")
+            _ = backoff.next(using: &random)
+        }
+        backoff.reset()
+        #expect(backoff.next(using: &random) <= .milliseconds(100))
+        #expect(throws: CatalogClientError.invalidServer("ftp://x")) { try CatalogClient(store: try CatalogStore.inMemory(), server: URL(string: "ftp://x")!) }
+    }
+}
