@@ -10,7 +10,7 @@ extension CatalogStore {
     ///   write, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded answer (nothing is
     ///   applied again).
     /// - Throws: ``StoreError/outOfSequence(client:sequence:expected:)`` for any other number
-    ///   but the next; the errors of ``apply(_:to:)``, with nothing recorded.
+    ///   but the next; the errors of `apply(_:to:)`, with nothing recorded.
     public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
         let batch = batch.canonicalized()
