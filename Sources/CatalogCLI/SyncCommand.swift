@@ -61,7 +61,8 @@ struct OutboxCommand: ParsableCommand {
         commandName: "outbox",
         abstract: "List the writes queued for the server: pending, acknowledged, and rejected with the server's reason.",
         discussion: """
-            The outbox of a database that follows a server (`catalog sync`), oldest first. With --json, \
+            The outbox of a database that follows a server (`catalog sync`), oldest first; \
+            --forget-rejected then drops the rejected ones. With --json, \
             an array of {"sequence", "catalog", "state", "batch"} with "serverRevision" when acknowledged \
             and "status" and "problem" (the server's problem document) when rejected.
             """
@@ -70,39 +71,47 @@ struct OutboxCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Flag(help: "Forget the rejected writes (after listing them).")
+    var forgetRejected = false
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         guard !global.isPostgres else { throw CLIError("--db: the outbox is a follower's, kept in a SQLite file") }
-        let entries = try global.openStoreForReading().outbox()
-        if json {
-            // The batch and the problem are JSON documents already: written as they are.
-            let objects = entries.map { entry in
-                var members: [(String, OrderedJSON)] = [
-                    ("sequence", .integer(entry.sequence)), ("catalog", .string(entry.catalog)), ("state", .string(entry.state.rawValue)),
-                ]
-                if let revision = entry.serverRevision, entry.state == .acknowledged { members.append(("serverRevision", .integer(revision))) }
-                if let status = entry.status { members.append(("status", .integer(status))) }
-                var text = String(OrderedJSON.object(members).serialized(pretty: false).dropLast())
-                text += ",\"batch\":" + entry.batch
-                if let answer = entry.answer { text += ",\"problem\":" + answer }
-                return text + "}"
-            }
-            print("[" + objects.joined(separator: ",\n") + "]")
-            return
+        let store = forgetRejected ? try global.openExistingStore() : try global.openStoreForReading()
+        let entries = try store.outbox()
+        print(json ? Self.json(entries) : Self.table(entries))
+        if forgetRejected, let last = entries.last(where: { $0.state == .rejected }) {
+            try store.removeRejected(upTo: last.sequence)
         }
-        guard !entries.isEmpty else {
-            print("the outbox is empty")
-            return
+    }
+
+    /// An array of objects; the batch and the problem are JSON documents already, written as they are.
+    static func json(_ entries: [OutboxEntry]) -> String {
+        let objects = entries.map { entry in
+            var members: [(String, OrderedJSON)] = [
+                ("sequence", .integer(entry.sequence)), ("catalog", .string(entry.catalog)), ("state", .string(entry.state.rawValue)),
+            ]
+            if let revision = entry.serverRevision, entry.state == .acknowledged { members.append(("serverRevision", .integer(revision))) }
+            if let status = entry.status { members.append(("status", .integer(status))) }
+            var text = String(OrderedJSON.object(members).serialized(pretty: false).dropLast())
+            text += ",\"batch\":" + entry.batch
+            if let answer = entry.answer { text += ",\"problem\":" + answer }
+            return text + "}"
         }
-        print(Output.table(["write", "catalogue", "state", "detail"], entries.map { entry in
+        return "[" + objects.joined(separator: ",\n") + "]"
+    }
+
+    static func table(_ entries: [OutboxEntry]) -> String {
+        guard !entries.isEmpty else { return "the outbox is empty" }
+        return Output.table(["write", "catalogue", "state", "detail"], entries.map { entry in
             let detail: String = switch entry.state {
             case .pending: entry.batch
             case .acknowledged: "applied at server revision \(entry.serverRevision ?? 0)"
-            case .rejected: Self.reason(entry)
+            case .rejected: reason(entry)
             }
             return [String(entry.sequence), entry.catalog, entry.state.rawValue, detail]
-        }, rightAligned: [0]))
+        }, rightAligned: [0])
     }
 
     /// The problem document's detail, or the status.

@@ -134,6 +134,30 @@ struct CLISyncTests {
         #expect(followed.first?.serverRevision == (try CatalogStore.openForReading(path: serverDB).revision(of: "shelf")))
     }
 
+    @Test("catalog outbox lists pending, acknowledged and rejected writes, as a table or JSON, and forgets the rejected ones")
+    func theOutboxListsAndForgets() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let (_, device) = try Self.databases(cli)
+        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
+        let store = try CatalogStore(path: device)
+        _ = try store.follow("shelf", server: "http://127.0.0.1:1")
+        for (item, shelf) in [("a0", "c"), ("a1", "c"), ("b0", "c")] {
+            _ = try cli.succeed(["move", "shelf", item, "--to", shelf, "--db", device])
+        }
+        try store.settle(1, serverRevision: 7, refusal: nil)
+        try store.settle(2, serverRevision: nil, refusal: RecordedAnswer(status: 409, body: #"{"type":"https://catalogkit.dev/problems/shelf-full","title":"Conflict","status":409,"detail":"shelf \"c\" is full"}"#))
+        let table = try cli.succeed(["outbox", "--db", device])
+        #expect(table.contains("applied at server revision 7") && table.contains(#"409: shelf "c" is full"#) && table.contains("pending"), "\(table)")
+        let rows = try #require(try CLIRunner.json(cli.succeed(["outbox", "--json", "--db", device])) as? [[String: Any]])
+        #expect(rows.map { $0["state"] as? String } == ["acknowledged", "rejected", "pending"])
+        #expect(rows[0]["serverRevision"] as? Int == 7 && rows[1]["status"] as? Int == 409)
+        #expect((rows[1]["problem"] as? [String: Any])?["detail"] as? String == #"shelf "c" is full"#)
+        #expect(((rows[2]["batch"] as? [String: Any])?["operations"] as? [[String: Any]])?.first?["id"] as? String == "b0")
+        _ = try cli.succeed(["outbox", "--forget-rejected", "--db", device])
+        #expect(try store.outbox().map(\.state) == [.acknowledged, .pending])
+    }
+
     @Test("an unknown catalogue, a bad URL or a refused token: one line, exit 1")
     func whatCannotWorkSaysSo() throws {
         let cli = try CLIRunner()
