@@ -68,40 +68,40 @@ import Testing
         return copy.sections == (try server.catalog(named: "shelf")).sections
     }
 
-    @Test func serverWritesReachTheCopyAsUpdatesTheSimulatorAccepts() async throws {
+    /// A live server holding ``shelves``, and a new device's store.
+    static func servedShelves(_ test: @escaping @Sendable (_ server: CatalogStore, _ device: CatalogStore, URL) async throws -> Void) async throws {
         let server = try CatalogStore.inMemory()
         try server.replace(Self.shelves)
         let (device, _) = try Self.deviceStore()
-        try await Self.serving(server) { url in
-            try await Self.following(device, url) { client in
-                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
-                let observer = device.observer(of: "shelf")
-                var seen = try #require(try await observer.next()).catalog
-                let moves: [(String, String)] = [("a0", "c"), ("b0", "a"), ("a1", "c"), ("a0", "b"), ("c0", "b")]
-                for (item, section) in moves {
-                    _ = try? await server.move(item: item, toSection: section, index: 0, in: "shelf")
-                }
-                try await Self.eventually("the server's writes") { try Self.same(device, server) }
-                let target = try device.catalog(named: "shelf")
-                while seen.revision < target.revision {
-                    let update = try #require(try await observer.next())
-                    if let changeset = update.changeset {
-                        #expect(changeset.violations(from: seen, to: update.catalog) == [])
-                    }
-                    seen = update.catalog
-                }
-                observer.cancel()
-                #expect(try device.followedCatalogs() == [FollowedCatalog(name: "shelf", server: url.absoluteString, serverRevision: try server.revision(of: "shelf"))])
-                #expect(try client.outbox().isEmpty)
+        try await Self.serving(server) { url in try await test(server, device, url) }
+    }
+
+    @Test func serverWritesReachTheCopyAsUpdatesTheSimulatorAccepts() async throws {
+        try await Self.servedShelves { server, device, url in try await Self.following(device, url) { client in
+            try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+            let observer = device.observer(of: "shelf")
+            var seen = try #require(try await observer.next()).catalog
+            let moves: [(String, String)] = [("a0", "c"), ("b0", "a"), ("a1", "c"), ("a0", "b"), ("c0", "b")]
+            for (item, section) in moves {
+                _ = try? await server.move(item: item, toSection: section, index: 0, in: "shelf")
             }
-        }
+            try await Self.eventually("the server's writes") { try Self.same(device, server) }
+            let target = try device.catalog(named: "shelf")
+            while seen.revision < target.revision {
+                let update = try #require(try await observer.next())
+                if let changeset = update.changeset {
+                    #expect(changeset.violations(from: seen, to: update.catalog) == [])
+                }
+                seen = update.catalog
+            }
+            observer.cancel()
+            #expect(try device.followedCatalogs() == [FollowedCatalog(name: "shelf", server: url.absoluteString, serverRevision: try server.revision(of: "shelf"))])
+            #expect(try client.outbox().isEmpty)
+        } }
     }
 
     @Test func theDevicesWritesAreSentOnceAndARefusedOneIsReportedAndUndone() async throws {
-        let server = try CatalogStore.inMemory()
-        try server.replace(Self.shelves)
-        let (device, _) = try Self.deviceStore()
-        try await Self.serving(server) { url in
+        try await Self.servedShelves { server, device, url in
             try await Self.following(device, url) { client in
                 try await Self.eventually("the first snapshot") { try Self.same(device, server) }
                 // A write of the device: the copy changes at once, the server once it is sent.
