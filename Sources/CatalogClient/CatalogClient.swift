@@ -43,7 +43,9 @@ public final class CatalogClient: Sendable {
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
 
-    /// Follows `catalogs` and sends the outbox until the task is cancelled (then returns).
+    /// Follows `catalogs` and sends the outbox until the task is cancelled (then returns). A
+    /// catalogue the server deletes is deleted here too, its waiting writes rejected, and no
+    /// longer followed; when that was the last one, this returns.
     ///
     /// - Throws: what waiting cannot mend: ``CatalogClientError/unknownCatalog(_:)``,
     ///   ``CatalogClientError/unauthorized(_:)``, ``CatalogClientError/followsAnotherServer(catalog:server:)``,
@@ -93,8 +95,14 @@ public final class CatalogClient: Sendable {
             }
             group.addTask { try await sender.run(wake: wake, backoff: backoff) }
             defer { group.cancelAll() }
+            // Until cancelled, an error, or every catalogue deleted on the server (each replica
+            // then ends by itself; the other tasks never do).
+            var ended = 0
             do {
-                try await group.next()
+                while try await group.next() != nil {
+                    ended += 1
+                    if ended == replicas.count { return }
+                }
             } catch is CancellationError {
             }
         }

@@ -44,6 +44,8 @@ actor Replica {
             do {
                 try await follow { backoff.reset() }
             } catch let error as CatalogClientError {
+                // Deleted on the server (while followed, or while away): mirrored, and no longer followed.
+                if case .unknownCatalog(let name) = error, try hadCopy() { return try mirrorDeletion(of: name) }
                 throw error
             } catch is CancellationError {
                 return
@@ -52,6 +54,24 @@ actor Replica {
             }
             try await Task.sleep(for: backoff.next())
         }
+    }
+
+    /// Whether the device took a copy of the catalogue from the server: then the server's not
+    /// having it means it was deleted there, not that its name is wrong.
+    private func hadCopy() throws -> Bool {
+        (try store.followedCatalogs().first { $0.name == name }?.serverRevision ?? 0) > 0
+    }
+
+    /// The server deleted the catalogue: the copy goes too, and the writes still waiting for it
+    /// are rejected with the server's reason.
+    private func mirrorDeletion(of name: String) throws {
+        let detail = "the server deleted the catalogue \"\(name)\""
+        var body = "{\"type\":\"https://catalogkit.dev/problems/unknown-catalog\",\"title\":\"Not Found\",\"status\":404,\"detail\":"
+        appendJSONString(detail, to: &body)
+        try store.unfollowDeleted(name, answer: RecordedAnswer(status: 404, body: body + "}"))
+        confirmed = nil
+        logger.info("\(detail); its copy is deleted too")
+        changed()
     }
 
     /// The server catalogue the copy stands on, when it can be known without asking the server:

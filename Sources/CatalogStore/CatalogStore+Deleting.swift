@@ -45,7 +45,7 @@ extension CatalogStore {
         return deleted.map(\.0)
     }
 
-    private static func delete(_ name: String, ifRevision: Int?, in db: Database) throws -> (DeletedCatalog, pk: Int64) {
+    static func delete(_ name: String, ifRevision: Int?, in db: Database) throws -> (DeletedCatalog, pk: Int64) {
         let name = Identifier.canonical(name)
         guard let (pk, revision) = try catalogRow(named: name, in: db) else { throw StoreError.unknownCatalog(name) }
         if let ifRevision, ifRevision != revision {

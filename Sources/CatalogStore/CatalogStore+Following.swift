@@ -151,6 +151,21 @@ extension CatalogStore {
         }
     }
 
+    /// A followed catalogue the server deleted: the copy is deleted too, the writes still waiting
+    /// for it are marked rejected with `answer` (the server's catalogue is gone), and the database
+    /// no longer follows it — all in one transaction.
+    package func unfollowDeleted(_ name: String, answer: RecordedAnswer) throws(StoreError) {
+        let deleted = try writeWithoutRevision { db -> Int64? in
+            try db.execute(sql: "UPDATE outbox SET state = 'rejected', status = ?, answer = ? WHERE catalog = ? AND state = 'pending'",
+                           arguments: [answer.status, answer.body, name])
+            try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged'", arguments: [name])
+            try db.execute(sql: "DELETE FROM followed_catalog WHERE name = ?", arguments: [name])
+            return try Self.catalogRow(named: name, in: db) != nil ? try Self.delete(name, ifRevision: nil, in: db).pk : nil
+        }
+        if let pk = deleted { snapshots.forget(pk: pk, named: name) }
+        notifier.didDelete([name])
+    }
+
     /// Queues `batch`, just applied to a followed catalogue in `db`'s transaction, in the
     /// outbox; does nothing for a catalogue no server is followed for, or a write that changed
     /// nothing. The base revision is left out: it is the copy's, which the server does not know.

@@ -136,6 +136,32 @@ import Testing
         }
     }
 
+    @Test func aCatalogueDeletedOnTheServerIsDeletedHereAndItsWaitingWritesRejected() async throws {
+        try await Self.servedShelves { server, device, url in
+            try await Self.following(device, url) { _ in
+                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+            }
+            // Deleted while the device is away, with a write of the device waiting.
+            try await device.move(item: "b0", toSection: "c", in: "shelf")
+            try await server.delete([("shelf", nil)])
+            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(50), atMost: .seconds(1))
+            try await client.run(following: ["shelf"])   // returns: its only catalogue is gone
+            #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
+            #expect(try device.followedCatalogs().isEmpty)
+            let rejected = try #require(try device.outbox().first)
+            #expect(rejected.state == .rejected && rejected.status == 404 && rejected.answer?.contains("deleted the catalogue") == true)
+            // Made again on the server, followed again, then deleted while followed.
+            try await server.replace([(Self.shelves, nil)], progress: nil)
+            let again = Task { try await client.run(following: ["shelf"]) }
+            try await Self.eventually("the new copy") { try Self.same(device, server) }
+            try await server.delete([("shelf", nil)])
+            try await again.value
+            #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
+            // A name the server never had is still an error.
+            await #expect(throws: CatalogClientError.unknownCatalog("nothing")) { try await client.run(following: ["nothing"]) }
+        }
+    }
+
     @Test func aFollowerAwayCatchesUpWithOneUpdateOrAResetPastTheJournal() async throws {
         let server = try CatalogStore.inMemory()
         var shelves = Self.shelves
