@@ -11,21 +11,22 @@ extension PostgresCatalogStore {
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
         let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
         do {
-            let result = try await transaction { connection in
+            let (result, given) = try await transaction { connection in
                 try write.check(last: try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true))
                 let result = try await Self.write(batch, to: name, on: connection, logger: logger)
-                try await Self.record(write, answer: answer(result), on: connection, logger: logger)
-                return result
+                let given = answer(result)
+                try await Self.record(write, answer: given, on: connection, logger: logger)
+                return (result, given)
             }
             didWrite(result)
-            return .applied(result)
+            return .applied(result, answer: given)
         } catch {
-            guard case .outOfSequence(_, let sequence, let expected) = error, sequence == expected - 1 else { throw error }
+            guard write.isResend(refusedWith: error) else { throw error }
             let recorded = try await withConnection { connection in
                 try await Self.answer(to: write, on: connection, logger: logger)
             }
             if let recorded { return .answeredBefore(recorded) }
-            throw .outOfSequence(client: write.client, sequence: sequence, expected: expected)
+            throw error
         }
     }
 
@@ -34,7 +35,7 @@ extension PostgresCatalogStore {
     public func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) async throws(StoreError) {
         let logger = self.logger
         try await transaction { connection in
-            guard try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true) == write.sequence - 1 else { return }
+            guard write.follows(try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true)) else { return }
             try await Self.record(write, answer: answer, on: connection, logger: logger)
         }
     }

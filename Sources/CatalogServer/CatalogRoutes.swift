@@ -306,8 +306,8 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             return written(try await metrics.write(kind) { try await store.apply(batch, to: name) })
         }
         switch try await numbered(batch, to: name, kind: kind, as: client) {
-        case .applied(let result):
-            return written(result)
+        case .applied(_, let answer):
+            return buffer(ByteBuffer(string: answer.body), type: "application/json")
         case .answeredBefore(let answer):
             var response = buffer(ByteBuffer(string: answer.body), type: answer.status < 300 ? "application/json" : "application/problem+json")
             response.status = HTTPResponse.Status(code: answer.status)
@@ -316,7 +316,8 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         }
     }
 
-    /// A client's numbered write, its answer recorded with its number in the write's transaction.
+    /// A client's numbered write, its answer (what ``written(_:status:)`` sends) recorded with its
+    /// number in the write's transaction.
     func numbered(_ batch: Batch, to name: String, kind: String, as client: ClientWrite) async throws -> ClientWriteOutcome {
         try await metrics.write(kind) {
             try await store.apply(batch, to: name, as: client) { result in
@@ -345,42 +346,45 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         var answers: [String] = []
         for (index, batch) in batches.enumerated() {
             let client = ClientWrite(client: first.client, sequence: first.sequence + index)
-            let (status, body, replayed, goOn): (Int, String, Bool, Bool)
+            let (answer, replayed, goOn): (RecordedAnswer, Bool, Bool)
             do {
                 switch try await numbered(batch, to: name, kind: "batch", as: client) {
-                case .applied(let result):
-                    (status, body, replayed, goOn) = (200, String(decoding: Documents.compactWrite(result), as: UTF8.self), false, true)
-                case .answeredBefore(let answer):
-                    (status, body, replayed, goOn) = (answer.status, answer.body, true, true)
+                case .applied(_, let given): (answer, replayed, goOn) = (given, false, true)
+                case .answeredBefore(let recorded): (answer, replayed, goOn) = (recorded, true, true)
                 }
             } catch {
-                let problem = Problem(error)
+                let problem = await refusal(error, of: client)
                 if problem.isInternal { logger.error("numbered write \(client.sequence) of \(client.client) failed: \(error)") }
-                if problem.isRefusedForGood {
-                    try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document), to: client)
-                }
-                (status, body, replayed, goOn) = (problem.status.code, problem.document, false, problem.isRefusedForGood)
+                (answer, replayed, goOn) = (RecordedAnswer(status: problem.status.code, body: problem.document), false, problem.isRefusedForGood)
             }
-            answers.append("{\"sequence\":\(client.sequence),\"status\":\(status)" + (replayed ? ",\"replayed\":true" : "") + ",\"body\":\(body)}")
+            answers.append("{\"sequence\":\(client.sequence),\"status\":\(answer.status)" + (replayed ? ",\"replayed\":true" : "")
+                           + ",\"body\":\(answer.body)}")
             if !goOn { break }
         }
         return buffer(ByteBuffer(string: "{\"answers\":[" + answers.joined(separator: ",") + "]}"), type: "application/json")
     }
 
-    /// Runs a write's handler; when the request is a client's numbered write and it is refused for
-    /// good (``Problem/isRefusedForGood``), records the refusal as that number's answer, so the
-    /// client's next number follows it.
+    /// Runs a write's handler; a failure of a client's numbered write goes through
+    /// ``refusal(_:of:)``.
     func recordingRefusals(of client: ClientWrite?, _ handle: () async throws -> Response) async throws -> Response {
         do {
             return try await handle()
         } catch {
             guard let client else { throw error }
-            let problem = Problem(error)
-            if problem.isRefusedForGood {
-                try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document), to: client)
-            }
-            throw problem
+            throw await refusal(error, of: client)
         }
+    }
+
+    /// The problem for the failure of a client's numbered write; when it refuses the write for
+    /// good (``Problem/isRefusedForGood``), recorded as that number's answer, so that the
+    /// client's next number follows it. A record that fails is not an error: the client sends
+    /// the write again, and it is judged again.
+    func refusal(_ error: any Error, of client: ClientWrite) async -> Problem {
+        let problem = Problem(error)
+        if problem.isRefusedForGood {
+            try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document), to: client)
+        }
+        return problem
     }
 
     /// The numbered write a request carries (`Catalog-Client-ID` and `Catalog-Client-Sequence`,

@@ -14,17 +14,21 @@ extension CatalogStore {
     public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
         let batch = batch.canonicalized()
+        let recorded = RecordedAnswerBox()
         do {
-            return .applied(try await combinedWrite { db in
+            let result = try await combinedWrite { db in
                 try write.check(last: try ClientWriteRows.last(of: write.client, in: db))
                 let result = try Self.write(batch, to: catalog, in: db)
-                try ClientWriteRows.record(write, answer: answer(result), in: db)
+                let given = answer(result)
+                try ClientWriteRows.record(write, answer: given, in: db)
+                recorded.value = given
                 return result
-            })
+            }
+            return .applied(result, answer: recorded.value!)
         } catch {
-            guard case .outOfSequence(_, let sequence, let expected) = error, sequence == expected - 1 else { throw error }
+            guard write.isResend(refusedWith: error) else { throw error }
             if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return .answeredBefore(recorded) }
-            throw .outOfSequence(client: write.client, sequence: sequence, expected: expected)
+            throw error
         }
     }
 
@@ -33,17 +37,23 @@ extension CatalogStore {
     /// and a resend gets the same refusal. Does nothing when the number is not the next one.
     public func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) throws(StoreError) {
         try writeWithoutRevision { db in
-            guard try ClientWriteRows.last(of: write.client, in: db) == write.sequence - 1 else { return }
+            guard write.follows(try ClientWriteRows.last(of: write.client, in: db)) else { return }
             try ClientWriteRows.record(write, answer: answer, in: db)
         }
     }
+}
+
+/// The answer a combined write's body recorded, handed out of the transaction (the body runs on
+/// the writer's thread, and again alone if its group failed: the last run is the one committed).
+private final class RecordedAnswerBox: @unchecked Sendable {
+    var value: RecordedAnswer?
 }
 
 /// The `client_write` rows (migration 0008): each client's last number and its answer.
 enum ClientWriteRows {
     /// The client's last recorded number; 0 when none is.
     static func last(of client: String, in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT sequence FROM client_write WHERE client = ?", arguments: [client]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT sequence FROM client_write WHERE client = ?"), arguments: [client]) ?? 0
     }
 
     /// Records `write` as the client's last, only over the number before it.

@@ -31,12 +31,23 @@ public struct ClientWrite: Sendable, Hashable {
         return allowed ? nil : "a client id holds only letters, digits and - . _ :, found \"\(client)\""
     }
 
-    /// Whether the write may be applied when the client's last recorded number is `last` (0: none
-    /// recorded): only the next number may.
+    /// Whether the write is the next one after the client's last recorded number `last` (0: none
+    /// recorded): only the next number may be applied, or take a refusal as its answer.
+    package func follows(_ last: Int) -> Bool { sequence == last + 1 }
+
+    /// Throws ``StoreError/outOfSequence(client:sequence:expected:)`` unless the write
+    /// ``follows(_:)`` `last`.
     package func check(last: Int) throws(StoreError) {
-        guard sequence == last + 1 else {
+        guard follows(last) else {
             throw StoreError.outOfSequence(client: client, sequence: sequence, expected: last + 1)
         }
+    }
+
+    /// Whether `error` refused this write because it is the client's last recorded one: a
+    /// resend, to be answered with the recorded answer.
+    package func isResend(refusedWith error: StoreError) -> Bool {
+        guard case .outOfSequence(_, let sent, let expected) = error else { return false }
+        return sent == sequence && sent == expected - 1
     }
 }
 
@@ -65,8 +76,8 @@ public struct RecordedAnswer: Sendable, Hashable {
 
 /// The outcome of a numbered write: applied now, or answered before.
 public enum ClientWriteOutcome: Sendable, Hashable {
-    /// The write was applied now, and its answer recorded with its number.
-    case applied(WriteResult)
+    /// The write was applied now, and `answer` recorded with its number (what to answer now).
+    case applied(WriteResult, answer: RecordedAnswer)
     /// The write's number is the client's last recorded one: this is a resend, answered as the
     /// first time and not applied again.
     case answeredBefore(RecordedAnswer)

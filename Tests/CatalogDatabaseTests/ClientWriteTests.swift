@@ -19,7 +19,7 @@ import Testing
         try await withDatabase(backend) { store in
             try await store.replace([(CatalogDatabaseTests.shelves, nil)], progress: nil)
             let first = try await store.apply(Self.move("a0", to: "b"), to: "shelf", as: ClientWrite(client: "phone-1", sequence: 1), answer: Self.answer)
-            guard case .applied(let result) = first else { Issue.record("not applied: \(first)"); return }
+            guard case .applied(let result, _) = first else { Issue.record("not applied: \(first)"); return }
             #expect(result.revision == 2)
             let stored = try await store.catalog(named: "shelf")
             // The same write again (its answer was lost): the recorded answer, nothing applied.
@@ -37,7 +37,7 @@ import Testing
             let other = try await store.apply(Self.move("a1", to: "a"), to: "shelf", as: ClientWrite(client: "tablet", sequence: 1), answer: Self.answer)
             guard case .applied = other else { Issue.record("not applied: \(other)"); return }
             let second = try await store.apply(Self.move("a0", to: "a"), to: "shelf", as: ClientWrite(client: "phone-1", sequence: 2), answer: Self.answer)
-            guard case .applied(let moved) = second else { Issue.record("not applied: \(second)"); return }
+            guard case .applied(let moved, _) = second else { Issue.record("not applied: \(second)"); return }
             #expect(moved.revision == (try await store.revision(of: "shelf")))
             try await store.checkIntegrity()
         }
@@ -62,7 +62,7 @@ import Testing
             #expect(try await store.apply(Self.move("a0", to: "b"), to: "shelf", as: write, answer: Self.answer) == .answeredBefore(refusal))
             #expect(try await store.revision(of: "shelf") == 1)
             let next = try await store.apply(Self.move("a0", to: "b"), to: "shelf", as: ClientWrite(client: "phone", sequence: 2), answer: Self.answer)
-            guard case .applied(let result) = next else { Issue.record("not applied: \(next)"); return }
+            guard case .applied(let result, _) = next else { Issue.record("not applied: \(next)"); return }
             #expect(result.revision == 2)
         }
     }
@@ -83,7 +83,7 @@ import Testing
                 async let first = a.apply(batch, to: "shelf", as: write, answer: Self.answer)
                 async let second = b.apply(batch, to: "shelf", as: write, answer: Self.answer)
                 let outcomes = try await [first, second]
-                let applied = outcomes.compactMap { outcome -> WriteResult? in if case .applied(let result) = outcome { result } else { nil } }
+                let applied = outcomes.compactMap { outcome -> WriteResult? in if case .applied(let result, _) = outcome { result } else { nil } }
                 #expect(applied.count == 1, "\(outcomes)")
                 #expect(outcomes.contains(.answeredBefore(RecordedAnswer(status: 200, body: "revision \(before + 1)"))), "\(outcomes)")
                 #expect(try await a.revision(of: "shelf") == before + 1)
