@@ -177,19 +177,13 @@ enum EventStreamDocuments {
         return buffer
     }
 
-    /// A changeset's JSON object with the members of `patch` appended.
+    /// A changeset's JSON object with the members of `patch` appended: the changeset's closing
+    /// brace and the patch document's opening one dropped, and the two joined.
     static func withSections(_ changeset: [UInt8], _ patch: SectionPatch, of catalog: Catalog) -> [UInt8] {
-        var members: [(String, OrderedJSON)] = []
+        guard case .object(var members) = CatalogExporter.jsonValue(Catalog(name: catalog.name, revision: catalog.revision, sections: patch.sections),
+                                                                    includeRevision: true) else { return changeset }
         if let order = patch.order { members.append(("sectionOrder", .array(order.map(OrderedJSON.string)))) }
-        guard case .object(let sections) = CatalogExporter.jsonValue(Catalog(name: catalog.name, revision: catalog.revision, sections: patch.sections),
-                                                                     includeRevision: true) else { return changeset }
-        var bytes = Array(changeset.dropLast())   // the closing brace
-        for (key, value) in sections + members {
-            bytes.append(UInt8(ascii: ","))
-            bytes += Array(OrderedJSON.object([(key, value)]).serialized(pretty: false).utf8.dropFirst().dropLast())
-        }
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+        return changeset.dropLast() + [UInt8(ascii: ",")] + OrderedJSON.object(members).serialized(pretty: false).utf8.dropFirst()
     }
 }
 
