@@ -137,7 +137,7 @@ let package = Package(
         .target(
             name: "CatalogClient",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogJSON",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,9 +2,10 @@ import CatalogStore
 import Foundation
 import Logging
 
-/// Sends the outbox's pending writes in order, one at a time, each numbered with the database's
-/// client id, and records each answer: applied (acknowledged, with its server revision) or
-/// refused for good (rejected, with the server's problem). What may pass later — the network,
+/// Sends the outbox's pending writes in order, one request at a time (a write alone, or up to
+/// ``writesPerRequest`` consecutive writes to one catalogue together), each numbered with the
+/// database's client id, and records each answer: applied (acknowledged, with its server
+/// revision) or refused for good (rejected, with the server's problem). What may pass later — the network,
 /// a 5xx, a stale revision — is sent again after a backoff, so one failure never drops a write
 /// and the queue never skips one.
 struct OutboxSender: Sendable {
@@ -65,16 +66,16 @@ struct OutboxSender: Sendable {
     func record(_ answer: ServerRequests.Answer, for entry: OutboxEntry) async throws {
         switch answer.status {
         case 200:
-            guard let revision = answer.problem?["revision"] as? Int else {
+            guard let revision = answer.revision else {
                 throw CatalogClientError.unexpectedAnswer("a write's answer without a revision: \(answer.body.prefix(200))")
             }
             try await settle(entry, serverRevision: revision, refusal: nil)
         case 401, 403:
-            throw CatalogClientError.unauthorized((answer.problem?["detail"] as? String) ?? "status \(answer.status)")
+            throw CatalogClientError.unauthorized(answer.detail ?? "status \(answer.status)")
         case 409 where answer.kind == "out-of-sequence":
             // The server has this number already and no longer keeps its answer: it was applied
             // (or refused) long ago. Anything else means the server lost writes; wait and retry.
-            guard let expected = answer.problem?["expected"] as? Int, expected > entry.sequence else {
+            guard let expected = answer.expected, expected > entry.sequence else {
                 throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
             }
             try await settle(entry, serverRevision: 0, refusal: nil)

@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import CatalogDiff
 import CatalogImport
-import CatalogJSON
 import CatalogModel
 import CatalogStore
 import Foundation
@@ -10,7 +9,7 @@ import Logging
 /// One followed catalogue: the server's catalogue as last heard (`confirmed`), and the local
 /// copy kept equal to it with the outbox's writes replayed on top.
 ///
-/// Each server event is taken in with one local transaction (``CatalogStore/takeIn(_:patch:expecting:serverRevision:confirmed:)``)
+/// Each server event is taken in with one local transaction (`CatalogStore.takeIn`)
 /// that writes only the sections that differ and records the server revision, so local observers
 /// see one ordinary update per event and a restart resumes where the copy stands.
 actor Replica {
@@ -120,13 +119,14 @@ actor Replica {
         let data = Data(event.data.utf8)
         switch event.event {
         case "changes":
-            let changeset = try Documents.changeset(data)
-            guard let base = confirmed, changeset.fromRevision == base.revision else {
+            let (from, patch) = try Self.change(in: data)
+            guard let base = confirmed, from == base.revision else {
                 // Not from where the copy stands: start again from a snapshot.
+                let had = confirmed?.revision
                 confirmed = nil
-                throw ServerRequests.Retry(detail: "a change from revision \(changeset.fromRevision ?? -1), the copy has \(confirmed?.revision ?? 0)")
+                throw ServerRequests.Retry(detail: "a change from revision \(from), the copy has \(had.map(String.init) ?? "none")")
             }
-            var next = try base.applying(Self.patch(in: data))
+            var next = try base.applying(patch)
             next.revision = revision
             // The usual case while the outbox drains: the change is the next writes waiting on
             // the previous catalogue, one per revision it spans. The copy already shows them on
@@ -175,8 +175,7 @@ actor Replica {
     /// showed): the server revision, and the acknowledged writes it holds leave the outbox.
     func confirm() throws {
         guard let confirmed else { return }
-        _ = try store.takeIn(name, patch: SectionPatch(sections: [], order: nil), expecting: try store.revision(of: name),
-                             serverRevision: confirmed.revision)
+        try store.stand(name, on: confirmed.revision)
         changed()
     }
 
@@ -240,11 +239,16 @@ actor Replica {
         return result
     }
 
-    /// The sections an event with `include=sections` carries.
-    static func patch(in data: Data) throws -> SectionPatch {
-        struct Order: Decodable { var sectionOrder: [String]? }
-        let order = try JSONDecoder().decode(Order.self, from: data).sectionOrder
-        return SectionPatch(sections: try catalog(in: data).sections, order: order)
+    /// What a change of an `include=sections` stream carries: the revision it starts from, and
+    /// its sections (read as a native catalogue, strictly) with the new order, if any. The
+    /// changeset itself is not needed: the sections say everything the copy takes in.
+    static func change(in data: Data) throws -> (from: Int, SectionPatch) {
+        struct Members: Decodable {
+            var fromRevision: Int
+            var sectionOrder: [String]?
+        }
+        let members = try JSONDecoder().decode(Members.self, from: data)
+        return (members.fromRevision, SectionPatch(sections: try catalog(in: data).sections, order: members.sectionOrder))
     }
 
     /// A native catalogue document (or the catalogue part of a change with sections).

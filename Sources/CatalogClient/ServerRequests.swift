@@ -74,11 +74,10 @@ struct ServerRequests: Sendable {
             throw CatalogClientError.unexpectedAnswer("the answer to numbered writes is not {\"answers\": […]}")
         }
         return try answers.map { answer in
-            guard let status = answer["status"] as? Int, let content = answer["body"],
-                  let data = try? JSONSerialization.data(withJSONObject: content) else {
+            guard let status = answer["status"] as? Int, let content = answer["body"] as? [String: Any] else {
                 throw CatalogClientError.unexpectedAnswer("an answer without a status and a body")
             }
-            return Answer(status: status, body: String(decoding: data, as: UTF8.self))
+            return Answer(status: status, document: content)
         }
     }
 
@@ -94,15 +93,34 @@ struct ServerRequests: Sendable {
         return request
     }
 
+    /// A write's answer: its status, what the client reads of its document, and the document
+    /// itself (kept with a refusal).
     struct Answer: Sendable {
         var status: Int
         var body: String
+        /// An applied write's revision.
+        var revision: Int?
+        /// A problem's kind, the last part of its `type` (`shelf-full`), and its members.
+        var kind: String?
+        var detail: String?
+        var expected: Int?
 
-        /// The problem document's `type`, last part (`shelf-full`), and its other members.
-        var problem: [String: Any]? {
-            (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any]
+        /// An answer read from its body (not JSON: none of the members).
+        init(status: Int, body: String) {
+            let document = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
+            self.init(status: status, document: document, body: body)
         }
-        var kind: String? { (problem?["type"] as? String)?.split(separator: "/").last.map(String.init) }
+
+        /// An answer already parsed; its body is written out again only for a refusal, the one
+        /// answer the outbox keeps.
+        init(status: Int, document: [String: Any], body: String? = nil) {
+            self.status = status
+            revision = document["revision"] as? Int
+            kind = (document["type"] as? String)?.split(separator: "/").last.map(String.init)
+            detail = document["detail"] as? String
+            expected = document["expected"] as? Int
+            self.body = body ?? (status == 200 ? "" : (try? JSONSerialization.data(withJSONObject: document)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
+        }
     }
 
     private func authorize(_ request: inout HTTPClientRequest) {

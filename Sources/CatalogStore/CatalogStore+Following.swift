@@ -61,26 +61,18 @@ extension CatalogStore {
         try read { db in try Self.outbox(of: catalog, in: db) }
     }
 
-    /// The oldest pending write to one of `catalogs`: the next to send.
-    package func nextPending(in catalogs: [String]) throws(StoreError) -> OutboxEntry? {
-        guard !catalogs.isEmpty else { return nil }
-        let places = catalogs.map { _ in "?" }.joined(separator: ", ")
-        return try read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE state = 'pending' AND catalog IN (\(places)) ORDER BY sequence LIMIT 1",
-                             arguments: StatementArguments(catalogs)).map(Self.entry)
-        }
-    }
-
     /// The oldest pending write to one of `catalogs` and the pending writes right after it to
     /// the same catalogue, up to `limit` in all, numbers consecutive: what one request sends.
     package func nextPending(in catalogs: [String], limit: Int) throws(StoreError) -> [OutboxEntry] {
-        guard let head = try nextPending(in: catalogs) else { return [] }
+        guard !catalogs.isEmpty else { return [] }
+        let places = catalogs.map { _ in "?" }.joined(separator: ", ")
         return try read { db in
+            guard let head = try Int.fetchOne(db, sql: "SELECT sequence FROM outbox WHERE state = 'pending' AND catalog IN (\(places)) ORDER BY sequence LIMIT 1",
+                                              arguments: StatementArguments(catalogs)) else { return [] }
             var run: [OutboxEntry] = []
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE sequence >= ? ORDER BY sequence LIMIT ?",
-                                        arguments: [head.sequence, limit]) {
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE sequence >= ? ORDER BY sequence LIMIT ?", arguments: [head, limit]) {
                 let entry = Self.entry(row)
-                guard entry.sequence == head.sequence + run.count, entry.catalog == head.catalog, entry.state == .pending else { break }
+                guard entry.sequence == head + run.count, entry.catalog == run.first?.catalog ?? entry.catalog, entry.state == .pending else { break }
                 run.append(entry)
             }
             return run
@@ -113,10 +105,6 @@ extension CatalogStore {
             try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY sequence")
         }
         return rows.map(entry)
-    }
-
-    static func outbox(sequence: Int, in db: Database) throws -> OutboxEntry? {
-        try Row.fetchOne(db, sql: "SELECT * FROM outbox WHERE sequence = ?", arguments: [sequence]).map(entry)
     }
 
     static func entry(_ row: Row) -> OutboxEntry {
@@ -207,12 +195,25 @@ extension CatalogStore {
                 }
                 result = try Self.commit(editor, catalog: name, in: db)
             }
-            try db.execute(sql: "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
-            try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged' AND server_revision <= ?",
-                           arguments: [name, serverRevision])
+            try Self.stand(name, on: serverRevision, in: db)
             return [result]
         }
         return result[0]
+    }
+
+    /// Records that the copy of `name`, as it is, stands on server revision `serverRevision` (a
+    /// change the copy already showed: the device's own writes), with ``takeIn(_:patch:expecting:serverRevision:)``'s
+    /// bookkeeping and no write to the catalogue.
+    package func stand(_ name: String, on serverRevision: Int) throws(StoreError) {
+        try writeWithoutRevision { db in try Self.stand(name, on: serverRevision, in: db) }
+    }
+
+    /// The server revision the copy stands on, recorded; the acknowledged writes it holds leave
+    /// the outbox.
+    private static func stand(_ name: String, on serverRevision: Int, in db: Database) throws {
+        try db.execute(sql: "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
+        try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged' AND server_revision <= ?",
+                       arguments: [name, serverRevision])
     }
 
     /// Records the server's answer to queued write `sequence`: applied at `serverRevision`, or
