@@ -9,14 +9,27 @@ import Testing
 /// A client facing a server that answers nonsense keeps its copy and its outbox as they were,
 /// never dies, and says what it could not read; its waits grow, with jitter, up to a cap.
 @Suite struct HostileServerTests {
-    /// A "server" whose event stream sends `events` and whose writes answer `writeAnswer`.
-    static func hostile(events: String, writeAnswer: String, _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
+    /// How often the hostile server was asked for its event stream.
+    final class Asked: @unchecked Sendable {
+        private let lock = NSLock()
+        private var count = 0
+        func once() { lock.withLock { count += 1 } }
+        var times: Int { lock.withLock { count } }
+    }
+
+    /// A "server" whose event stream sends `events` and whose writes, single or several, answer
+    /// `writeAnswer`.
+    static func hostile(events: String, writeAnswer: String, asked: Asked = Asked(),
+                        _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
         router.get("/catalogs/shelf/events") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: events)))
+            asked.once()
+            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: events)))
         }
-        router.post("/catalogs/shelf/batches") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: writeAnswer)))
+        for path in ["/catalogs/shelf/batches", "/catalogs/shelf/writes"] {
+            router.post(RouterPath(path)) { _, _ in
+                Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(string: writeAnswer)))
+            }
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in try await test(URL(string: "http://127.0.0.1:\(try #require(client.port))")!) }
@@ -30,11 +43,13 @@ import Testing
     ])
     func nonsenseEventsLeaveTheCopyAlone(events: String) async throws {
         let (device, _) = try FollowingTests.deviceStore()
-        try await Self.hostile(events: events, writeAnswer: "{}") { url in
+        let asked = Asked()
+        try await Self.hostile(events: events, writeAnswer: "{}", asked: asked) { url in
             let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
             let task = Task { try await client.run(following: ["shelf"]) }
-            // Long enough for many tries; the client keeps trying and writes nothing.
-            try await Task.sleep(for: .milliseconds(500))
+            // Each connection after the first means the client read the nonsense, refused it and
+            // came back: three of them, and it has written nothing.
+            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
             task.cancel()
             _ = await task.result
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
@@ -42,7 +57,10 @@ import Testing
         }
     }
 
-    @Test func aWriteAnsweredWithNonsenseStopsTheClientAndKeepsTheWrite() async throws {
+    /// A write answered with something that is not CatalogKit's answer: the client stops with
+    /// an error (another program on the port?) and the write stays queued — alone and several.
+    @Test(arguments: [1, 3])
+    func aWriteAnsweredWithNonsenseStopsTheClientAndKeepsTheWrite(queued: Int) async throws {
         let (device, _) = try FollowingTests.deviceStore()
         try device.replace(FollowingTests.shelves)
         _ = try device.follow("shelf", server: "http://127.0.0.1:1")   // the URL checked below differs: a fresh store per server
@@ -50,10 +68,10 @@ import Testing
         try other.replace(FollowingTests.shelves)
         try await Self.hostile(events: ": nothing\n\n", writeAnswer: "{\"hello\": 1}") { url in
             _ = try other.follow("shelf", server: url.absoluteString)
-            try await other.move(item: "b0", toSection: "c", in: "shelf")
+            for n in 0..<queued { try await other.move(item: "b0", toSection: n % 2 == 0 ? "c" : "b", in: "shelf") }
             let client = try CatalogClient(store: other, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
             await #expect(throws: CatalogClientError.self) { try await client.run(following: ["shelf"]) }
-            #expect(try other.outbox().map(\.state) == [.pending])
+            #expect(try other.outbox().map(\.state) == Array(repeating: .pending, count: queued))
             // The database says which server each catalogue follows.
             let refused = try CatalogClient(store: device, server: url)
             await #expect(throws: CatalogClientError.followsAnotherServer(catalog: "shelf", server: "http://127.0.0.1:1")) {

@@ -120,6 +120,10 @@ import Testing
                 let refused = try await Self.send(client, "/catalogs/shelf/writes", body: body, headers: headers)
                 #expect(refused.status == 400 || refused.status == 422, "\(body): \(refused.body)")
             }
+            // More writes than one request may carry: 413, none tried.
+            let tooMany = "[" + Array(repeating: batch("a0", "c"), count: 1_001).joined(separator: ",") + "]"
+            let refused = try await Self.send(client, "/catalogs/shelf/writes", body: tooMany, headers: Self.numbered("phone", 6))
+            #expect(refused.status == 413 && refused.body.contains("1000 batches"), "\(refused.body)")
             #expect(try await store.revision(of: "shelf") == 5)
         }
     }
