@@ -55,9 +55,9 @@ public final class CatalogClient: Sendable {
         var replicas: [String: Replica] = [:]
         let (wake, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let listeners = self.listeners
-        let changed: @Sendable () -> Void = { [store] in
+        let changed: @Sendable () -> Void = {
             waker.yield()
-            if listeners.isListened { listeners.tell((try? store.outbox()) ?? []) }
+            listeners.tell()
         }
         do {
             client = try store.clientID()
@@ -135,20 +135,30 @@ public final class CatalogClient: Sendable {
     }
 
     /// The outbox each time it changes (a write queued, answered or confirmed), until the
-    /// sequence is dropped.
+    /// sequence is dropped. Read on the listener's own task, after the change: a listener slower
+    /// than the changes gets the outbox as it stands, not every state in between.
     public func outboxUpdates() -> AsyncStream<[OutboxEntry]> {
-        listeners.add()
+        let (changes, store) = (listeners.add(), self.store)
+        let (stream, continuation) = AsyncStream<[OutboxEntry]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let forwarding = Task {
+            for await _ in changes { continuation.yield((try? store.outbox()) ?? []) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in forwarding.cancel() }
+        return stream
     }
 }
 
-/// The continuations of ``CatalogClient/outboxUpdates()``.
+/// Who waits for changes of the outbox or of a copy (``CatalogClient/outboxUpdates()``,
+/// ``CatalogClient/waitUntilInStep(with:)``): told that something changed, each reads what it
+/// needs itself, so the client's own work never reads for them.
 private final class Listeners: @unchecked Sendable {
     private let lock = NSLock()
-    private var continuations: [Int: AsyncStream<[OutboxEntry]>.Continuation] = [:]
+    private var continuations: [Int: AsyncStream<Void>.Continuation] = [:]
     private var next = 0
 
-    func add() -> AsyncStream<[OutboxEntry]> {
-        let (stream, continuation) = AsyncStream<[OutboxEntry]>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    func add() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = lock.withLock {
             next += 1
             continuations[next] = continuation
@@ -161,10 +171,7 @@ private final class Listeners: @unchecked Sendable {
         return stream
     }
 
-    var isListened: Bool { lock.withLock { !continuations.isEmpty } }
-
-    func tell(_ outbox: [OutboxEntry]) {
-        let all = lock.withLock { Array(continuations.values) }
-        for continuation in all { continuation.yield(outbox) }
+    func tell() {
+        for continuation in lock.withLock({ Array(continuations.values) }) { continuation.yield() }
     }
 }
