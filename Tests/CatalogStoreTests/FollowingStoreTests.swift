@@ -64,6 +64,34 @@ import Testing
         try store.checkIntegrity()
     }
 
+    /// A patch that would hold an item twice — twice in itself, or in a section it replaces while
+    /// a section it leaves alone still holds it — is refused and writes nothing.
+    @Test func aPatchThatWouldHoldAnItemTwiceIsRefused() throws {
+        let store = try CatalogStore.inMemory()
+        func book(_ id: String) -> Item { Item(id: id, content: .book(Book(title: id, cover: id))) }
+        let catalog = Catalog(name: "c", sections: [
+            Section(id: "a", kind: .bookshelf, capacity: 9, items: [book("a0"), book("a1")]),
+            Section(id: "b", kind: .bookshelf, capacity: 9, items: [book("b0")]),
+        ])
+        let stored = try store.takeIn("c", patch: SectionPatch(from: Catalog(name: "c"), to: catalog), expecting: nil, serverRevision: 1)
+        for patch in [
+            SectionPatch(sections: [Section(id: "a", kind: .bookshelf, capacity: 9, items: [book("a0"), book("b0")])], order: nil),
+            SectionPatch(sections: [Section(id: "a", kind: .bookshelf, capacity: 9, items: [book("a0"), book("a0")])], order: nil),
+            SectionPatch(sections: [Section(id: "a", kind: .bookshelf, capacity: 9, items: [book("a0")]),
+                                    Section(id: "b", kind: .bookshelf, capacity: 9, items: [book("b0"), book("a0")])], order: nil),
+        ] {
+            #expect(throws: StoreError.rejected(catalog: "c", BatchError(reason: .duplicateItemID(patch.sections.count == 2 ? "a0" : patch.sections[0].items[1].id)))) {
+                try store.takeIn("c", patch: patch, expecting: stored.revision, serverRevision: 2)
+            }
+            #expect(try store.catalog(named: "c").sections == catalog.sections)
+        }
+        // Items moving between replaced sections, and out of a removed one, are fine.
+        let moved = SectionPatch(sections: [Section(id: "b", kind: .bookshelf, capacity: 9, items: [book("b0"), book("a1"), book("a0")])], order: ["b"])
+        _ = try store.takeIn("c", patch: moved, expecting: stored.revision, serverRevision: 2)
+        #expect(try store.catalog(named: "c").sections.map { $0.items.map(\.id) } == [["b0", "a1", "a0"]])
+        try store.checkIntegrity()
+    }
+
     @Test func writesToAFollowedCatalogueAreQueuedInOrderAndNothingElseIs() throws {
         let store = try CatalogStore.inMemory()
         let books = (0..<4).map { Item(id: "b\($0)", content: .book(Book(title: "B\($0)", cover: "c"))) }

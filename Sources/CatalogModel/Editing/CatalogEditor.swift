@@ -97,11 +97,19 @@ public struct CatalogEditor<Source: CatalogSource> {
     /// are inserted, and the order becomes its order. Only the catalogue-wide rule is checked —
     /// each item in one place — since the patch comes from a catalogue that kept every rule.
     package mutating func apply(_ patch: SectionPatch) throws {
+        // The items the replaced and removed sections held: accounted for wherever the patch puts them.
+        var held = Set<String>()
+        func release(_ section: Section?, _ id: String) {
+            for item in section?.items ?? [] {
+                held.insert(item.id)
+                if itemSections[item.id] == id { itemSections[item.id] = nil }
+            }
+        }
         if let newOrder = patch.order {
             try loadOrder()
             let kept = Set(newOrder)
             for id in order! where !kept.contains(id) {
-                for item in try load(id)?.items ?? [] where itemSections[item.id] == id { itemSections[item.id] = nil }
+                release(try load(id), id)
                 sections[id] = nil
                 if inserted.remove(id) == nil { deleted.insert(id) }
             }
@@ -109,20 +117,20 @@ public struct CatalogEditor<Source: CatalogSource> {
         }
         for section in patch.sections {
             if let old = try load(section.id) {
-                for item in old.items where itemSections[item.id] == section.id { itemSections[item.id] = nil }
+                release(old, section.id)
             } else {
                 guard patch.order != nil else { throw BatchError(reason: .unknownSection(section.id)) }
                 inserted.insert(section.id)
             }
             sections[section.id] = section
         }
-        // Every item once: one the patch places in a section it holds elsewhere (a section the
-        // patch leaves alone) would be there twice.
+        // Every item once: not twice in the patch, and — for an item new to these sections — not
+        // still held by a section the patch leaves alone.
+        var placed = Set<String>()
         for section in patch.sections {
             for item in section.items {
-                if let holder = try sectionOf(item.id), holder != section.id, sections[holder]?.items.contains(where: { $0.id == item.id }) == true {
-                    throw BatchError(reason: .duplicateItemID(item.id))
-                }
+                let elsewhere = held.contains(item.id) ? nil : try sectionOf(item.id)
+                guard placed.insert(item.id).inserted, elsewhere == nil else { throw BatchError(reason: .duplicateItemID(item.id)) }
                 itemSections[item.id] = section.id
             }
         }
