@@ -25,6 +25,10 @@ actor Replica {
     private var absorbed = Set<Int>()
     /// The outbox's batches, decoded once.
     private var batches: [Int: Batch] = [:]
+    /// The copy as this replica last wrote it, at its local revision: while no other write lands,
+    /// it is what the store holds, and a change is compared with it (sections it shares with
+    /// `confirmed` compare at once) instead of with the copy read back whole.
+    private var shown: Catalog?
 
     init(name: String, store: CatalogStore, server: ServerRequests, logger: Logger, changed: @escaping @Sendable () -> Void) {
         self.name = name
@@ -68,7 +72,7 @@ actor Replica {
         var body = "{\"type\":\"https://catalogkit.dev/problems/unknown-catalog\",\"title\":\"Not Found\",\"status\":404,\"detail\":"
         appendJSONString(detail, to: &body)
         try store.unfollowDeleted(name, answer: RecordedAnswer(status: 404, body: body + "}"))
-        confirmed = nil
+        (confirmed, shown) = (nil, nil)
         logger.info("\(detail); its copy is deleted too")
         changed()
     }
@@ -89,8 +93,17 @@ actor Replica {
 
     /// The local copy; nil before the first snapshot.
     static func copy(named name: String, in store: CatalogStore) throws(StoreError) -> Catalog? {
+        try absentIfUnknown { () throws(StoreError) in try store.catalog(named: name) }
+    }
+
+    /// The local copy's revision; nil before the first snapshot.
+    static func revision(of name: String, in store: CatalogStore) throws(StoreError) -> Int? {
+        try absentIfUnknown { () throws(StoreError) in try store.revision(of: name) }
+    }
+
+    private static func absentIfUnknown<T>(_ read: () throws(StoreError) -> T) throws(StoreError) -> T? {
         do {
-            return try store.catalog(named: name)
+            return try read()
         } catch {
             if case .unknownCatalog = error { return nil }
             throw error
@@ -155,13 +168,14 @@ actor Replica {
     func settle() throws {
         guard let confirmed else { return }
         while true {
-            let local = try Self.copy(named: name, in: store)
+            let local = if let shown, try Self.revision(of: name, in: store) == shown.revision { shown } else { try Self.copy(named: name, in: store) }
             let waiting = try waiting()
             var target = replaying(waiting, on: confirmed) ?? confirmed
             target.name = name
             let patch = SectionPatch(from: local ?? Catalog(name: name), to: target)
             do {
-                _ = try store.takeIn(name, patch: patch, expecting: local?.revision, serverRevision: confirmed.revision)
+                shown = target
+                shown?.revision = try store.takeIn(name, patch: patch, expecting: local?.revision, serverRevision: confirmed.revision).revision
                 changed()
                 return
             } catch {
