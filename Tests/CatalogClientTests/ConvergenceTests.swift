@@ -19,8 +19,11 @@ import Testing
     /// Every update an observer sees, checked with the simulator as it arrives.
     final class Checked: @unchecked Sendable {
         private let lock = NSLock()
-        private(set) var updates = 0
-        private(set) var violations: [String] = []
+        private var counted = 0, found: [String] = [], last = 0
+        var updates: Int { lock.withLock { counted } }
+        var violations: [String] { lock.withLock { found } }
+        /// The revision of the last update seen.
+        var revision: Int { lock.withLock { last } }
 
         func check(_ store: CatalogStore) -> Task<Void, Never> {
             Task {
@@ -28,13 +31,14 @@ import Testing
                 do {
                     for try await update in store.updates(of: "shelf") {
                         if let before = seen, let changeset = update.changeset {
-                            let found = changeset.violations(from: before, to: update.catalog)
+                            let broken = changeset.violations(from: before, to: update.catalog)
                             lock.withLock {
-                                updates += 1
-                                if !found.isEmpty { violations.append("\(before.revision)→\(update.revision): \(found)") }
+                                counted += 1
+                                if !broken.isEmpty { found.append("\(before.revision)→\(update.revision): \(broken)") }
                             }
                         }
                         seen = update.catalog
+                        lock.withLock { last = update.revision }
                     }
                 } catch {}
             }
@@ -82,7 +86,11 @@ import Testing
                 try await FollowingTests.eventually("the copy at the server's") { try FollowingTests.same(device, server) }
                 try device.checkIntegrity()
             }
-            try await Task.sleep(for: .milliseconds(200))
+            // Every update checked, up to the copy as it ends.
+            for (check, device) in zip(checks, devices) {
+                let last = try device.revision(of: "shelf")
+                try await FollowingTests.eventually("the observer at the last revision") { check.revision == last }
+            }
             watching.forEach { $0.cancel() }
             for check in checks {
                 #expect(check.updates > 10)
