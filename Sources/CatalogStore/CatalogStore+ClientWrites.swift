@@ -6,7 +6,7 @@ extension CatalogStore {
     /// Applies a client's numbered write (``ClientWrite``) in one transaction with the record of
     /// its number and `answer(result)`: both land, or neither does.
     ///
-    /// - Returns: ``ClientWriteOutcome/applied(_:)``, or for a resend of the client's last
+    /// - Returns: ``ClientWriteOutcome/applied(_:answer:)``, or for a resend of the client's last
     ///   write, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded answer (nothing is
     ///   applied again).
     /// - Throws: ``StoreError/outOfSequence(client:sequence:expected:)`` for any other number
