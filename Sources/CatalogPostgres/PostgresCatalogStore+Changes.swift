@@ -11,8 +11,18 @@ extension PostgresCatalogStore {
     /// - Throws: ``StoreError/revisionTooOld(catalog:requested:oldest:)``,
     ///   ``StoreError/revisionNotReached(catalog:requested:current:)``, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset {
-        let (old, current, restoredContent) = try await revisions(of: name, since: revision)
+        let (old, current, restoredContent, _) = try await revisions(of: name, since: revision)
         return try CatalogStore.changeset(from: old, to: current, restoredContent: restoredContent)
+    }
+
+    /// The last `count` writes of the catalogue, newest first, as ``CatalogStore/history(of:count:)``.
+    public func history(of name: String, count: Int) async throws(StoreError) -> [Changeset] {
+        let current = try await revision(of: name)
+        do {
+            return try await revisions(of: name, since: max(0, current - max(0, count)), keepingEach: true).history
+        } catch .revisionTooOld(_, _, let oldest) where oldest > max(0, current - count) {
+            return try await revisions(of: name, since: oldest, keepingEach: true).history
+        }
     }
 
     /// Revision `revision` of the catalogue, rebuilt through the journal, the current one, and
@@ -21,7 +31,8 @@ extension PostgresCatalogStore {
     /// With `atLeast`, "current" may be the kept snapshot of a revision from `atLeast` on instead
     /// of the latest (which would mean reading the whole catalogue again): observers woken by a
     /// stream of writes then all reach the one revision kept, and from there go on in step.
-    func revisions(of name: String, since revision: Int, atLeast: Int? = nil) async throws(StoreError) -> (old: Catalog, current: Catalog, restoredContent: Bool) {
+    func revisions(of name: String, since revision: Int, atLeast: Int? = nil, keepingEach: Bool = false) async throws(StoreError)
+        -> (old: Catalog, current: Catalog, restoredContent: Bool, history: [Changeset]) {
         let name = Identifier.canonical(name)
         let (logger, snapshots) = (self.logger, self.snapshots)
         return try await snapshotRead { connection in
@@ -59,6 +70,7 @@ extension PostgresCatalogStore {
             // Every revision after the requested one must still be journalled: undone newest first,
             // those read already without reading them again.
             var rewinder = JournalRewinder(current)
+            rewinder.keepsEach = keepingEach
             var expected = current.revision
             for patch in read.reversed() where expected > revision {
                 try rewinder.rewind(patch)
@@ -76,7 +88,7 @@ extension PostgresCatalogStore {
                 }
             }
             guard expected == revision else { throw try await tooOld() }
-            return (rewinder.catalog, current, rewinder.restoredContent)
+            return (rewinder.catalog, current, rewinder.restoredContent, keepingEach ? try rewinder.history() : [])
         }
     }
 

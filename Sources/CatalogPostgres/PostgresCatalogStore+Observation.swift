@@ -47,7 +47,7 @@ extension PostgresCatalogStore: ObservedDatabase {
         if let latest = snapshots.latest(named: name)?.catalog.revision, latest >= current,
            let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: latest)) { return kept }
         do {
-            let (old, now, restoredContent) = try await revisions(of: name, since: revision, atLeast: current)
+            let (old, now, restoredContent, _) = try await revisions(of: name, since: revision, atLeast: current)
             let update = try CatalogStore.update(from: old, to: now, restoredContent: restoredContent, resetThreshold: resetThreshold)
             // Observers in step share it: under the revision asked for and the one reached.
             for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: to)) }

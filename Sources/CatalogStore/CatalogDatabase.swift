@@ -44,6 +44,8 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     /// One staged changeset from `revision` to the current revision (see
     /// ``CatalogStore/changes(in:since:)``).
     func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset
+    /// The last `count` writes, newest first, one changeset each (see ``CatalogStore/history(of:count:)``).
+    func history(of name: String, count: Int) async throws(StoreError) -> [Changeset]
     /// How many revisions of each catalogue the journal keeps at least.
     func journalRevisions() async throws(StoreError) -> Int
     /// Makes the journal keep at least `count` revisions of each catalogue (a setting stored in

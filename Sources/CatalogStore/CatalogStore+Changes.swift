@@ -59,8 +59,22 @@ extension CatalogStore {
     ///   reach, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a revision the
     ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
-        let (old, current, restoredContent) = try revisions(of: name, since: revision)
+        let (old, current, restoredContent, _) = try revisions(of: name, since: revision)
         return try Self.changeset(from: old, to: current, restoredContent: restoredContent)
+    }
+
+    /// The last `count` writes of the catalogue, newest first, each as the changeset from the
+    /// revision before it to it (with `fromRevision` and `toRevision`): the catalogue's history as
+    /// far back as the journal reaches. Empty for a catalogue at revision 0.
+    ///
+    /// - Throws: ``StoreError/unknownCatalog(_:)``.
+    public func history(of name: String, count: Int) throws(StoreError) -> [Changeset] {
+        let current = try revision(of: name)
+        do {
+            return try revisions(of: name, since: max(0, current - max(0, count)), keepingEach: true).history
+        } catch .revisionTooOld(_, _, let oldest) where oldest > max(0, current - count) {
+            return try revisions(of: name, since: oldest, keepingEach: true).history
+        }
     }
 
     /// The changeset between a revision the journal rebuilt and the current one, with their
@@ -80,9 +94,11 @@ extension CatalogStore {
     }
 
     /// Revision `revision` of the catalogue, rebuilt through the journal, and the current one, and
-    /// whether the journal brought back any content (see ``JournalRewinder``); the errors are
+    /// whether the journal brought back any content (see ``JournalRewinder``); with
+    /// `keepingEach`, the changeset of each write in between too (newest first). The errors are
     /// those of ``changes(in:since:)``.
-    func revisions(of name: String, since revision: Int) throws(StoreError) -> (old: Catalog, current: Catalog, restoredContent: Bool) {
+    func revisions(of name: String, since revision: Int, keepingEach: Bool = false) throws(StoreError)
+        -> (old: Catalog, current: Catalog, restoredContent: Bool, history: [Changeset]) {
         try read { db in
             // The refusals first, from the catalogue's row and the journal's oldest entry: a
             // client asking for a revision out of reach costs two lookups, not a snapshot.
@@ -105,6 +121,7 @@ extension CatalogStore {
             // Every revision after the requested one must still be journalled: undone newest
             // first, each patch read from the row's bytes as it comes.
             var rewinder = JournalRewinder(current)
+            rewinder.keepsEach = keepingEach
             var expected = current.revision
             try RawStatement(db, "SELECT revision, patch FROM journal WHERE catalog_pk = ? AND revision > ? ORDER BY revision DESC")
                 .forEach(.integer(catalogPK), .integer(Int64(revision))) { row in
@@ -114,7 +131,7 @@ extension CatalogStore {
                     return true
                 }
             guard expected == revision else { throw try tooOld() }
-            return (rewinder.catalog, current, rewinder.restoredContent)
+            return (rewinder.catalog, current, rewinder.restoredContent, keepingEach ? try rewinder.history() : [])
         }
     }
 

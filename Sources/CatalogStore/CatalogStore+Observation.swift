@@ -36,7 +36,7 @@ extension CatalogStore {
         guard let revision else { return .reset(try catalog(named: name)) }
         return try updateCache.update(for: UpdateCache.Key(name: name, from: revision, to: current)) { () throws(StoreError) in
             do throws(StoreError) {
-                let (old, current, restoredContent) = try revisions(of: name, since: revision)
+                let (old, current, restoredContent, _) = try revisions(of: name, since: revision)
                 return try Self.update(from: old, to: current, restoredContent: restoredContent, resetThreshold: resetThreshold)
             } catch .revisionTooOld {
                 return .reset(try catalog(named: name))

@@ -1,3 +1,4 @@
+import CatalogDiff
 import CatalogModel
 
 /// A catalogue taken back through the journal, one ``RevisionPatch`` after another, in place.
@@ -20,6 +21,10 @@ package struct JournalRewinder {
     /// one does, every section and item the two revisions share has the same content (moves and
     /// orders only rearrange), so the changeset between them reloads nothing.
     package private(set) var restoredContent = false
+    /// With `keepsEach`, every revision rewound from, newest first, and whether the patch that
+    /// undid it brought back content (see ``history``).
+    package var keepsEach = false
+    private var passed: [(catalog: Catalog, restoredContent: Bool)] = []
 
     package init(_ catalog: Catalog) {
         name = catalog.name
@@ -38,7 +43,9 @@ package struct JournalRewinder {
 
     /// Undoes one write: afterwards this is the revision before.
     package mutating func rewind(_ patch: RevisionPatch) throws {
-        if !patch.sections.isEmpty || !(patch.items ?? []).isEmpty { restoredContent = true }
+        let restores = !patch.sections.isEmpty || !(patch.items ?? []).isEmpty
+        if keepsEach { passed.append((catalog, restores)) }
+        if restores { restoredContent = true }
         for move in (patch.itemMoves ?? []).reversed() { try undo(move) }
         if let orders = patch.itemOrders { try restore(orders, items: patch.items ?? []) }
         var restored: [String: Section] = [:]
@@ -56,6 +63,18 @@ package struct JournalRewinder {
             sectionIndex = Self.index(sections)
         }
         revision -= 1
+    }
+
+    /// One changeset per revision rewound (with `keepsEach`), newest first: from the revision
+    /// before each to it, as ``CatalogStore/changes(in:since:)`` would answer for that one write.
+    package func history() throws(StoreError) -> [Changeset] {
+        var result: [Changeset] = []
+        result.reserveCapacity(passed.count)
+        for (index, step) in passed.enumerated() {
+            let older = index + 1 < passed.count ? passed[index + 1].catalog : catalog
+            result.append(try CatalogStore.changeset(from: older, to: step.catalog, restoredContent: step.restoredContent))
+        }
+        return result
     }
 
     /// Puts a moved item back where it was.

@@ -285,9 +285,22 @@ struct JournalTests {
             if after.revision != latest.revision { snapshots.append(after) }
         }
         #expect(snapshots.count > 180)
+        // The history: one changeset per write, each taking the revision before it to it.
+        let byRevision = Dictionary(snapshots.map { ($0.revision, $0) }, uniquingKeysWith: { first, _ in first })
+        let history = try store.history(of: "shelf", count: 150)
+        #expect(history.count == 150)
+        #expect(history.first?.toRevision == snapshots.last!.revision)
+        for (newer, older) in zip(history, history.dropFirst()) { #expect(older.toRevision == newer.fromRevision) }
+        for changeset in history {
+            let (from, to) = (try #require(changeset.fromRevision), try #require(changeset.toRevision))
+            #expect(to == from + 1)
+            if let old = byRevision[from], let new = byRevision[to] {
+                #expect(changeset.violations(from: old, to: new).isEmpty, "revision \(to)")
+            }
+        }
         var withoutContent = 0
         for old in snapshots {
-            let (rebuilt, current, restoredContent) = try store.revisions(of: "shelf", since: old.revision)
+            let (rebuilt, current, restoredContent, _) = try store.revisions(of: "shelf", since: old.revision)
             #expect(current == snapshots.last!)
             // Without content brought back, nothing the two share may differ: the feed reloads nothing.
             let changes = current.contentChanges(since: rebuilt)

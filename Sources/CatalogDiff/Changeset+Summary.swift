@@ -1,10 +1,8 @@
-import CatalogDiff
-import CatalogImport
 import CatalogModel
 
 extension Changeset {
     /// One line per stage for people: what each `performBatchUpdates` call does.
-    var summary: String {
+    public var summary: String {
         if stages.isEmpty { return "no changes" }
         return stages.enumerated().map { k, stage in
             var parts: [String] = []
