@@ -1,6 +1,7 @@
 import CatalogDiff
 import CatalogImport
 import CatalogLayout
+import CatalogModel
 import CatalogStore
 import Foundation
 
@@ -21,20 +22,41 @@ public enum Documents {
 
     /// docs/Layouts.md's layout document: `{"contentSize": [w, h], "elements": [{"kind", "indexPath", "frame", …}]}`.
     public static func layout(_ layout: Layout, _ elements: [LayoutAttributes]) -> OrderedJSON {
-        .object([
-            ("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])),
-            ("elements", .array(elements.map { element in
-                .object([
-                    ("kind", .string(element.kind.rawValue)),
-                    ("indexPath", .array([.integer(element.indexPath.section), .integer(element.indexPath.item)])),
-                    ("frame", .array([element.frame.x, element.frame.y, element.frame.width, element.frame.height].map(OrderedJSON.double))),
-                    ("scale", .double(element.scale)),
-                    ("alpha", .double(element.alpha)),
-                    ("zIndex", .integer(element.zIndex)),
-                    ("hidden", .bool(element.hidden)),
-                ])
-            })),
-        ])
+        self.layout(layout, elements, describing: nil)
+    }
+
+    /// The layout document; with `catalog` (the one laid out), its revision too, and each element
+    /// says what it shows: a cell its item's `id`, `title` (the text a cell shows first) and
+    /// `section` (its section's id), a header, footer or decoration its section's `id`, `title`,
+    /// item `count` and `capacity`.
+    public static func layout(_ layout: Layout, _ elements: [LayoutAttributes], describing catalog: Catalog?) -> OrderedJSON {
+        var top: [(String, OrderedJSON)] = []
+        if let catalog { top.append(("revision", .integer(catalog.revision))) }
+        top.append(("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])))
+        top.append(("elements", .array(elements.map { element in
+            var fields: [(String, OrderedJSON)] = [
+                ("kind", .string(element.kind.rawValue)),
+                ("indexPath", .array([.integer(element.indexPath.section), .integer(element.indexPath.item)])),
+                ("frame", .array([element.frame.x, element.frame.y, element.frame.width, element.frame.height].map(OrderedJSON.double))),
+                ("scale", .double(element.scale)),
+                ("alpha", .double(element.alpha)),
+                ("zIndex", .integer(element.zIndex)),
+                ("hidden", .bool(element.hidden)),
+            ]
+            if let catalog, catalog.sections.indices.contains(element.indexPath.section) {
+                let section = catalog.sections[element.indexPath.section]
+                if element.kind == .cell, section.items.indices.contains(element.indexPath.item) {
+                    let item = section.items[element.indexPath.item]
+                    fields += [("id", .string(item.id)), ("title", .string(item.content.displayText)), ("section", .string(section.id))]
+                } else if element.kind != .cell {
+                    fields += [("id", .string(section.id)), ("title", .string(section.title ?? section.id)),
+                               ("count", .integer(section.items.count))]
+                    if let capacity = section.capacity { fields.append(("capacity", .integer(capacity))) }
+                }
+            }
+            return .object(fields)
+        })))
+        return .object(top)
     }
 
     /// Why strict JSON was refused before decoding: not UTF-8 text, or not JSON (with line and
