@@ -123,9 +123,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json and
+            // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json, and the
+            // browser console (Console/: HTML, CSS, JavaScript modules), served at /; both
             // compiled into the binary.
-            exclude: ["openapi.json"],
+            exclude: ["openapi.json", "Console"],
             plugins: ["EmbedDocuments"]
         ),
 

@@ -125,7 +125,7 @@ struct ServeCommand: ParsableCommand {
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.
-                FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.location))\n".utf8))
+                FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.location)); the console: http://\(host):\(port)/\n".utf8))
             })
         // The server runs on its own event loops; this thread waits until it has shut down.
         do {

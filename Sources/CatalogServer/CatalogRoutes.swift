@@ -18,6 +18,8 @@ enum RouteLimits {
     static let bodyWork = WorkLimiter(permits: 1)
     /// Layouts and pictures: on all but one core, leaving one for everything else.
     static let layoutWork = WorkLimiter(permits: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// The most revisions one `GET …/history` answers.
+    static let maxHistory = 200
     /// The most numbered writes one `POST …/writes` may carry.
     static let maxWritesPerRequest = 1_000
     /// A move's body is a handful of keys: a larger one is refused before it is read.
@@ -71,8 +73,10 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             try await events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
         }
         router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
+        router.get("/catalogs/:name/history") { request, context in try await history(request, name: try catalogName(context)) }
         router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
         router.get("/openapi.json") { _, _ in openAPIDocument() }
+        ConsoleRoutes.register(on: router)
         router.get("/health") { _, _ in json(.object([("status", .string("alive"))])) }
         router.get("/metrics") { _, _ in
             buffer(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
@@ -136,7 +140,36 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         return buffer(body, type: "application/json")
     }
 
-    /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true`); an
+    /// The last `count` writes (default 20, at most ``RouteLimits/maxHistory``), newest first:
+    /// `{"catalog", "revision", "revisions": [{"fromRevision", "toRevision", "summary", "stages"}]}`,
+    /// as far back as the journal reaches.
+    func history(_ request: Request, name: String) async throws -> Response {
+        var asked = 20
+        if let text = request.uri.queryParameters["count"] {
+            guard let value = Int(String(text)), (1...RouteLimits.maxHistory).contains(value) else {
+                throw Problem(status: .badRequest, kind: "invalid-parameter",
+                              detail: "count must be a number of revisions from 1 to \(RouteLimits.maxHistory), found \"\(text)\"", path: "count")
+            }
+            asked = value
+        }
+        let revision = try await store.revision(of: name)
+        let (store, count) = (self.store, asked)
+        let (_, body) = try await cache.body(for: "history \(name) \(count)", revision: revision) {
+            let writes = try await store.history(of: name, count: count)
+            let current = writes.first?.toRevision ?? revision
+            return (current, ByteBuffer(string: OrderedJSON.object([
+                ("catalog", .string(name)), ("revision", .integer(current)),
+                ("revisions", .array(writes.map { changeset in
+                    .object([("fromRevision", .integer(changeset.fromRevision ?? 0)), ("toRevision", .integer(changeset.toRevision ?? 0)),
+                             ("summary", .string(changeset.summary)), ("stages", .array(changeset.stages.map(\.jsonValue)))])
+                })),
+            ]).serialized(pretty: false)))
+        }
+        return buffer(body, type: "application/json")
+    }
+
+    /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true` or
+    /// `rect=x,y,w,h` for the elements in a rect, `include=items` for what each one shows); an
     /// SVG picture when the client accepts `image/svg+xml`. Computed on the layout threads and
     /// kept per revision and request; a layout of more than ``maxLayoutElements`` elements is
     /// answered only for what the viewport shows (`visible=true`), and refused otherwise.
@@ -161,24 +194,34 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             offset = Point(x: parts[0], y: parts[1])
         }
         let viewport = Size(width: try number("width"), height: try number("height"))
-        let visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
+        var visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
+        var rect: Rect?
+        if let text = query["rect"] {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double(String($0)) }
+            guard parts.count == 4, parts.allSatisfy(\.isFinite), parts[2] >= 0, parts[3] >= 0 else {
+                throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "rect must be x,y,width,height such as 0,0,390,2532", path: "rect")
+            }
+            rect = Rect(x: parts[0], y: parts[1], width: parts[2], height: parts[3])
+            visible = false
+        }
+        let describe = query["include"].map { $0.split(separator: ",").contains("items") } ?? false
         let picture = request.headers[.accept]?.contains("image/svg+xml") == true
         let revision = try await store.revision(of: name)
-        let (store, limit, layoutWork, offsetAsked) = (self.store, maxLayoutElements, self.layoutWork, offset)
-        let key = "\(name)\u{0}\(configuration)\u{0}\(viewport)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)"
+        let (store, limit, layoutWork, offsetAsked, visibleOnly, queryRect) = (self.store, maxLayoutElements, self.layoutWork, offset, visible, rect)
+        let key = "\(name)\u{0}\(configuration)\u{0}\(viewport)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)\u{0}\(String(describing: rect))\u{0}\(describe)"
         let (_, body) = try await layouts.body(for: key, revision: revision) {
             let catalog = try await store.catalog(named: name)
             return try await layoutWork.run {
                 let input = LayoutInput(catalog)
                 let layout = try Layout(input, configuration: configuration, viewportSize: viewport, contentOffset: offsetAsked)
-                let elements = visible ? layout.elements(in: layout.visibleRect) : layout.allElements
+                let elements = queryRect.map { layout.elements(in: $0) } ?? (visibleOnly ? layout.elements(in: layout.visibleRect) : layout.allElements)
                 guard elements.count <= limit else {
                     throw Problem(status: .unprocessableContent, kind: "layout-too-large",
                                   detail: "the layout has \(elements.count) elements, more than the \(limit) this server answers at once; "
-                                      + "add visible=true (and offset=x,y) for what a viewport shows")
+                                      + "add visible=true (and offset=x,y) for what a viewport shows, or rect=x,y,width,height")
                 }
                 let text = picture ? LayoutPicture(layout: layout, input: input, elements: elements).svg
-                    : Documents.layout(layout, elements).serialized(pretty: false)
+                    : Documents.layout(layout, elements, describing: describe ? catalog : nil).serialized(pretty: false)
                 return (catalog.revision, ByteBuffer(string: text))
             }
         }

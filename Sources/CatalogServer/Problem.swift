@@ -144,7 +144,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let isRead = request.method == .get || request.method == .head
         let path = request.uri.path
-        if isRead && path != "/metrics" && (!protectReads || Self.isProbe(path)) { return try await next(request, context) }
+        if isRead && path != "/metrics" && (!protectReads || Self.isPublic(path)) { return try await next(request, context) }
         guard let presented = request.headers[.authorization], Self.equalInConstantTime(presented, "Bearer \(token)") else {
             var response = Problem(status: .unauthorized, kind: "unauthorized",
                                    detail: "this request needs the header Authorization: Bearer <token>").response
@@ -154,9 +154,10 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// A balancer's liveness and readiness checks, which carry no token. (`/metrics`, which tells
-    /// of every client's traffic, needs the token whenever there is one.)
-    static func isProbe(_ path: String) -> Bool { path == "/health" || path == "/ready" }
+    /// A balancer's liveness and readiness checks, which carry no token, and the console's files,
+    /// which hold no catalogue data (the page asks for the token). (`/metrics`, which tells of
+    /// every client's traffic, needs the token whenever there is one.)
+    static func isPublic(_ path: String) -> Bool { path == "/health" || path == "/ready" || ConsoleRoutes.isConsole(path) }
 
     /// Compares every byte whatever the first difference, so the time an answer takes tells a
     /// client nothing about how much of a guessed token was right.

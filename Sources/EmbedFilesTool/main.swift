@@ -1,21 +1,24 @@
 import Foundation
 
 // Build-time helper for the EmbedMigrations and EmbedDocuments plugins.
-// Usage: EmbedFilesTool OUTPUT.swift ENUM FILE…
+// Usage: EmbedFilesTool [--keep-extensions] OUTPUT.swift ENUM FILE…
 // Writes a Swift file declaring `ENUM.all: [(name: String, text: String)]`: each file's name
-// without its extension and its UTF-8 text, in file-name order. The files are part of the binary,
-// so it finds them wherever it is run from.
+// (without its extension unless --keep-extensions) and its UTF-8 text, in file-name order. The
+// files are part of the binary, so it finds them wherever it is run from.
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
+let keepExtensions = arguments.first == "--keep-extensions"
+if keepExtensions { arguments.removeFirst() }
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: EmbedFilesTool OUTPUT ENUM FILE…\n".utf8))
+    FileHandle.standardError.write(Data("usage: EmbedFilesTool [--keep-extensions] OUTPUT ENUM FILE…\n".utf8))
     exit(2)
 }
 let (output, enumName) = (arguments[0], arguments[1])
 
 var entries: [String] = []
 for path in arguments.dropFirst(2).sorted(by: { ($0 as NSString).lastPathComponent < ($1 as NSString).lastPathComponent }) {
-    let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+    let fileName = (path as NSString).lastPathComponent
+    let name = keepExtensions ? fileName : (fileName as NSString).deletingPathExtension
     let text = try String(contentsOfFile: path, encoding: .utf8)
     // A raw string with enough #s that no sequence inside the text can end it.
     var hashes = "#"

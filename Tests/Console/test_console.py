@@ -1,0 +1,217 @@
+"""The browser console (docs/Console.md) driven in headless Chromium through selenium, against a
+`catalog serve` of the test's own: import, the bookshelf drawn, books dragged between shelves
+with real pointer events, a second window following live, a full shelf refusing, hostile
+titles shown as text, and a server with a token.
+
+Run: `python3 -m unittest discover -s Tests/Console -v` (needs chromium, chromium-driver and
+selenium; .ci/run installs them). CATALOG_BIN names the `catalog` executable (default: the
+debug build); CONSOLE_SCREENSHOT a PNG file to write the bookshelf's picture to.
+"""
+
+import json
+import os
+import tempfile
+import time
+import unittest
+
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+
+from console_support import (SAMPLE_DATA, Server, browser, cell, drawn_section, run_catalog, section_of, wait,
+                             wait_for_css)
+
+
+def drag(driver, item, target, offset=(0, 0)):
+    """Drags a book with the pointer (pointerdown, moves, pointerup) onto `target`, at `offset` from its centre."""
+    (ActionChains(driver, duration=50)
+     .move_to_element(cell(driver, item)).click_and_hold()
+     .move_by_offset(6, 6)
+     .move_to_element_with_offset(target, *offset).move_by_offset(1, 1)
+     .release().perform())
+
+
+def import_file(driver, path):
+    """Picks a file in the list's import control (the page PUTs it)."""
+    wait_for_css(driver, "#import-file").send_keys(path)
+
+
+def shelf(driver, section):
+    return driver.find_element(By.CSS_SELECTOR, f'.decoration[data-section="{section}"]')
+
+
+def open_bookshelf(driver, server):
+    driver.get(server.url + "#/catalog/bookshelf?style=shelf&device=phone")
+    wait(driver, lambda d: d.find_element(By.ID, "live").text == "live", "the event stream never opened")
+    wait_for_css(driver, '.cell[data-id="b-moby"]')
+
+
+class ConsoleTests(unittest.TestCase):
+    def setUp(self):
+        self.server = Server()
+        self.drivers = []
+
+    def tearDown(self):
+        for driver in self.drivers:
+            driver.quit()
+        self.server.stop()
+
+    def new_browser(self):
+        driver = browser()
+        self.drivers.append(driver)
+        return driver
+
+    def test_served_with_a_policy_that_allows_only_its_own_scripts(self):
+        status, headers, body = self.server.request("GET", "/")
+        self.assertEqual(status, 200)
+        policy = headers["Content-Security-Policy"]
+        self.assertIn("script-src 'self'", policy)
+        self.assertNotIn("unsafe-inline", policy)
+        self.assertIn("connect-src 'self'", policy)
+        self.assertNotIn(b"<script>", body)  # no inline script: every script is a file of the server's
+        status, headers, _ = self.server.request("GET", "/console/view.js")
+        self.assertEqual((status, headers["Content-Type"]), (200, "text/javascript; charset=utf-8"))
+        self.assertEqual(self.server.request("GET", "/console/nothing.js")[0], 404)
+
+    def test_import_drag_to_another_shelf_and_a_second_window_sees_it(self):
+        driver, second = self.new_browser(), self.new_browser()
+        driver.get(self.server.url)
+        import_file(driver, os.path.join(SAMPLE_DATA, "bookshelf.json"))
+        row = wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
+        self.assertEqual([cell.text for cell in row.find_elements(By.TAG_NAME, "td")][:4], ["bookshelf", "1", "7", "18"])
+
+        row.find_element(By.LINK_TEXT, "bookshelf").click()
+        wait(driver, lambda d: d.find_element(By.ID, "live").text == "live", "the event stream never opened")
+        open_bookshelf(second, self.server)
+        self.assertEqual(drawn_section(driver, "b-moby"), "classics")
+
+        # Moby-Dick onto the poetry shelf's free end, with the pointer.
+        drag(driver, "b-moby", shelf(driver, "poetry"), offset=(120, 0))
+        dropped = time.monotonic()
+        wait(second, lambda d: drawn_section(d, "b-moby") == "poetry", "the second window never saw the move", patience=5)
+        seen = time.monotonic() - dropped
+        self.assertLess(seen, 1.0, f"the second window saw the move after {seen:.3f} s")
+        wait(driver, lambda d: drawn_section(d, "b-moby") == "poetry", "the page never drew the move")
+        stored = self.server.stored("bookshelf")
+        self.assertEqual(section_of(stored, "b-moby"), ("poetry", 2))
+        self.assertEqual(stored["revision"], 2)
+        self.assertEqual(driver.find_element(By.ID, "revision").text, "2")
+        self.assertEqual(second.find_element(By.ID, "revision").text, "2")
+        self.assertIn("Moved “Moby-Dick” to “Poetry”", driver.find_element(By.ID, "status").text)
+        # The header counts the shelf's books again.
+        self.assertIn("3 of 4", driver.find_element(By.CSS_SELECTOR, '.header[data-section="poetry"]').text)
+
+        screenshot = os.environ.get("CONSOLE_SCREENSHOT")
+        if screenshot:
+            time.sleep(0.5)  # the cells' glide (250 ms) ends, so the picture shows them at rest
+            driver.save_screenshot(screenshot)
+
+    def test_a_full_shelf_refuses_with_its_reason_and_offers_displace_or_swap(self):
+        run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)
+        driver = self.new_browser()
+        open_bookshelf(driver, self.server)
+        before = self.server.stored("bookshelf")
+        self.assertEqual(section_of(before, "b-joy"), ("cooking", 1))
+
+        # Leaves of Grass onto The Joy of Cooking, on the full cooking shelf: refused, and nothing changes.
+        drag(driver, "b-leaves", cell(driver, "b-joy"))
+        dialog = wait_for_css(driver, "#full-dialog[open]")
+        reason = driver.find_element(By.ID, "full-reason").text
+        self.assertIn('shelf "cooking" is full', reason)
+        self.assertIn("at most 4 books", reason)
+        driver.find_element(By.ID, "full-cancel").click()
+        wait(driver, lambda d: not dialog.get_attribute("open"), "the dialog stayed open")
+        self.assertEqual(self.server.stored("bookshelf"), before)
+        self.assertEqual(drawn_section(driver, "b-leaves"), "poetry")
+        self.assertIn("Not moved", driver.find_element(By.ID, "status").text)
+
+        # Again, and this time swap: The Joy of Cooking takes the book's old place.
+        drag(driver, "b-leaves", cell(driver, "b-joy"))
+        wait_for_css(driver, "#full-dialog[open]")
+        driver.find_element(By.ID, "full-swap").click()
+        wait(driver, lambda d: drawn_section(d, "b-leaves") == "cooking" and drawn_section(d, "b-joy") == "poetry",
+             "the page never drew the swap")
+        after = self.server.stored("bookshelf")
+        self.assertEqual(section_of(after, "b-leaves"), ("cooking", 1))
+        self.assertEqual(section_of(after, "b-joy"), ("poetry", 0))
+        self.assertEqual(after["revision"], before["revision"] + 1)
+
+    def test_an_import_error_reads_as_the_command_line_words_it(self):
+        folder = tempfile.mkdtemp()
+        bad = os.path.join(folder, "bad.json")
+        with open(bad, "w") as file:
+            json.dump({"catalog": "bad", "sections": [{"id": "a", "kind": "bookshelf", "items": [
+                {"id": "b1", "title": 5, "cover": "c"}]}]}, file)
+        cli = run_catalog("import", "bad.json", "--db", "other.sqlite", check=False, cwd=folder)
+        self.assertNotEqual(cli.returncode, 0)
+        expected = cli.stderr.strip().splitlines()[0]
+        self.assertEqual(expected, "error: bad.json: sections[0].items[0].title: expected a string, found the integer 5")
+
+        driver = self.new_browser()
+        driver.get(self.server.url)
+        import_file(driver, bad)
+        wait(driver, lambda d: d.find_element(By.ID, "import-result").get_attribute("class") == "problem", "no error shown")
+        self.assertEqual(driver.find_element(By.ID, "import-result").text, expected)
+        self.assertEqual(self.server.request("GET", "/catalogs")[2], [])
+
+    def test_a_hostile_title_is_shown_as_text(self):
+        hostile = "<img src=x onerror=alert(1)>"
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "bookshelf.json")
+        with open(path, "w") as file:
+            json.dump({"catalog": "bookshelf", "sections": [
+                {"id": "odd", "kind": "bookshelf", "title": "<b>shelf</b><script>alert(2)</script>", "capacity": 4, "items": [
+                    {"id": "b-moby", "title": hostile, "cover": "x"}]}]}, file)
+        driver = self.new_browser()
+        driver.get(self.server.url)
+        import_file(driver, path)
+        wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
+        open_bookshelf(driver, self.server)
+        self.assertEqual(cell(driver, "b-moby").text, hostile)
+        self.assertEqual(driver.find_element(By.CSS_SELECTOR, '.header[data-section="odd"] .title').text,
+                         "<b>shelf</b><script>alert(2)</script>")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, "#content img, #content b, #content script"), [])
+        with self.assertRaises(NoAlertPresentException):
+            driver.switch_to.alert.text
+
+
+class TokenTests(unittest.TestCase):
+    def setUp(self):
+        self.server = Server("--token", "s3cret-token", "--protect-reads")
+        run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)
+        self.driver = browser()
+
+    def tearDown(self):
+        self.driver.quit()
+        self.server.stop()
+
+    def test_without_the_token_the_page_is_refused_and_with_it_works(self):
+        # The page's files carry no data and are served; the API is not, without the token.
+        self.assertEqual(self.server.request("GET", "/")[0], 200)
+        self.assertEqual(self.server.request("GET", "/catalogs")[0], 401)
+
+        driver = self.driver
+        driver.get(self.server.url)
+        wait_for_css(driver, "#token-dialog[open]")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, 'tr[data-catalog="bookshelf"]'), [])
+
+        driver.find_element(By.ID, "token-input").send_keys("wrong")
+        driver.find_element(By.ID, "token-use").click()
+        wait(driver, lambda d: "refused" in d.find_element(By.ID, "token-reason").text, "a wrong token was not refused")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, 'tr[data-catalog="bookshelf"]'), [])
+
+        driver.find_element(By.ID, "token-input").send_keys("s3cret-token")
+        driver.find_element(By.ID, "token-use").click()
+        wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
+        self.assertNotIn("s3cret", driver.current_url)
+
+        # The catalogue, its live stream and a move all go with the token (as a header).
+        open_bookshelf(driver, self.server)
+        drag(driver, "b-moby", shelf(driver, "poetry"), offset=(120, 0))
+        wait(driver, lambda d: drawn_section(d, "b-moby") == "poetry", "the move with the token was not drawn")
+        self.assertEqual(section_of(self.server.stored("bookshelf"), "b-moby")[0], "poetry")
+        self.assertNotIn("s3cret", driver.current_url)
+
+
+if __name__ == "__main__":
+    unittest.main()
