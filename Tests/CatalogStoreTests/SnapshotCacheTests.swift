@@ -55,6 +55,60 @@ struct SnapshotCacheTests {
         #expect(try reader.changes(in: "shelf", since: before.revision).violations(from: before, to: after).isEmpty)
     }
 
+    @Test("a kept catalogue brought forward by moves, swaps and displacements is the one its rows hold")
+    func advancedByMoves() throws {
+        let (path, folder) = try temporaryDatabasePath("advance")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let writer = try CatalogStore(path: path)
+        let reader = try CatalogStore(path: path)
+        var counter = 0
+        try writer.replace(Catalog(name: "shelf", sections: (0..<6).map { s in
+            Section(id: "s\(s)", kind: .bookshelf, capacity: 4, items: (0..<(s == 5 ? 1 : 3 + s % 2)).map { _ in
+                counter += 1
+                return Item(id: "b\(counter)", content: .book(Book(title: "T\(counter)", cover: "c")))
+            })
+        }))
+        _ = try writer.catalog(named: "shelf")
+        var random = SplitMix64(seed: 7)
+        var (advanced, severalMoves) = (0, 0)
+        for _ in 0..<400 {
+            let current = try reader.catalog(named: "shelf")
+            let items = current.sections.flatMap(\.items)
+            let section = current.sections.randomElement(using: &random)!
+            let policy = [MovePolicy.reject, .displace, .swap].randomElement(using: &random)!
+            guard let result = try? writer.move(item: items.randomElement(using: &random)!.id, toSection: section.id,
+                                                index: Int.random(in: 0...section.items.count, using: &random), policy: policy, in: "shelf"),
+                  result.revision == current.revision + 1 else { continue }
+            let stored = try reader.catalog(named: "shelf")
+            guard let kept = writer.snapshots.latest(named: "shelf")?.catalog, kept.revision == stored.revision else { continue }
+            #expect(kept == stored, "after \(result.changeset)")
+            advanced += 1
+            if (result.changeset.stages.first?.items.moved.count ?? 0) > 1 { severalMoves += 1 }
+        }
+        #expect(advanced > 100 && severalMoves > 20, "\(advanced) brought forward, \(severalMoves) of several moves")
+    }
+
+    @Test("moves that do not fit the kept catalogue bring nothing forward")
+    func movesThatDoNotFit() {
+        let catalog = Self.shelves()
+        func move(_ from: (Int, Int), _ to: (Int, Int)) -> Move<ItemPath> {
+            Move(from: ItemPath(section: from.0, item: from.1), to: ItemPath(section: to.0, item: to.1))
+        }
+        #expect(SnapshotCache.applying([move((0, 3), (1, 0))], to: catalog) == nil)
+        #expect(SnapshotCache.applying([move((0, 0), (9, 0))], to: catalog) == nil)
+        #expect(SnapshotCache.applying([move((0, 0), (1, 5))], to: catalog) == nil)
+        #expect(SnapshotCache.applying([move((0, 0), (1, 0)), move((0, 0), (2, 0))], to: catalog) == nil)
+        // A swap: b0-0 and b1-2 trade places.
+        let swapped = SnapshotCache.applying([move((0, 0), (1, 2)), move((1, 2), (0, 0))], to: catalog)
+        #expect(swapped?.sections[0].items.map(\.id) == ["b1-2", "b0-1", "b0-2"])
+        #expect(swapped?.sections[1].items.map(\.id) == ["b1-0", "b1-1", "b0-0"])
+        // Within one shelf, and three books along: each lands at its index in the catalogue after.
+        #expect(SnapshotCache.applying([move((0, 0), (0, 2)), move((0, 2), (0, 0))], to: catalog)?.sections[0].items.map(\.id)
+                    == ["b0-2", "b0-1", "b0-0"])
+        #expect(SnapshotCache.applying([move((0, 0), (2, 1)), move((1, 0), (2, 0)), move((2, 2), (0, 2))], to: catalog)?
+                    .sections.map { $0.items.map(\.id) } == [["b0-1", "b0-2", "b2-2"], ["b1-1", "b1-2"], ["b1-0", "b0-0", "b2-0", "b2-1"]])
+    }
+
     @Test("the cache keeps the latest revision of a catalogue and a bounded number of catalogues")
     func bounded() {
         let cache = SnapshotCache()

@@ -8,7 +8,7 @@ import { askForToken } from "./token.js";
 import { CatalogView } from "./view.js";
 
 /** What tests and benchmarks read: when the first screen was drawn, how long updates took. */
-window.catalogConsole = { firstScreen: null, updates: [], lastUpdate: null };
+window.catalogConsole = { firstScreen: null, updates: [], lastUpdate: null, lastDraw: null };
 
 const main = document.getElementById("main");
 let current = null;
@@ -60,4 +60,7 @@ document.getElementById("token-button").addEventListener("click", async () => {
   if (await askForToken(null)) route();
 });
 window.addEventListener("hashchange", route);
+// A page left behind closes its event stream: a browser holds six connections per server, and a
+// stream left open would keep one of them from the next page.
+window.addEventListener("pagehide", () => { current?.close?.(); current = null; });
 route();

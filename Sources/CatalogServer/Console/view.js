@@ -154,7 +154,9 @@ export class CatalogView {
         if (wanted.revision == null || layout.revision >= wanted.revision) {
           const took = performance.now() - wanted.since;
           window.catalogConsole.updates.push(took);
-          window.catalogConsole.lastUpdate = { revision: layout.revision, milliseconds: took };
+          // With the moment as an epoch time too, so that a writer in another process can time
+          // its write to the page's drawing on the machine's clock.
+          window.catalogConsole.lastUpdate = { revision: layout.revision, milliseconds: took, drawnAt: performance.timeOrigin + performance.now() };
         } else {
           this.refresh(wanted);
         }
@@ -226,6 +228,7 @@ export class CatalogView {
       for (const [node, element] of appearing) node.style.opacity = String(element.alpha);
     }
     this.loaded = rect;
+    window.catalogConsole.lastDraw = { at: performance.now(), rect, elements: layout.elements.length };
     this.revision = layout.revision;
     this.revisionLabel.textContent = String(layout.revision);
     this.main.dataset.revision = String(layout.revision);
