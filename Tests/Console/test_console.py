@@ -103,6 +103,7 @@ class ConsoleTests(unittest.TestCase):
 
         screenshot = os.environ.get("CONSOLE_SCREENSHOT")
         if screenshot:
+            driver.set_window_size(760, 1120)
             time.sleep(0.5)  # the cells' glide (250 ms) ends, so the picture shows them at rest
             driver.save_screenshot(screenshot)
 
