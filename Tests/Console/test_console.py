@@ -137,6 +137,27 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(section_of(after, "b-joy"), ("poetry", 0))
         self.assertEqual(after["revision"], before["revision"] + 1)
 
+    def test_a_stale_revision_is_said_and_the_catalogue_read_again(self):
+        run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)
+        driver = self.new_browser()
+        # The page does not hear of the write below: its event stream is blocked.
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/events*"]})
+        driver.get(self.server.url + "#/catalog/bookshelf?style=shelf&device=phone")
+        wait_for_css(driver, '.cell[data-id="b-moby"]')
+        status, _, written = self.server.request("POST", "/catalogs/bookshelf/moves", {"item": "b-moby", "toSection": "poetry"})
+        self.assertEqual((status, written["revision"]), (200, 2))
+        self.assertEqual(driver.find_element(By.ID, "revision").text, "1")
+
+        # Pride and Prejudice onto the poetry shelf, from revision 1: refused, said, and drawn as the store has it.
+        drag(driver, "b-pride", shelf(driver, "poetry"), offset=(150, 0))
+        wait(driver, lambda d: d.find_element(By.ID, "revision").text == "2", "the page never read the catalogue again")
+        self.assertIn("changed while you dragged", driver.find_element(By.ID, "status").text)
+        self.assertEqual(drawn_section(driver, "b-moby"), "poetry")
+        self.assertEqual(drawn_section(driver, "b-pride"), "classics")
+        stored = self.server.stored("bookshelf")
+        self.assertEqual((stored["revision"], section_of(stored, "b-pride")[0]), (2, "classics"))
+
     def test_an_import_error_reads_as_the_command_line_words_it(self):
         folder = tempfile.mkdtemp()
         bad = os.path.join(folder, "bad.json")
