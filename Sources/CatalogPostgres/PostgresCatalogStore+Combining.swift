@@ -25,14 +25,18 @@ extension PostgresCatalogStore {
     /// revision — only if the revision is still the one read, the catalogue's row being the
     /// lock. So three round trips, however many batches. When another instance wrote in between,
     /// nothing is written and the group runs again holding the lock from the start (five round
-    /// trips), which cannot fail that way.
+    /// trips), which cannot fail that way; and for a while the catalogue's groups start so
+    /// (``Contention``).
     func writeItems(_ batches: [Batch], to name: String) async -> [Result<WriteResult, StoreError>] {
         let logger = self.logger
         do {
-            let optimistic = try await withConnection { connection in
-                try await Self.writeItems(batches, to: name, locked: false, on: connection, logger: logger)
+            if !contention.isContended(name) {
+                let optimistic = try await withConnection { connection in
+                    try await Self.writeItems(batches, to: name, locked: false, on: connection, logger: logger)
+                }
+                if let results = optimistic { return results }
+                contention.conflicted(name)
             }
-            if let results = optimistic { return results }
             let locked = try await transaction { connection in
                 try await Self.writeItems(batches, to: name, locked: true, on: connection, logger: logger)
             }

@@ -34,6 +34,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     let itemWrites = ItemWriteQueue()
     /// The pool's use and the notifications heard, for metrics.
     let connectionUse = ConnectionUse()
+    /// Catalogues another instance writes at the same time as this one (their groups lock first).
+    let contention = Contention()
     /// How often a listener reads every revision, in case a notification was lost.
     public static let watchInterval: Duration = .seconds(1)
 
