@@ -16,6 +16,7 @@ import unittest
 
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 
 from console_support import (SAMPLE_DATA, Server, browser, cell, drawn_section, run_catalog, section_of, wait,
@@ -136,6 +137,45 @@ class ConsoleTests(unittest.TestCase):
         self.assertEqual(section_of(after, "b-leaves"), ("cooking", 1))
         self.assertEqual(section_of(after, "b-joy"), ("poetry", 0))
         self.assertEqual(after["revision"], before["revision"] + 1)
+
+    def test_a_book_dragged_to_the_viewports_edge_scrolls_to_a_shelf_far_below(self):
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "long.json")
+        with open(path, "w") as file:
+            json.dump({"catalog": "long", "sections": [
+                {"id": f"s{s}", "kind": "bookshelf", "title": f"Shelf {s}", "capacity": 4, "items": [
+                    {"id": f"b{s}-{i}", "title": f"Book {s}.{i}", "cover": f"{s}-{i}"} for i in range(2)]}
+                for s in range(60)]}, file)
+        run_catalog("import", path, "--db", self.server.database)
+        driver = self.new_browser()
+        driver.get(self.server.url + "#/catalog/long?style=shelf&device=phone")
+        wait(driver, lambda d: d.find_element(By.ID, "live").text == "live", "the event stream never opened")
+        self.assertEqual(driver.find_elements(By.CSS_SELECTOR, '.decoration[data-section="s30"]'), [])  # far below
+
+        # Hold the book at the viewport's lower edge until a shelf from 30 on is well in view, then
+        # drop it there. (Any of them: however slowly this test polls, one is in view.)
+        viewport = driver.find_element(By.ID, "viewport")
+        book = cell(driver, "b0-0")
+        edge = viewport.rect["y"] + viewport.rect["height"] - 30 - (book.rect["y"] + book.rect["height"] / 2)
+        ActionChains(driver, duration=50).move_to_element(book).click_and_hold().move_by_offset(0, 10).move_by_offset(0, edge - 10).perform()
+
+        # Read in the page in one step: the boards come and go as the viewport scrolls.
+        far_shelf_in_view = """
+            const screen = document.getElementById("viewport").getBoundingClientRect();
+            for (const board of document.querySelectorAll(".decoration")) {
+              const box = board.getBoundingClientRect();
+              if (Number(board.dataset.section.slice(1)) >= 30 && box.top > screen.top + 150 && box.bottom < screen.bottom - 60)
+                return [board.dataset.section, Math.round(box.left + box.width / 2 + 120), Math.round(box.top + box.height / 2)];
+            }
+            return null;"""
+        target, x, y = wait(driver, lambda d: d.execute_script(far_shelf_in_view),
+                            "the viewport never scrolled to shelf 30 while the book was held at its edge", patience=300)
+        drop = ActionBuilder(driver)
+        drop.pointer_action.move_to_location(x, y)
+        drop.pointer_action.release()
+        drop.perform()
+        wait(driver, lambda d: section_of(self.server.stored("long"), "b0-0") == (target, 2), f"the book never reached {target}")
+        wait(driver, lambda d: drawn_section(d, "b0-0") == target, f"the page never drew the book on {target}")
 
     def test_a_stale_revision_is_said_and_the_catalogue_read_again(self):
         run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)

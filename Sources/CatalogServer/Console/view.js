@@ -212,7 +212,8 @@ export class CatalogView {
       this.place(node, element, animate && appearing.at(-1)?.[0] === node);
     }
     for (const [key, node] of this.nodes) {
-      if (seen.has(key)) continue;
+      // The book being dragged stays in the page wherever the content has scrolled.
+      if (seen.has(key) || node === this.drag?.node) continue;
       this.nodes.delete(key);
       this.elements.delete(key);
       if (animate && node.classList.contains("cell")) {
@@ -295,22 +296,56 @@ export class CatalogView {
     if (!element) return;
     event.preventDefault();
     node.setPointerCapture(event.pointerId);
-    this.drag = { node, element, x: event.clientX, y: event.clientY, moving: false, target: null };
+    const [x, y] = this.contentPoint(event.clientX, event.clientY);
+    this.drag = { node, element, clientX: event.clientX, clientY: event.clientY, x, y, moving: false, target: null, speed: [0, 0] };
+  }
+
+  /** A point of the window in the content's coordinates (the layout's). */
+  contentPoint(clientX, clientY) {
+    const box = this.content.getBoundingClientRect();
+    return [clientX - box.left, clientY - box.top];
   }
 
   pointerMove(event) {
     const drag = this.drag;
     if (!drag) return;
-    const dx = event.clientX - drag.x, dy = event.clientY - drag.y;
-    if (!drag.moving && Math.hypot(dx, dy) < 4) return;
+    if (!drag.moving && Math.hypot(event.clientX - drag.clientX, event.clientY - drag.clientY) < 4) return;
     drag.moving = true;
+    drag.clientX = event.clientX;
+    drag.clientY = event.clientY;
     drag.node.classList.add("dragging");
-    const [x, y] = drag.element.frame;
-    drag.node.style.transform = `translate(${x + dx}px, ${y + dy}px) scale(1.05)`;
-    const target = this.dropTarget(event.clientX, event.clientY, drag.element);
+    this.followPointer();
+    // Near an edge of the viewport, the content scrolls under the book, faster nearer the edge.
+    const box = this.viewport.getBoundingClientRect();
+    const speed = (position, low, high) => {
+      const zone = 48;
+      if (position < low + zone) return -Math.ceil(24 * Math.min(1, (low + zone - position) / zone));
+      if (position > high - zone) return Math.ceil(24 * Math.min(1, (position - high + zone) / zone));
+      return 0;
+    };
+    drag.speed = [speed(event.clientX, box.left, box.right), speed(event.clientY, box.top, box.bottom)];
+    if ((drag.speed[0] || drag.speed[1]) && !drag.scrolling) {
+      drag.scrolling = true;
+      const step = () => {
+        if (this.drag !== drag || !(drag.speed[0] || drag.speed[1])) { drag.scrolling = false; return; }
+        this.viewport.scrollBy(drag.speed[0], drag.speed[1]);
+        this.followPointer();
+        requestAnimationFrame(step);
+      };
+      requestAnimationFrame(step);
+    }
+  }
+
+  /** Keeps the dragged book under the pointer, and the shelf or book it would land on marked. */
+  followPointer() {
+    const drag = this.drag;
+    const [x, y] = this.contentPoint(drag.clientX, drag.clientY);
+    const [fx, fy] = drag.element.frame;
+    drag.node.style.transform = `translate(${fx + x - drag.x}px, ${fy + y - drag.y}px) scale(1.05)`;
+    const target = this.dropTarget(drag.clientX, drag.clientY, drag.element);
     if (drag.target?.node !== target?.node) {
-      drag.target?.node.classList.remove("drop-target");
-      target?.node.classList.add("drop-target");
+      drag.target?.node?.classList.remove("drop-target");
+      target?.node?.classList.add("drop-target");
     }
     drag.target = target;
   }
@@ -328,14 +363,25 @@ export class CatalogView {
     const drag = this.drag;
     if (!drag) return;
     this.drag = null;
-    drag.target?.node.classList.remove("drop-target");
+    drag.target?.node?.classList.remove("drop-target");
     drag.node.classList.remove("dragging");
-    const element = this.elements.get(`cell ${drag.element.id}`);
-    if (element) this.place(drag.node, element);
+    const key = `cell ${drag.element.id}`;
+    const element = this.elements.get(key);
+    if (element && this.loaded && intersects(element.frame, this.loaded)) {
+      this.place(drag.node, element);
+    } else {
+      // Scrolled far from where it was: the page no longer holds its place.
+      drag.node.remove();
+      this.nodes.delete(key);
+      this.elements.delete(key);
+    }
   }
 
   /** Where a drop at a point would put the book: before the book under it, or at the end of the shelf under it. */
   dropTarget(clientX, clientY, dragged) {
+    // Only what the viewport shows can be dropped on.
+    const screen = this.viewport.getBoundingClientRect();
+    if (clientX < screen.left || clientX >= screen.right || clientY < screen.top || clientY >= screen.bottom) return null;
     const box = this.content.getBoundingClientRect();
     const x = clientX - box.left, y = clientY - box.top;
     const inside = (frame) => x >= frame[0] && x < frame[0] + frame[2] && y >= frame[1] && y < frame[1] + frame[3];
@@ -404,6 +450,11 @@ export class CatalogView {
       dialog.showModal();
     });
   }
+}
+
+/** Whether a frame and a rect `[x, y, width, height]` meet. */
+function intersects(frame, rect) {
+  return frame[0] < rect[0] + rect[2] && frame[0] + frame[2] > rect[0] && frame[1] < rect[1] + rect[3] && frame[1] + frame[3] > rect[1];
 }
 
 /** A steady colour per book, from its id. */
