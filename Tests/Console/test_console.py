@@ -18,6 +18,7 @@ from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from console_support import (SAMPLE_DATA, Server, browser, cell, drawn_section, run_catalog, section_of, wait,
                              wait_for_css)
@@ -176,6 +177,31 @@ class ConsoleTests(unittest.TestCase):
         drop.perform()
         wait(driver, lambda d: section_of(self.server.stored("long"), "b0-0") == (target, 2), f"the book never reached {target}")
         wait(driver, lambda d: drawn_section(d, "b0-0") == target, f"the page never drew the book on {target}")
+
+    def test_a_book_is_moved_with_the_keyboard_too(self):
+        run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)
+        driver = self.new_browser()
+        open_bookshelf(driver, self.server)
+        driver.execute_script("document.querySelector('.cell[data-id=\"b-moby\"]').focus()")
+        book = driver.switch_to.active_element
+        self.assertEqual(book.get_attribute("data-id"), "b-moby")
+        # Picked up; three shelves down (science, cooking, poetry); right to the end; put there.
+        book.send_keys(Keys.ENTER)
+        self.assertIn("Picked up “Moby-Dick”", driver.find_element(By.ID, "status").text)
+        for key in [Keys.ARROW_DOWN] * 3 + [Keys.ARROW_RIGHT] * 5:
+            book.send_keys(key)
+        self.assertIn("to “Poetry”, place 3", driver.find_element(By.ID, "status").text)
+        book.send_keys(Keys.ENTER)
+        wait(driver, lambda d: drawn_section(d, "b-moby") == "poetry", "the keyboard's move was never drawn")
+        self.assertEqual(section_of(self.server.stored("bookshelf"), "b-moby"), ("poetry", 2))
+
+        # Escape leaves a picked-up book where it is.
+        revision = self.server.stored("bookshelf")["revision"]
+        book = cell(driver, "b-pride")
+        driver.execute_script("arguments[0].focus()", book)
+        book.send_keys(Keys.ENTER, Keys.ARROW_DOWN, Keys.ESCAPE)
+        self.assertIn("stays where it is", driver.find_element(By.ID, "status").text)
+        self.assertEqual(self.server.stored("bookshelf")["revision"], revision)
 
     def test_a_stale_revision_is_said_and_the_catalogue_read_again(self):
         run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)

@@ -73,6 +73,7 @@ export class CatalogView {
     this.content.addEventListener("pointermove", (event) => this.pointerMove(event));
     this.content.addEventListener("pointerup", (event) => this.pointerUp(event));
     this.content.addEventListener("pointercancel", () => this.endDrag());
+    this.content.addEventListener("keydown", (event) => this.keyDown(event));
 
     await this.refresh({});
     const drawn = performance.now();
@@ -212,8 +213,8 @@ export class CatalogView {
       this.place(node, element, animate && appearing.at(-1)?.[0] === node);
     }
     for (const [key, node] of this.nodes) {
-      // The book being dragged stays in the page wherever the content has scrolled.
-      if (seen.has(key) || node === this.drag?.node) continue;
+      // The book being dragged (or picked up) stays in the page wherever the content has scrolled.
+      if (seen.has(key) || node === this.drag?.node || node === this.picked?.node) continue;
       this.nodes.delete(key);
       this.elements.delete(key);
       if (animate && node.classList.contains("cell")) {
@@ -239,6 +240,10 @@ export class CatalogView {
     const node = el("div", { class: `element ${element.kind}` });
     if (element.kind === "cell") {
       node.dataset.id = element.id;
+      // Focusable: a book can be moved with the keyboard too (Enter, the arrows, Enter).
+      node.tabIndex = 0;
+      node.setAttribute("role", "button");
+      node.setAttribute("aria-roledescription", "book");
       node.append(el("span", { class: "title" }, ""));
       node.style.setProperty("--hue", String(hue(element.id)));
     } else if (element.kind === "header") {
@@ -375,6 +380,100 @@ export class CatalogView {
       this.nodes.delete(key);
       this.elements.delete(key);
     }
+  }
+
+  // MARK: Moving books with the keyboard
+
+  /**
+   * Enter or Space on a book picks it up; the arrows choose a place — left and right along a
+   * shelf, up and down to the shelf before or after — and Enter moves it there (the same move a
+   * drop sends), Escape leaves it where it is.
+   */
+  keyDown(event) {
+    const picked = this.picked;
+    if (!picked) {
+      const node = event.target.closest?.(".cell");
+      if (!node || !(event.key === "Enter" || event.key === " ")) return;
+      const element = this.elements.get(`cell ${node.dataset.id}`);
+      if (!element) return;
+      event.preventDefault();
+      this.picked = { node, element, section: element.section, index: element.indexPath[1] };
+      node.classList.add("picked");
+      this.showPlace(`Picked up “${element.title}”: the arrows choose a place, Enter moves it there, Escape leaves it.`);
+      return;
+    }
+    const shelves = this.shelves();
+    const at = shelves.findIndex((shelf) => shelf.id === picked.section);
+    const room = (shelf) => shelf.count - (shelf.id === picked.element.section ? 1 : 0);
+    switch (event.key) {
+      case "ArrowLeft": picked.index = Math.max(0, picked.index - 1); break;
+      case "ArrowRight": picked.index = Math.min(room(shelves[at]), picked.index + 1); break;
+      case "ArrowUp":
+      case "ArrowDown": {
+        const next = shelves[at + (event.key === "ArrowUp" ? -1 : 1)];
+        if (next) {
+          picked.section = next.id;
+          picked.index = Math.min(picked.index, room(next));
+        }
+        break;
+      }
+      case "Enter":
+      case " ": {
+        const target = { section: picked.section, index: picked.index, title: this.sectionTitle(picked.section) };
+        this.putDown();
+        event.preventDefault();
+        if (target.section !== picked.element.section || target.index !== picked.element.indexPath[1]) {
+          this.move(picked.element, target, "reject");
+        }
+        return;
+      }
+      case "Escape":
+        this.putDown();
+        say(`“${picked.element.title}” stays where it is.`);
+        event.preventDefault();
+        return;
+      default:
+        return;
+    }
+    event.preventDefault();
+    this.showPlace();
+  }
+
+  /** The shelves the page holds, in order, with their counts. */
+  shelves() {
+    const shelves = new Map();
+    for (const element of this.elements.values()) {
+      if (element.kind !== "cell" && !shelves.has(element.id)) {
+        shelves.set(element.id, { id: element.id, order: element.indexPath[0], count: element.count, title: element.title, frame: element.frame });
+      }
+    }
+    return [...shelves.values()].sort((a, b) => a.order - b.order);
+  }
+
+  /** Marks the place a picked-up book would go, keeps it in view, and says it. */
+  showPlace(words) {
+    const picked = this.picked;
+    this.placeMark?.classList.remove("drop-target");
+    const book = [...this.elements.values()].find((element) => element.kind === "cell" && element.section === picked.section
+      && element.indexPath[1] === picked.index && element.id !== picked.element.id);
+    const shelf = this.shelves().find((candidate) => candidate.id === picked.section);
+    const mark = book ? this.nodes.get(`cell ${book.id}`) : (this.nodes.get(`decoration ${picked.section}`) ?? this.nodes.get(`header ${picked.section}`));
+    mark?.classList.add("drop-target");
+    this.placeMark = mark;
+    const frame = book?.frame ?? shelf?.frame;
+    if (frame) {
+      const { scrollTop, clientHeight } = this.viewport;
+      if (frame[1] < scrollTop) this.viewport.scrollTop = frame[1] - 40;
+      else if (frame[1] + frame[3] > scrollTop + clientHeight) this.viewport.scrollTop = frame[1] + frame[3] - clientHeight + 40;
+    }
+    say(words ?? `“${picked.element.title}” to “${shelf?.title ?? picked.section}”, place ${picked.index + 1}: Enter moves it, Escape leaves it.`);
+  }
+
+  putDown() {
+    this.picked?.node.classList.remove("picked");
+    this.placeMark?.classList.remove("drop-target");
+    this.picked = null;
+    this.placeMark = null;
   }
 
   /** Where a drop at a point would put the book: before the book under it, or at the end of the shelf under it. */
