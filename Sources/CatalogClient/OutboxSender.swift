@@ -52,24 +52,34 @@ struct OutboxSender: Sendable {
     /// Sends consecutive writes to one catalogue (one alone as `POST …/batches`, more as `POST
     /// …/writes`) and records each answer; throws what is worth trying again.
     func send(_ run: [OutboxEntry]) async throws {
-        guard run.count > 1 else {
-            let answer = try await server.send(batch: run[0].batch, to: run[0].catalog, client: client, sequence: run[0].sequence)
-            return try await record(answer, for: run[0])
-        }
-        let answers = try await server.send(batches: run.map(\.batch), to: run[0].catalog, client: client, first: run[0].sequence)
+        let answers = run.count == 1
+            ? [try await server.send(batch: run[0].batch, to: run[0].catalog, client: client, sequence: run[0].sequence)]
+            : try await server.send(batches: run.map(\.batch), to: run[0].catalog, client: client, first: run[0].sequence)
+        // The answers up to the first that must be tried again are recorded together.
+        var settled: [(entry: OutboxEntry, serverRevision: Int?, refusal: RecordedAnswer?)] = []
+        var failure: (any Error)?
         for (entry, answer) in zip(run, answers) {
-            try await record(answer, for: entry)
+            do {
+                let (serverRevision, refusal) = try outcome(of: answer, for: entry)
+                settled.append((entry, serverRevision, refusal))
+            } catch {
+                failure = error
+                break
+            }
         }
+        try await settle(settled)
+        if let failure { throw failure }
     }
 
-    /// Records the server's answer to one write; throws what is worth trying again.
-    func record(_ answer: ServerRequests.Answer, for entry: OutboxEntry) async throws {
+    /// What the server's answer to one write means for its entry: applied at a revision, or
+    /// refused for good; throws what is worth trying again.
+    func outcome(of answer: ServerRequests.Answer, for entry: OutboxEntry) throws -> (serverRevision: Int?, refusal: RecordedAnswer?) {
         switch answer.status {
         case 200:
             guard let revision = answer.revision else {
                 throw CatalogClientError.unexpectedAnswer("a write's answer without a revision: \(answer.body.prefix(200))")
             }
-            try await settle(entry, serverRevision: revision, refusal: nil)
+            return (revision, nil)
         case 401, 403:
             throw CatalogClientError.unauthorized(answer.detail ?? "status \(answer.status)")
         case 409 where answer.kind == "out-of-sequence":
@@ -78,28 +88,31 @@ struct OutboxSender: Sendable {
             guard let expected = answer.expected, expected > entry.sequence else {
                 throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
             }
-            try await settle(entry, serverRevision: 0, refusal: nil)
+            return (0, nil)
         case _ where RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
-            try await settle(entry, serverRevision: nil, refusal: RecordedAnswer(status: answer.status, body: answer.body))
+            return (nil, RecordedAnswer(status: answer.status, body: answer.body))
         default:
             throw ServerRequests.Retry(detail: "status \(answer.status)")
         }
     }
 
-    /// Records the answer, then brings the copy up to date: a write the copy already took in is
-    /// dropped from the outbox, a rejected one from the copy.
-    private func settle(_ entry: OutboxEntry, serverRevision: Int?, refusal: RecordedAnswer?) async throws {
+    /// Records the answers in one local transaction, then brings each catalogue's copy up to
+    /// date once: writes the copy already took in are dropped from the outbox, rejected ones
+    /// from the copy.
+    private func settle(_ settled: [(entry: OutboxEntry, serverRevision: Int?, refusal: RecordedAnswer?)]) async throws {
+        guard !settled.isEmpty else { return }
         do {
-            try store.settle(entry.sequence, serverRevision: serverRevision, refusal: refusal)
+            try store.settle(settled.map { ($0.entry.sequence, $0.serverRevision, $0.refusal) })
         } catch {
             throw CatalogClientError.store(error)
         }
-        if let replica = replicas[entry.catalog] {
-            if let serverRevision, refusal == nil {
-                try await replica.acknowledged(entry.sequence, at: serverRevision)
-            } else {
-                try await replica.settle()
+        for catalog in Set(settled.map(\.entry.catalog)) {
+            guard let replica = replicas[catalog] else { continue }
+            let mine = settled.filter { $0.entry.catalog == catalog }
+            let applied = mine.compactMap { item in
+                item.refusal == nil ? item.serverRevision.map { (sequence: item.entry.sequence, revision: $0) } : nil
             }
+            try await replica.acknowledged(applied, refused: mine.contains { $0.refusal != nil })
         }
         changed()
     }

@@ -116,19 +116,51 @@ actor Replica {
         connected()
         var parser = ServerSentEventParser()
         for try await chunk in response.body {
-            for event in parser.feed(chunk.readableBytesView) {
-                try take(event)
+            // The events that arrived together are taken in together: one local transaction
+            // for all of them, so a copy that falls behind (an outbox draining, a burst of
+            // writes) catches up in fewer, larger steps instead of one per revision.
+            var followUp = FollowUp.nothing
+            do {
+                for event in parser.feed(chunk.readableBytesView) {
+                    followUp = max(followUp, try takeIn(event))
+                }
+            } catch {
+                try? finish(followUp)
+                throw error
             }
+            try finish(followUp)
         }
         throw ServerRequests.Retry(detail: "the server closed the stream")
     }
 
-    /// Takes one event in.
+    /// What the local store needs after events were taken in; a later need covers an earlier
+    /// one (``settle()`` records the server revision as ``confirm()`` does).
+    enum FollowUp: Int, Comparable {
+        case nothing, confirm, settle
+
+        static func < (a: FollowUp, b: FollowUp) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    func finish(_ followUp: FollowUp) throws {
+        switch followUp {
+        case .nothing: return
+        case .confirm: try confirm()
+        case .settle: try settle()
+        }
+    }
+
+    /// Takes one event in, and writes what it brought to the local store.
     func take(_ event: ServerSentEventParser.Event) throws {
+        try finish(try takeIn(event))
+    }
+
+    /// Takes one event in: `confirmed` follows it, and the answer says what the local store
+    /// needs for it.
+    func takeIn(_ event: ServerSentEventParser.Event) throws -> FollowUp {
         if event.event == "deleted" {
             throw CatalogClientError.unknownCatalog(name)
         }
-        guard let revision = event.id.flatMap({ Int($0) }) else { return }
+        guard let revision = event.id.flatMap({ Int($0) }) else { return .nothing }
         let data = Data(event.data.utf8)
         switch event.event {
         case "changes":
@@ -150,7 +182,7 @@ actor Replica {
             confirmed = next
             if mine.count == span, let theirs = replaying(mine, on: base, strictly: true), theirs.sections == next.sections {
                 absorbed.formUnion(mine.map(\.sequence))
-                return try confirm()
+                return .confirm
             }
         case "snapshot", "reset":
             var catalog = try Self.catalog(in: data)
@@ -158,9 +190,9 @@ actor Replica {
             catalog.revision = revision
             confirmed = catalog
         default:
-            return
+            return .nothing
         }
-        try settle()
+        return .settle
     }
 
     /// Brings the copy to the confirmed catalogue with the outbox's waiting writes on top, in one
@@ -193,11 +225,17 @@ actor Replica {
         changed()
     }
 
-    /// A write acknowledged at `revision`: the copy already shows it; once the confirmed
-    /// catalogue holds it too, it leaves the outbox.
-    func acknowledged(_ sequence: Int, at revision: Int) throws {
-        guard let confirmed, revision <= confirmed.revision else { return }
-        if absorbed.remove(sequence) != nil { try confirm() } else { try settle() }
+    /// Writes acknowledged at their revisions (the answers of one request), and whether any was
+    /// refused: the copy already shows the applied ones, and once the confirmed catalogue holds
+    /// them too they leave the outbox; a refused one leaves the copy. One local transaction for
+    /// them all.
+    func acknowledged(_ writes: [(sequence: Int, revision: Int)], refused: Bool) throws {
+        guard let confirmed else { return }
+        var (stand, bringUp) = (false, refused)
+        for (sequence, revision) in writes where revision <= confirmed.revision {
+            if absorbed.remove(sequence) != nil { stand = true } else { bringUp = true }
+        }
+        if bringUp { try settle() } else if stand { try confirm() }
     }
 
     /// The outbox's writes the confirmed catalogue does not hold yet, in order.

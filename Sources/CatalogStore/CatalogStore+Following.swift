@@ -219,13 +219,22 @@ extension CatalogStore {
     /// Records the server's answer to queued write `sequence`: applied at `serverRevision`, or
     /// refused for good with `status` and `answer`.
     package func settle(_ sequence: Int, serverRevision: Int?, refusal: RecordedAnswer?) throws(StoreError) {
+        try settle([(sequence, serverRevision, refusal)])
+    }
+
+    /// Records the server's answers to several queued writes (those of one request) in one
+    /// transaction, each as ``settle(_:serverRevision:refusal:)`` does.
+    package func settle(_ answers: [(sequence: Int, serverRevision: Int?, refusal: RecordedAnswer?)]) throws(StoreError) {
+        guard !answers.isEmpty else { return }
         try writeWithoutRevision { db in
-            if let refusal {
-                try db.execute(sql: "UPDATE outbox SET state = 'rejected', status = ?, answer = ? WHERE sequence = ? AND state = 'pending'",
-                               arguments: [refusal.status, refusal.body, sequence])
-            } else {
-                try db.execute(sql: "UPDATE outbox SET state = 'acknowledged', server_revision = ? WHERE sequence = ? AND state = 'pending'",
-                               arguments: [serverRevision, sequence])
+            for (sequence, serverRevision, refusal) in answers {
+                if let refusal {
+                    try db.execute(sql: "UPDATE outbox SET state = 'rejected', status = ?, answer = ? WHERE sequence = ? AND state = 'pending'",
+                                   arguments: [refusal.status, refusal.body, sequence])
+                } else {
+                    try db.execute(sql: "UPDATE outbox SET state = 'acknowledged', server_revision = ? WHERE sequence = ? AND state = 'pending'",
+                                   arguments: [serverRevision, sequence])
+                }
             }
         }
     }
