@@ -96,23 +96,21 @@ struct OutboxSender: Sendable {
         }
     }
 
-    /// Records the answers in one local transaction, then brings each catalogue's copy up to
-    /// date once: writes the copy already took in are dropped from the outbox, rejected ones
-    /// from the copy.
+    /// Records the answers (to writes of one catalogue: one run) in one local transaction, then
+    /// brings the copy up to date once: writes it already took in are dropped from the outbox,
+    /// rejected ones from the copy.
     private func settle(_ settled: [(entry: OutboxEntry, serverRevision: Int?, refusal: RecordedAnswer?)]) async throws {
-        guard !settled.isEmpty else { return }
+        guard let first = settled.first else { return }
         do {
             try store.settle(settled.map { ($0.entry.sequence, $0.serverRevision, $0.refusal) })
         } catch {
             throw CatalogClientError.store(error)
         }
-        for catalog in Set(settled.map(\.entry.catalog)) {
-            guard let replica = replicas[catalog] else { continue }
-            let mine = settled.filter { $0.entry.catalog == catalog }
-            let applied = mine.compactMap { item in
+        if let replica = replicas[first.entry.catalog] {
+            let applied = settled.compactMap { item in
                 item.refusal == nil ? item.serverRevision.map { (sequence: item.entry.sequence, revision: $0) } : nil
             }
-            try await replica.acknowledged(applied, refused: mine.contains { $0.refusal != nil })
+            try await replica.acknowledged(applied, refused: applied.count < settled.count)
         }
         changed()
     }

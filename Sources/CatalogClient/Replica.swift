@@ -9,9 +9,10 @@ import Logging
 /// One followed catalogue: the server's catalogue as last heard (`confirmed`), and the local
 /// copy kept equal to it with the outbox's writes replayed on top.
 ///
-/// Each server event is taken in with one local transaction (`CatalogStore.takeIn`)
-/// that writes only the sections that differ and records the server revision, so local observers
-/// see one ordinary update per event and a restart resumes where the copy stands.
+/// The events of one read of the stream are taken in with one local transaction
+/// (`CatalogStore.takeIn`) that writes only the sections that differ and records the server
+/// revision, so local observers see one ordinary update for them and a restart resumes where the
+/// copy stands.
 actor Replica {
     let name: String
     let store: CatalogStore
@@ -21,7 +22,7 @@ actor Replica {
     /// The server's catalogue at the revision the copy has taken in; nil until known.
     private(set) var confirmed: Catalog?
     /// Waiting writes that `confirmed` already holds: their server change came before their
-    /// answer (see ``take(_:)``).
+    /// answer (see ``takeIn(_:)``).
     private var absorbed = Set<Int>()
     /// The outbox's batches, decoded once.
     private var batches: [Int: Batch] = [:]
@@ -149,11 +150,6 @@ actor Replica {
         }
     }
 
-    /// Takes one event in, and writes what it brought to the local store.
-    func take(_ event: ServerSentEventParser.Event) throws {
-        try finish(try takeIn(event))
-    }
-
     /// Takes one event in: `confirmed` follows it, and the answer says what the local store
     /// needs for it.
     func takeIn(_ event: ServerSentEventParser.Event) throws -> FollowUp {
@@ -262,7 +258,7 @@ actor Replica {
         return batch
     }
 
-    /// The most revisions a change may span for ``take(_:)`` to try it as the device's own writes.
+    /// The most revisions a change may span for ``takeIn(_:)`` to try it as the device's own writes.
     static let longestSpanOfOwnWrites = 256
 
     /// `base` with each waiting write applied in order; one that no longer applies (the server

@@ -49,7 +49,7 @@ public enum Documents {
                     let item = section.items[element.indexPath.item]
                     fields += [("id", .string(item.id)), ("title", .string(item.content.displayText)), ("section", .string(section.id))]
                 } else if element.kind != .cell {
-                    fields += [("id", .string(section.id)), ("title", .string(section.title ?? section.id)),
+                    fields += [("id", .string(section.id)), ("title", .string(section.displayTitle)),
                                ("count", .integer(section.items.count))]
                     if let capacity = section.capacity { fields.append(("capacity", .integer(capacity))) }
                 }

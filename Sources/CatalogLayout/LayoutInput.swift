@@ -34,7 +34,7 @@ public struct LayoutInput: Sendable, Hashable {
     public init(_ catalog: Catalog) {
         reserveCapacity(sections: catalog.sections.count, items: catalog.itemCount)
         for section in catalog.sections {
-            titles.append(section.title ?? section.id)
+            titles.append(section.displayTitle)
             for item in section.items {
                 appendSize(item.size)
                 kinds.append(item.kind)

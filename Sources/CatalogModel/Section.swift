@@ -24,6 +24,11 @@ public struct Section: Sendable, Hashable, Identifiable {
         self.init(id: id, kind: kind, title: title, capacity: kind.defaultCapacity, items: items)
     }
 
+    /// The text a header shows: the title, or the id of a section without one.
+    public var displayTitle: String {
+        title ?? id
+    }
+
     /// Whether the section holds as many items as its capacity allows.
     public var isFull: Bool {
         capacity.map { items.count >= $0 } ?? false

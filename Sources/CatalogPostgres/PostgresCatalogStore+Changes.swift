@@ -17,11 +17,13 @@ extension PostgresCatalogStore {
 
     /// The last `count` writes of the catalogue, newest first, as ``CatalogStore/history(of:count:)``.
     public func history(of name: String, count: Int) async throws(StoreError) -> [Changeset] {
+        // Never more than asked: a write may land between the two reads.
+        let count = max(0, count)
         let current = try await revision(of: name)
         do {
-            return try await revisions(of: name, since: max(0, current - max(0, count)), keepingEach: true).history
-        } catch .revisionTooOld(_, _, let oldest) where oldest > max(0, current - count) {
-            return try await revisions(of: name, since: oldest, keepingEach: true).history
+            return Array(try await revisions(of: name, since: max(0, current - count), keepingEach: true).history.prefix(count))
+        } catch .revisionTooOld(_, _, let oldest) where oldest > current - count {
+            return Array(try await revisions(of: name, since: oldest, keepingEach: true).history.prefix(count))
         }
     }
 

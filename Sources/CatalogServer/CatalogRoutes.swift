@@ -185,36 +185,32 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             }
             return value
         }
-        var offset = Point.zero
-        if let text = query["offset"] {
-            let parts = text.split(separator: ",").compactMap { Double(String($0)) }
-            guard parts.count == 2, parts.allSatisfy(\.isFinite) else {
-                throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "offset must be x,y such as 0,120", path: "offset")
-            }
-            offset = Point(x: parts[0], y: parts[1])
-        }
-        let viewport = Size(width: try number("width"), height: try number("height"))
-        var visible = query["visible"].map { $0 == "true" || $0 == "1" } ?? false
-        var rect: Rect?
-        if let text = query["rect"] {
+        /// A list of `count` finite numbers such as `0,120` that `valid` accepts, if the parameter is there.
+        func numbers(_ key: String, _ count: Int, _ what: String, valid: ([Double]) -> Bool = { _ in true }) throws -> [Double]? {
+            guard let text = query[Substring(key)] else { return nil }
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double(String($0)) }
-            guard parts.count == 4, parts.allSatisfy(\.isFinite), parts[2] >= 0, parts[3] >= 0 else {
-                throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "rect must be x,y,width,height such as 0,0,390,2532", path: "rect")
+            guard parts.count == count, parts.allSatisfy(\.isFinite), valid(parts) else {
+                throw Problem(status: .badRequest, kind: "invalid-parameter", detail: "\(key) must be \(what)", path: key)
             }
-            rect = Rect(x: parts[0], y: parts[1], width: parts[2], height: parts[3])
-            visible = false
+            return parts
         }
+        let offset = try numbers("offset", 2, "x,y such as 0,120").map { Point(x: $0[0], y: $0[1]) } ?? .zero
+        let viewport = Size(width: try number("width"), height: try number("height"))
+        let rect = try numbers("rect", 4, "x,y,width,height such as 0,0,390,2532, the size not negative", valid: { $0[2] >= 0 && $0[3] >= 0 })
+            .map { Rect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
+        // A rect names the elements wanted; `visible` is then beside the point.
+        let visible = rect == nil && (query["visible"].map { $0 == "true" || $0 == "1" } ?? false)
         let describe = query["include"].map { $0.split(separator: ",").contains("items") } ?? false
         let picture = request.headers[.accept]?.contains("image/svg+xml") == true
         let revision = try await store.revision(of: name)
-        let (store, limit, layoutWork, offsetAsked, visibleOnly, queryRect) = (self.store, maxLayoutElements, self.layoutWork, offset, visible, rect)
+        let (store, limit, layoutWork, offsetAsked) = (self.store, maxLayoutElements, self.layoutWork, offset)
         let key = "\(name)\u{0}\(configuration)\u{0}\(viewport)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)\u{0}\(String(describing: rect))\u{0}\(describe)"
         let (_, body) = try await layouts.body(for: key, revision: revision) {
             let catalog = try await store.catalog(named: name)
             return try await layoutWork.run {
                 let input = LayoutInput(catalog)
                 let layout = try Layout(input, configuration: configuration, viewportSize: viewport, contentOffset: offsetAsked)
-                let elements = queryRect.map { layout.elements(in: $0) } ?? (visibleOnly ? layout.elements(in: layout.visibleRect) : layout.allElements)
+                let elements = rect.map { layout.elements(in: $0) } ?? (visible ? layout.elements(in: layout.visibleRect) : layout.allElements)
                 guard elements.count <= limit else {
                     throw Problem(status: .unprocessableContent, kind: "layout-too-large",
                                   detail: "the layout has \(elements.count) elements, more than the \(limit) this server answers at once; "

@@ -69,11 +69,13 @@ extension CatalogStore {
     ///
     /// - Throws: ``StoreError/unknownCatalog(_:)``.
     public func history(of name: String, count: Int) throws(StoreError) -> [Changeset] {
+        // Never more than asked: a write may land between the two reads.
+        let count = max(0, count)
         let current = try revision(of: name)
         do {
-            return try revisions(of: name, since: max(0, current - max(0, count)), keepingEach: true).history
-        } catch .revisionTooOld(_, _, let oldest) where oldest > max(0, current - count) {
-            return try revisions(of: name, since: oldest, keepingEach: true).history
+            return Array(try revisions(of: name, since: max(0, current - count), keepingEach: true).history.prefix(count))
+        } catch .revisionTooOld(_, _, let oldest) where oldest > current - count {
+            return Array(try revisions(of: name, since: oldest, keepingEach: true).history.prefix(count))
         }
     }
 

@@ -60,33 +60,14 @@ package final class SnapshotCache: @unchecked Sendable {
             guard let (pk, kept) = entries.first(where: { $0.value.name == name && $0.value.revision == revision }),
                   changeset.stages.count == 1, let stage = changeset.stages.first, stage.sections.isEmpty,
                   stage.items.deleted.isEmpty, stage.items.inserted.isEmpty, stage.items.reloaded.isEmpty,
-                  !stage.items.moved.isEmpty,
-                  var catalog = Self.applying(stage.items.moved, to: kept)
+                  !stage.items.moved.isEmpty
             else { return nil }
+            var catalog = kept
+            // Moves that do not fit: the write's changeset was not computed from this revision.
+            guard stage.applyItemMoves(to: &catalog.sections, \.items) else { return nil }
             catalog.revision = revision + 1
             entries[pk] = catalog
             return catalog
         }
-    }
-
-    /// `catalog` after one stage of item moves, as a collection view applies them: every `from`
-    /// counts in the catalogue before, every `to` in the one after, the items not moved keep
-    /// their order. Nil when the moves do not fit the catalogue (the write's changeset was not
-    /// computed from this revision).
-    static func applying(_ moves: [Move<ItemPath>], to catalog: Catalog) -> Catalog? {
-        var catalog = catalog
-        let sections = catalog.sections.indices
-        guard moves.allSatisfy({ sections.contains($0.from.section) && sections.contains($0.to.section) }),
-              Set(moves.map(\.from)).count == moves.count, Set(moves.map(\.to)).count == moves.count else { return nil }
-        var moved: [ItemPath: Item] = [:]
-        for from in moves.map(\.from).sorted(by: >) {
-            guard catalog.sections[from.section].items.indices.contains(from.item) else { return nil }
-            moved[from] = catalog.sections[from.section].items.remove(at: from.item)
-        }
-        for move in moves.sorted(by: { $0.to < $1.to }) {
-            guard move.to.item <= catalog.sections[move.to.section].items.count, let item = moved[move.from] else { return nil }
-            catalog.sections[move.to.section].items.insert(item, at: move.to.item)
-        }
-        return catalog
     }
 }

@@ -96,8 +96,9 @@ import Testing
                 let elements = try #require(object["elements"] as? [[String: Any]])
                 #expect(Set(elements.map { "\($0["kind"]!) \($0["id"]!)" }) == expected)
             }
-            for bad in ["1,2,3", "0,0,-1,5", "a,b,c,d", "0,0,nan,1"] {
-                try await client.execute(uri: base + "&rect=\(bad)", method: .get) { try ServerTests.problem($0, status: 400, kind: "invalid-parameter") }
+            for bad in ["rect=1,2,3", "rect=0,0,-1,5", "rect=a,b,c,d", "rect=0,0,nan,1", "rect=0,,1,1",
+                        "offset=1", "offset=a,b", "offset=1,2,3", "offset=inf,0"] {
+                try await client.execute(uri: base + "&\(bad)", method: .get) { try ServerTests.problem($0, status: 400, kind: "invalid-parameter") }
             }
         }
     }

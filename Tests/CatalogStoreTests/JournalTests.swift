@@ -106,6 +106,24 @@ struct JournalTests {
         #expect(throws: StoreError.unknownCatalog("nope")) { try store.changes(in: "nope", since: 0) }
     }
 
+    @Test("the history reaches as far back as the journal does, and never past what was asked")
+    func historyWithinTheJournal() throws {
+        let store = try CatalogStore.inMemory()
+        try store.setJournalRevisions(1)
+        var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
+        for n in 0..<130 {
+            catalog.sections[0].title = "version \(n)"
+            try store.replace(catalog)
+        }
+        // Pruned at revision 128 down to the one revision kept: 128 to 130 are journalled.
+        let reachable = try store.history(of: "small", count: 200)
+        #expect(reachable.map(\.toRevision) == [130, 129, 128])
+        #expect(reachable.allSatisfy { $0.summary == "stage 1: 1 section reloaded" })
+        #expect(try store.history(of: "small", count: 2).map(\.toRevision) == [130, 129])
+        #expect(try store.history(of: "small", count: 0).isEmpty)
+        #expect(throws: StoreError.unknownCatalog("nope")) { try store.history(of: "nope", count: 5) }
+    }
+
     @Test("the journal's length is the database's setting: every store that writes the file keeps as many revisions")
     func journalLength() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-length-\(UUID().uuidString)")

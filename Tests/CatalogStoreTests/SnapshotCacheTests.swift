@@ -88,24 +88,28 @@ struct SnapshotCacheTests {
         #expect(advanced > 100 && severalMoves > 20, "\(advanced) brought forward, \(severalMoves) of several moves")
     }
 
-    @Test("moves that do not fit the kept catalogue bring nothing forward")
-    func movesThatDoNotFit() {
+    @Test("a stage of moves applied to a catalogue's items: each lands at its index after; moves that do not fit are refused")
+    func movesApplied() {
+        func applying(_ moves: [Move<ItemPath>], to catalog: Catalog) -> Catalog? {
+            var catalog = catalog
+            return Stage(items: ItemChanges(moved: moves)).applyItemMoves(to: &catalog.sections, \.items) ? catalog : nil
+        }
         let catalog = Self.shelves()
         func move(_ from: (Int, Int), _ to: (Int, Int)) -> Move<ItemPath> {
             Move(from: ItemPath(section: from.0, item: from.1), to: ItemPath(section: to.0, item: to.1))
         }
-        #expect(SnapshotCache.applying([move((0, 3), (1, 0))], to: catalog) == nil)
-        #expect(SnapshotCache.applying([move((0, 0), (9, 0))], to: catalog) == nil)
-        #expect(SnapshotCache.applying([move((0, 0), (1, 5))], to: catalog) == nil)
-        #expect(SnapshotCache.applying([move((0, 0), (1, 0)), move((0, 0), (2, 0))], to: catalog) == nil)
+        #expect(applying([move((0, 3), (1, 0))], to: catalog) == nil)
+        #expect(applying([move((0, 0), (9, 0))], to: catalog) == nil)
+        #expect(applying([move((0, 0), (1, 5))], to: catalog) == nil)
+        #expect(applying([move((0, 0), (1, 0)), move((0, 0), (2, 0))], to: catalog) == nil)
         // A swap: b0-0 and b1-2 trade places.
-        let swapped = SnapshotCache.applying([move((0, 0), (1, 2)), move((1, 2), (0, 0))], to: catalog)
+        let swapped = applying([move((0, 0), (1, 2)), move((1, 2), (0, 0))], to: catalog)
         #expect(swapped?.sections[0].items.map(\.id) == ["b1-2", "b0-1", "b0-2"])
         #expect(swapped?.sections[1].items.map(\.id) == ["b1-0", "b1-1", "b0-0"])
         // Within one shelf, and three books along: each lands at its index in the catalogue after.
-        #expect(SnapshotCache.applying([move((0, 0), (0, 2)), move((0, 2), (0, 0))], to: catalog)?.sections[0].items.map(\.id)
+        #expect(applying([move((0, 0), (0, 2)), move((0, 2), (0, 0))], to: catalog)?.sections[0].items.map(\.id)
                     == ["b0-2", "b0-1", "b0-0"])
-        #expect(SnapshotCache.applying([move((0, 0), (2, 1)), move((1, 0), (2, 0)), move((2, 2), (0, 2))], to: catalog)?
+        #expect(applying([move((0, 0), (2, 1)), move((1, 0), (2, 0)), move((2, 2), (0, 2))], to: catalog)?
                     .sections.map { $0.items.map(\.id) } == [["b0-1", "b0-2", "b2-2"], ["b1-1", "b1-2"], ["b1-0", "b0-0", "b2-0", "b2-1"]])
     }
 

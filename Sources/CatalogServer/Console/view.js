@@ -202,15 +202,16 @@ export class CatalogView {
       const key = CatalogView.key(element);
       seen.add(key);
       let node = this.nodes.get(key);
+      const appears = animate && !node;
       if (!node) {
         node = this.makeNode(element);
         this.nodes.set(key, node);
         content.append(node);
-        if (animate) appearing.push([node, element]);
       }
+      if (appears) appearing.push([node, element]);
       this.elements.set(key, element);
       if (this.drag?.node === node) continue;
-      this.place(node, element, animate && appearing.at(-1)?.[0] === node);
+      this.place(node, element, appears);
     }
     for (const [key, node] of this.nodes) {
       // The book being dragged (or picked up) stays in the page wherever the content has scrolled.
@@ -404,16 +405,15 @@ export class CatalogView {
     }
     const shelves = this.shelves();
     const at = shelves.findIndex((shelf) => shelf.id === picked.section);
-    const room = (shelf) => shelf.count - (shelf.id === picked.element.section ? 1 : 0);
     switch (event.key) {
       case "ArrowLeft": picked.index = Math.max(0, picked.index - 1); break;
-      case "ArrowRight": picked.index = Math.min(room(shelves[at]), picked.index + 1); break;
+      case "ArrowRight": if (at >= 0) picked.index = Math.min(endOf(shelves[at], picked.element), picked.index + 1); break;
       case "ArrowUp":
       case "ArrowDown": {
-        const next = shelves[at + (event.key === "ArrowUp" ? -1 : 1)];
+        const next = at >= 0 ? shelves[at + (event.key === "ArrowUp" ? -1 : 1)] : null;
         if (next) {
           picked.section = next.id;
-          picked.index = Math.min(picked.index, room(next));
+          picked.index = Math.min(picked.index, endOf(next, picked.element));
         }
         break;
       }
@@ -495,8 +495,7 @@ export class CatalogView {
     }
     if (!shelf) return null;
     const section = shelf.element;
-    const count = section.count - (section.id === dragged.section ? 1 : 0);
-    return { section: section.id, index: Math.max(0, count), title: section.title, node: this.nodes.get(shelf.key) };
+    return { section: section.id, index: endOf(section, dragged), title: section.title, node: this.nodes.get(shelf.key) };
   }
 
   sectionTitle(id) {
@@ -549,6 +548,11 @@ export class CatalogView {
       dialog.showModal();
     });
   }
+}
+
+/** The index of a shelf's end for `book`: its count of books, less the book when it is on that shelf already. */
+function endOf(shelf, book) {
+  return Math.max(0, shelf.count - (shelf.id === book.section ? 1 : 0));
 }
 
 /** Whether a frame and a rect `[x, y, width, height]` meet. */
