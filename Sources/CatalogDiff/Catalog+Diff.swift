@@ -3,7 +3,15 @@ import CatalogModel
 extension Catalog {
     /// Section ids and item ids in display order: what the diff and the simulator compare.
     public var shape: SnapshotShape<String, String> {
-        SnapshotShape(sections: sections.map(\.id), items: sections.map { $0.items.map(\.id) })
+        SnapshotShape(sections: sections.map(\.id), items: sections.map { section in
+            // Each id read in place, without copying its item.
+            section.items.withUnsafeBufferPointer { items in
+                Array(unsafeUninitializedCapacity: items.count) { ids, count in
+                    for i in items.indices { (ids.baseAddress! + i).initialize(to: items[i].id) }
+                    count = items.count
+                }
+            }
+        })
     }
 
     /// The ids of sections and items present in both catalogues whose content differs (for a
@@ -52,18 +60,17 @@ extension Changeset {
     public init(from a: Catalog, to b: Catalog, workspace: DiffWorkspace? = nil) throws(DuplicateIDError) {
         // Content is compared where the diff's matching pairs an item with its old version, in
         // place (see `Item.sameContent`).
-        self = try a.sections.withUnsafeBufferPointer { old throws(DuplicateIDError) in
-            try b.sections.withUnsafeBufferPointer { new throws(DuplicateIDError) in
-                try StagedDiff.changeset(from: a.shape, to: b.shape, updatedSections: b.sectionContentChanges(since: a),
-                                         itemsDiffer: { p, q in
-                                             old[p.section].items.withUnsafeBufferPointer { x in
-                                                 new[q.section].items.withUnsafeBufferPointer { y in
-                                                     !Item.sameContent(x.baseAddress! + p.item, y.baseAddress! + q.item)
-                                                 }
-                                             }
-                                         }, workspace: workspace)
-            }
-        }
+        self = try StagedDiff.changeset(from: a.shape, to: b.shape, updatedSections: b.sectionContentChanges(since: a),
+                                        itemsDiffer: { s, t, pairs, differing in
+                                            a.sections[s].items.withUnsafeBufferPointer { x in
+                                                b.sections[t].items.withUnsafeBufferPointer { y in
+                                                    for (k, pair) in pairs.enumerated()
+                                                    where !Item.sameContent(x.baseAddress! + pair.old, y.baseAddress! + pair.new) {
+                                                        differing.append(k)
+                                                    }
+                                                }
+                                            }
+                                        }, workspace: workspace)
         fromRevision = a.revision
         toRevision = b.revision
     }

@@ -33,14 +33,17 @@ public enum StagedDiff {
         try changeset(from: a, to: b, updatedSections: updatedSections, updatedItems: .ids(updatedItems), workspace: workspace)
     }
 
-    /// The changeset from `a` to `b`, with the items whose content changed found by `itemsDiffer`,
-    /// which is asked once for each item both snapshots hold (its path in `a`, then in `b`): the
-    /// catalogue-level diff compares content inside the diff's own matching, with no second
-    /// table of ids.
+    /// The changeset from `a` to `b`, with the items whose content changed found by
+    /// `itemsDiffer`, which is asked about every item both snapshots hold, once, in runs: each
+    /// call names a section of `a` and one of `b` and gives pairs of item indexes in them (old,
+    /// new), and appends to `differing` the index in `pairs` of each pair whose content differs.
+    /// The catalogue-level diff compares content inside the diff's own matching, with no second
+    /// table of ids, and reaches each section's items once per run rather than once per item.
     @_specialize(where S == String, I == String)
     package static func changeset<S, I>(
         from a: SnapshotShape<S, I>, to b: SnapshotShape<S, I>, updatedSections: Set<S>,
-        itemsDiffer: (_ old: ItemPath, _ new: ItemPath) -> Bool, workspace: DiffWorkspace? = nil
+        itemsDiffer: (_ oldSection: Int, _ newSection: Int, _ pairs: UnsafeBufferPointer<ItemPair>, _ differing: inout [Int]) -> Void,
+        workspace: DiffWorkspace? = nil
     ) throws(DuplicateIDError) -> Changeset {
         try withoutActuallyEscaping(itemsDiffer) { itemsDiffer throws(DuplicateIDError) in
             try changeset(from: a, to: b, updatedSections: updatedSections, updatedItems: .compared(itemsDiffer), workspace: workspace)
@@ -64,11 +67,17 @@ public enum StagedDiff {
     }
 }
 
+/// The indexes of one item in a section of the old snapshot and in a section of the new one.
+package struct ItemPair: Sendable {
+    package var old: Int
+    package var new: Int
+}
+
 /// How a diff learns which items present in both snapshots changed content: by their ids, or by
-/// asking of each matched pair (old path, new path).
+/// asking about runs of matched pairs (see ``StagedDiff/changeset(from:to:updatedSections:itemsDiffer:workspace:)``).
 enum ItemUpdates<I: Hashable> {
     case ids(Set<I>)
-    case compared((_ old: ItemPath, _ new: ItemPath) -> Bool)
+    case compared((_ oldSection: Int, _ newSection: Int, _ pairs: UnsafeBufferPointer<ItemPair>, _ differing: inout [Int]) -> Void)
 }
 
 /// The working state of one diff. The item stage works on the *interim sections*: A's sections
@@ -400,22 +409,42 @@ private struct Planner<S: Hashable & Sendable, I: Hashable & Sendable> {
                 pairs.append((p, Int(aToB[p])))
             }
         case .compared(let differ):
-            // In B's order; the A section of each survivor is usually the one of the survivor
-            // before it, so it is looked for (a binary search) only when it is not.
+            // The survivors in B's order, in runs that stay in one A section and one B section
+            // (the A section of each survivor is usually the one of the survivor before it, so
+            // it is looked for — a binary search — only when it is not); then each run asked
+            // about at once.
             guard !aIDs.sections.isEmpty else { return [] }
-            var s = 0
             let aStarts = aIDs.starts
+            var survivors: [ItemPair] = []
+            survivors.reserveCapacity(matchedCount)
+            var runs: [(s: Int, t: Int, end: Int)] = []
+            var s = 0
             bToA.withUnsafeBufferPointer { bToA in
                 for t in b.sections.indices {
                     let targets = bIDs.positions(ofSection: t)
                     for q in targets {
                         let p = Int(bToA[q])
                         guard p >= 0 else { continue }
-                        if p < aStarts[s] || p >= aStarts[s + 1] { s = aIDs.section(of: p) }
-                        if differ(ItemPath(section: s, item: p - aStarts[s]), ItemPath(section: t, item: q - targets.lowerBound)) {
-                            pairs.append((p, q))
+                        if p < aStarts[s] || p >= aStarts[s + 1] {
+                            if survivors.count > (runs.last?.end ?? 0) { runs.append((s, t, survivors.count)) }
+                            s = aIDs.section(of: p)
                         }
+                        survivors.append(ItemPair(old: p - aStarts[s], new: q - targets.lowerBound))
                     }
+                    if survivors.count > (runs.last?.end ?? 0) { runs.append((s, t, survivors.count)) }
+                }
+            }
+            var differing: [Int] = []
+            survivors.withUnsafeBufferPointer { survivors in
+                var start = 0
+                for run in runs {
+                    differ(run.s, run.t, UnsafeBufferPointer(rebasing: survivors[start..<run.end]), &differing)
+                    let bStart = bIDs.positions(ofSection: run.t).lowerBound
+                    for k in differing {
+                        pairs.append((aStarts[run.s] + survivors[start + k].old, bStart + survivors[start + k].new))
+                    }
+                    differing.removeAll(keepingCapacity: true)
+                    start = run.end
                 }
             }
         }
