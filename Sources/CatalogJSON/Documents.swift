@@ -28,11 +28,13 @@ public enum Documents {
     /// The layout document; with `catalog` (the one laid out), its revision too, and each element
     /// says what it shows: a cell its item's `id`, `title` (the text a cell shows first) and
     /// `section` (its section's id), a header, footer or decoration its section's `id`, `title`,
-    /// item `count` and `capacity`.
+    /// item `count` and `capacity`; and a circular layout gives its `fadePoint` (``Layout/fadePoint``),
+    /// so that a page animates cells in and out as a collection view would.
     public static func layout(_ layout: Layout, _ elements: [LayoutAttributes], describing catalog: Catalog?) -> OrderedJSON {
         var top: [(String, OrderedJSON)] = []
         if let catalog { top.append(("revision", .integer(catalog.revision))) }
         top.append(("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])))
+        if catalog != nil, let point = layout.fadePoint { top.append(("fadePoint", .array([.double(point.x), .double(point.y)]))) }
         top.append(("elements", .array(elements.map { element in
             var fields: [(String, OrderedJSON)] = [
                 ("kind", .string(element.kind.rawValue)),

@@ -120,16 +120,24 @@ public struct LayoutTransition: Sendable {
         }
     }
 
-    /// Transparent at its own frame — or, in a circular layout, at the circle's centre.
+    /// Transparent at its own frame — or centred on the layout's ``Layout/fadePoint``.
     private func faded(_ attributes: LayoutAttributes, in layout: Layout) -> LayoutAttributes {
         var result = attributes
         result.alpha = 0
-        if layout.style == .circular {
-            let center = layout.circle.center
-            result.frame = Rect(x: center.x - result.frame.width / 2, y: center.y - result.frame.height / 2,
+        if let point = layout.fadePoint {
+            result.frame = Rect(x: point.x - result.frame.width / 2, y: point.y - result.frame.height / 2,
                                 width: result.frame.width, height: result.frame.height)
         }
         return result
+    }
+}
+
+extension Layout {
+    /// The point that appearing cells grow out of and disappearing ones shrink into, as
+    /// ``LayoutTransition`` animates them: a circular layout's centre; `nil` for the other
+    /// styles, whose cells fade in and out at their own frame.
+    public var fadePoint: Point? {
+        style == .circular ? circle.center : nil
     }
 }
 

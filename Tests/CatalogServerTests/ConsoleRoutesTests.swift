@@ -67,6 +67,7 @@ import Testing
             try await client.execute(uri: base + "&include=items", method: .get) { response in
                 let object = try #require(try ServerTests.json(response.body) as? [String: Any])
                 #expect(object["revision"] as? Int == 1)
+                #expect(object["fadePoint"] == nil)
                 all = try #require(object["elements"] as? [[String: Any]])
             }
             let cells = all.filter { $0["kind"] as? String == "cell" }
@@ -77,10 +78,17 @@ import Testing
             #expect(headers.map { $0["id"] as? String } == ["a", "b", "c"])
             #expect(headers.map { $0["count"] as? Int } == [2, 1, 0])
             #expect(headers.map { $0["capacity"] as? Int } == [2, 2, 2])
+            // Where cells appear from and go to: a circular layout's centre, no point for the others.
+            let circular = #"{"style":"circular"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            try await client.execute(uri: "/catalogs/shelf/layout?config=\(circular)&width=390&height=300&include=items", method: .get) { response in
+                let object = try #require(try ServerTests.json(response.body) as? [String: Any])
+                #expect(object["fadePoint"] as? [Double] == [195, 150])
+            }
             // Without include, the document is as before: no ids, no revision.
             try await client.execute(uri: base, method: .get) { response in
                 let object = try #require(try ServerTests.json(response.body) as? [String: Any])
                 #expect(object["revision"] == nil)
+                #expect(object["fadePoint"] == nil)
                 #expect((object["elements"] as? [[String: Any]])?.allSatisfy { $0["id"] == nil } == true)
             }
             // A rect: exactly the elements whose frames meet it (checked against the whole layout).

@@ -224,6 +224,45 @@ class ConsoleTests(unittest.TestCase):
         stored = self.server.stored("bookshelf")
         self.assertEqual((stored["revision"], section_of(stored, "b-pride")[0]), (2, "classics"))
 
+    def test_in_a_circular_layout_books_appear_from_the_centre_and_go_into_it(self):
+        run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)
+        driver = self.new_browser()
+        driver.get(self.server.url + "#/catalog/bookshelf?style=circular&device=phone")
+        wait(driver, lambda d: d.find_element(By.ID, "live").text == "live", "the event stream never opened")
+        wait_for_css(driver, '.cell[data-id="b-pride"]')
+        # Every style the two books take, as the page sets it: the style before each change, and
+        # the last one of a book taken out of the page.
+        driver.execute_script("""
+            window.styles = {"b-new": [], "b-pride": []};
+            new MutationObserver(records => {
+                for (const record of records) {
+                    if (record.type === "attributes" && record.target.dataset.id in window.styles) {
+                        window.styles[record.target.dataset.id].push(record.oldValue);
+                    }
+                    for (const node of record.removedNodes) {
+                        if (node.dataset && node.dataset.id in window.styles) window.styles[node.dataset.id].push(node.getAttribute("style"));
+                    }
+                }
+            }).observe(document.querySelector(".content"),
+                       {subtree: true, childList: true, attributes: true, attributeFilter: ["style"], attributeOldValue: true});
+        """)
+        status, _, _ = self.server.request("POST", "/catalogs/bookshelf/batches", {"operations": [
+            {"op": "insertItem", "section": "poetry", "index": 0,
+             "item": {"id": "b-new", "kind": "book", "title": "New", "cover": "new"}},
+            {"op": "deleteItem", "id": "b-pride"}]})
+        self.assertEqual(status, 200)
+        wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, '.cell[data-id="b-pride"]'), "the deleted book stayed", patience=5)
+        styles = driver.execute_script("return window.styles")
+        new = cell(driver, "b-new")
+        width, height = new.size["width"], new.size["height"]
+        # The phone's viewport is 390×844: the circle's centre is (195, 422).
+        centred = f"translate({195 - width / 2:g}px, {422 - height / 2:g}px)"
+        self.assertTrue(any(centred in style and "opacity: 0" in style for style in styles["b-new"] if style),
+                        f"the new book never started at the centre ({centred}): {styles['b-new']}")
+        self.assertNotIn(centred, new.get_attribute("style"), "the new book stayed at the centre")
+        self.assertIn(centred, styles["b-pride"][-1], f"the deleted book did not go into the centre: {styles['b-pride']}")
+        self.assertIn("opacity: 0", styles["b-pride"][-1])
+
     def test_an_import_error_reads_as_the_command_line_words_it(self):
         folder = tempfile.mkdtemp()
         bad = os.path.join(folder, "bad.json")

@@ -212,23 +212,31 @@ export class CatalogView {
       this.elements.set(key, element);
       if (this.drag?.node === node) continue;
       this.place(node, element, appears);
+      if (appears && layout.fadePoint) node.style.transform = CatalogView.transform(element, layout.fadePoint);
     }
     for (const [key, node] of this.nodes) {
       // The book being dragged (or picked up) stays in the page wherever the content has scrolled.
       if (seen.has(key) || node === this.drag?.node || node === this.picked?.node) continue;
+      const element = this.elements.get(key);
       this.nodes.delete(key);
       this.elements.delete(key);
       if (animate && node.classList.contains("cell")) {
+        // It ends as the layout's update attributes say: transparent, at its own frame or at the fade point.
         node.style.opacity = "0";
+        if (element && layout.fadePoint) node.style.transform = CatalogView.transform(element, layout.fadePoint);
         setTimeout(() => node.remove(), ANIMATION_MS);
       } else {
         node.remove();
       }
     }
     if (appearing.length) {
-      // Appearing cells start transparent at their own frame and fade in.
+      // Appearing cells start as the layout's update attributes say (transparent, at their own
+      // frame or centred on the fade point) and glide and fade in to where they are.
       void content.offsetWidth;
-      for (const [node, element] of appearing) node.style.opacity = String(element.alpha);
+      for (const [node, element] of appearing) {
+        node.style.opacity = String(element.alpha);
+        node.style.transform = CatalogView.transform(element);
+      }
     }
     this.loaded = rect;
     window.catalogConsole.lastDraw = { at: performance.now(), rect, elements: layout.elements.length };
@@ -253,11 +261,18 @@ export class CatalogView {
     return node;
   }
 
-  place(node, element, appearing = false) {
+  /** The CSS transform that puts an element at its frame, or with its frame centred on `point`. */
+  static transform(element, point = null) {
     const [x, y, width, height] = element.frame;
+    const [left, top] = point ? [point[0] - width / 2, point[1] - height / 2] : [x, y];
+    return `translate(${left}px, ${top}px) scale(${element.scale})`;
+  }
+
+  place(node, element, appearing = false) {
+    const [, , width, height] = element.frame;
     node.style.width = `${width}px`;
     node.style.height = `${height}px`;
-    node.style.transform = `translate(${x}px, ${y}px) scale(${element.scale})`;
+    node.style.transform = CatalogView.transform(element);
     node.style.opacity = appearing ? "0" : String(element.alpha);
     node.style.zIndex = String(element.zIndex);
     node.hidden = element.hidden;
