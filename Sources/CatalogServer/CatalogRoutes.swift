@@ -56,6 +56,11 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// Layout answers by revision and request: a client scrolling back, or many clients asking
     /// for one picture, cost one layout.
     let layouts = ResponseCache(limit: 64, byteBudget: 64 << 20)
+    /// Prepared layouts by catalogue, configuration and viewport, at the revision laid out: a
+    /// page that scrolls asks for the elements of one rect after another (and, with pinned
+    /// headers or a carousel, at one offset after another), and each costs a rect query, not a
+    /// layout. Bounded by the items they lay out.
+    let preparedLayouts = RevisionCache<PreparedLayout>(limit: 8, budget: 2_000_000, cost: { $0.layout.numberOfItems })
     var bodyWork: WorkLimiter { RouteLimits.bodyWork }
     var layoutWork: WorkLimiter { RouteLimits.layoutWork }
 
@@ -170,8 +175,8 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
 
     /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true` or
     /// `rect=x,y,w,h` for the elements in a rect, `include=items` for what each one shows); an
-    /// SVG picture when the client accepts `image/svg+xml`. Computed on the layout threads and
-    /// kept per revision and request; a layout of more than ``maxLayoutElements`` elements is
+    /// SVG picture when the client accepts `image/svg+xml`. Prepared on the layout threads and
+    /// kept per revision (``preparedLayouts``), each answer kept per revision and request; a layout of more than ``maxLayoutElements`` elements is
     /// answered only for what the viewport shows (`visible=true`), and refused otherwise.
     func layout(_ request: Request, name: String) async throws -> Response {
         let query = request.uri.queryParameters
@@ -203,22 +208,30 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         let describe = query["include"].map { $0.split(separator: ",").contains("items") } ?? false
         let picture = request.headers[.accept]?.contains("image/svg+xml") == true
         let revision = try await store.revision(of: name)
-        let (store, limit, layoutWork, offsetAsked) = (self.store, maxLayoutElements, self.layoutWork, offset)
-        let key = "\(name)\u{0}\(configuration)\u{0}\(viewport)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)\u{0}\(String(describing: rect))\u{0}\(describe)"
+        let (store, limit, layoutWork, preparedLayouts) = (self.store, maxLayoutElements, self.layoutWork, self.preparedLayouts)
+        let preparedKey = "\(name)\u{0}\(configuration)\u{0}\(viewport)"
+        let key = "\(preparedKey)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)\u{0}\(String(describing: rect))\u{0}\(describe)"
         let (_, body) = try await layouts.body(for: key, revision: revision) {
-            let catalog = try await store.catalog(named: name)
+            let prepared = try await preparedLayouts.value(for: preparedKey, revision: revision) {
+                let catalog = try await store.catalog(named: name)
+                return try await layoutWork.run {
+                    let input = LayoutInput(catalog)
+                    return PreparedLayout(catalog: catalog, input: input,
+                                          layout: try Layout(input, configuration: configuration, viewportSize: viewport))
+                }
+            }
             return try await layoutWork.run {
-                let input = LayoutInput(catalog)
-                let layout = try Layout(input, configuration: configuration, viewportSize: viewport, contentOffset: offsetAsked)
+                var layout = prepared.layout
+                layout.contentOffset = offset
                 let elements = rect.map { layout.elements(in: $0) } ?? (visible ? layout.elements(in: layout.visibleRect) : layout.allElements)
                 guard elements.count <= limit else {
                     throw Problem(status: .unprocessableContent, kind: "layout-too-large",
                                   detail: "the layout has \(elements.count) elements, more than the \(limit) this server answers at once; "
                                       + "add visible=true (and offset=x,y) for what a viewport shows, or rect=x,y,width,height")
                 }
-                let text = picture ? LayoutPicture(layout: layout, input: input, elements: elements).svg
-                    : Documents.layout(layout, elements, describing: describe ? catalog : nil).serialized(pretty: false)
-                return (catalog.revision, ByteBuffer(string: text))
+                let text = picture ? LayoutPicture(layout: layout, input: prepared.input, elements: elements).svg
+                    : Documents.layout(layout, elements, describing: describe ? prepared.catalog : nil).serialized(pretty: false)
+                return (prepared.catalog.revision, ByteBuffer(string: text))
             }
         }
         return buffer(body, type: picture ? "image/svg+xml" : "application/json")
@@ -513,50 +526,5 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = type
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: body))
-    }
-}
-
-/// Response bodies by key and revision, for reads of catalogues that have not changed.
-///
-/// Requests that miss the same entry at the same time share one computation: after a write, or
-/// when a server starts, 64 clients asking for the same change feed make one body, not 64.
-/// Bounded by a number of entries and by the bytes of the bodies it keeps; past either, it
-/// starts afresh.
-final class ResponseCache: @unchecked Sendable {
-    typealias Body = (revision: Int, body: ByteBuffer)
-    private let lock = NSLock()
-    private var entries: [String: (revision: Int, body: Task<Body, any Error>)] = [:]
-    private var bytes = 0
-    private let limit: Int
-    private let byteBudget: Int
-
-    init(limit: Int = 256, byteBudget: Int = 64 << 20) {
-        self.limit = limit
-        self.byteBudget = byteBudget
-    }
-
-    /// The cached body for `key` at `revision`, or `make()`'s (which says its own revision).
-    /// A failed `make()` is not kept: the next request tries again.
-    func body(for key: String, revision: Int, make: @escaping @Sendable () async throws -> Body) async throws -> Body {
-        let (task, made): (Task<Body, any Error>, Bool) = lock.withLock {
-            if let entry = entries[key], entry.revision == revision { return (entry.body, false) }
-            if entries.count >= limit || bytes > byteBudget {
-                entries.removeAll(keepingCapacity: true)
-                bytes = 0
-            }
-            let task = Task { try await make() }
-            entries[key] = (revision, task)
-            return (task, true)
-        }
-        do {
-            let body = try await task.value
-            if made { lock.withLock { bytes += body.body.readableBytes } }
-            return body
-        } catch {
-            lock.withLock {
-                if let entry = entries[key], entry.revision == revision { entries[key] = nil }
-            }
-            throw error
-        }
     }
 }

@@ -104,6 +104,29 @@ import Testing
                 let elements = try #require(object["elements"] as? [[String: Any]])
                 #expect(Set(elements.map { "\($0["kind"]!) \($0["id"]!)" }) == expected)
             }
+            // One prepared layout answers every offset and rect of a revision; a write lays out again.
+            let pinned = #"{"style":"flow","itemSize":[80,120],"headerHeight":30,"pinHeaders":true}"#
+                .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            func headerY(_ section: String, offset: Int) async throws -> Double? {
+                var y: Double?
+                try await client.execute(uri: "/catalogs/shelf/layout?config=\(pinned)&width=390&height=300&include=items&offset=0,\(offset)",
+                                         method: .get) { response in
+                    let object = try #require(try ServerTests.json(response.body) as? [String: Any])
+                    let elements = try #require(object["elements"] as? [[String: Any]])
+                    y = (elements.first { $0["kind"] as? String == "header" && $0["id"] as? String == section }?["frame"] as? [Double])?[1]
+                }
+                return y
+            }
+            let (atTop, scrolled) = (try await headerY("a", offset: 0), try await headerY("a", offset: 60))
+            #expect(atTop == 0 && scrolled == 60, "the pinned header follows the offset: \(String(describing: atTop)), \(String(describing: scrolled))")
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
+                                     body: ServerTests.body(#"{"item": "b0", "toSection": "c"}"#)) { #expect($0.status == .ok) }
+            try await client.execute(uri: base + "&include=items", method: .get) { response in
+                let object = try #require(try ServerTests.json(response.body) as? [String: Any])
+                #expect(object["revision"] as? Int == 2)
+                let elements = try #require(object["elements"] as? [[String: Any]])
+                #expect(elements.first { $0["id"] as? String == "b0" }?["section"] as? String == "c")
+            }
             for bad in ["rect=1,2,3", "rect=0,0,-1,5", "rect=a,b,c,d", "rect=0,0,nan,1", "rect=0,,1,1",
                         "offset=1", "offset=a,b", "offset=1,2,3", "offset=inf,0"] {
                 try await client.execute(uri: base + "&\(bad)", method: .get) { try ServerTests.problem($0, status: 400, kind: "invalid-parameter") }
