@@ -50,13 +50,14 @@ extension PostgresCatalogStore {
         return 0
     }
 
-    /// Records `write` as the client's last, only over the number before it: a client's first
-    /// write inserted by two transactions at once is recorded by one, and the other fails.
+    /// Records `write` as the client's last, only over the number before it, with its answer (the
+    /// first write of a request drops the answers to the request before): a client's first write
+    /// inserted by two transactions at once is recorded by one, and the other fails.
     static func record(_ write: ClientWrite, answer: RecordedAnswer, on connection: PostgresConnection, logger: Logger) async throws {
         let sequence = Int64(write.sequence), status = Int32(answer.status)
         let rows = try await connection.query("""
-            INSERT INTO client_write (client, sequence, status, answer) VALUES (\(write.client), \(sequence), \(status), \(answer.body))
-            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, status = excluded.status, answer = excluded.answer
+            INSERT INTO client_write (client, sequence) VALUES (\(write.client), \(sequence))
+            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence
             WHERE client_write.sequence = excluded.sequence - 1
             RETURNING 1
             """, logger: logger)
@@ -66,12 +67,19 @@ extension PostgresCatalogStore {
             throw StoreError.outOfSequence(client: write.client, sequence: write.sequence,
                                            expected: try await lastSequence(of: write.client, on: connection, logger: logger, locking: false) + 1)
         }
+        if write.sequence == write.requestStart {
+            try await connection.query("DELETE FROM client_answer WHERE client = \(write.client) AND sequence < \(sequence)", logger: logger)
+        }
+        try await connection.query("""
+            INSERT INTO client_answer (client, sequence, status, answer) VALUES (\(write.client), \(sequence), \(status), \(answer.body))
+            ON CONFLICT (client, sequence) DO UPDATE SET status = excluded.status, answer = excluded.answer
+            """, logger: logger)
     }
 
-    /// The answer recorded for `write`, when it is the client's last.
+    /// The answer recorded for `write`, while it is kept (a write of the client's last request).
     static func answer(to write: ClientWrite, on connection: PostgresConnection, logger: Logger) async throws -> RecordedAnswer? {
         let rows = try await connection.query("""
-            SELECT status, answer FROM client_write WHERE client = \(write.client) AND sequence = \(Int64(write.sequence))
+            SELECT status, answer FROM client_answer WHERE client = \(write.client) AND sequence = \(Int64(write.sequence))
             """, logger: logger)
         for try await (status, body) in rows.decode((Int32, String).self) { return RecordedAnswer(status: Int(status), body: body) }
         return nil

@@ -397,7 +397,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         }
         var answers: [String] = []
         for (index, batch) in batches.enumerated() {
-            let client = ClientWrite(client: first.client, sequence: first.sequence + index)
+            let client = ClientWrite(client: first.client, sequence: first.sequence + index, requestStart: first.sequence)
             let (answer, replayed, goOn): (RecordedAnswer, Bool, Bool)
             do {
                 switch try await numbered(batch, to: name, kind: "batch", as: client) {

@@ -6,9 +6,9 @@ extension CatalogStore {
     /// Applies a client's numbered write (``ClientWrite``) in one transaction with the record of
     /// its number and `answer(result)`: both land, or neither does.
     ///
-    /// - Returns: ``ClientWriteOutcome/applied(_:answer:)``, or for a resend of the client's last
-    ///   write, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded answer (nothing is
-    ///   applied again).
+    /// - Returns: ``ClientWriteOutcome/applied(_:answer:)``, or for a resend of a write of the
+    ///   client's last request, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded
+    ///   answer (nothing is applied again).
     /// - Throws: ``StoreError/outOfSequence(client:sequence:expected:)`` for any other number
     ///   but the next; the errors of `apply(_:to:)`, with nothing recorded.
     public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
@@ -49,28 +49,36 @@ private final class RecordedAnswerBox: @unchecked Sendable {
     var value: RecordedAnswer?
 }
 
-/// The `client_write` rows (migration 0008): each client's last number and its answer.
+/// The `client_write` rows (each client's last number) and the `client_answer` rows (the
+/// answers to its last request), migrations 0008 and 0010.
 enum ClientWriteRows {
     /// The client's last recorded number; 0 when none is.
     static func last(of client: String, in db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT sequence FROM client_write WHERE client = ?"), arguments: [client]) ?? 0
     }
 
-    /// Records `write` as the client's last, only over the number before it.
+    /// Records `write` as the client's last, only over the number before it, with its answer;
+    /// the first write of a request drops the answers to the request before.
     static func record(_ write: ClientWrite, answer: RecordedAnswer, in db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO client_write (client, sequence, status, answer) VALUES (?, ?, ?, ?)
-            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, status = excluded.status, answer = excluded.answer
+        try db.cachedStatement(sql: """
+            INSERT INTO client_write (client, sequence) VALUES (?, ?)
+            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence
             WHERE client_write.sequence = excluded.sequence - 1
-            """, arguments: [write.client, write.sequence, answer.status, answer.body])
+            """).execute(arguments: [write.client, write.sequence])
         guard db.changesCount == 1 else {
             throw StoreError.outOfSequence(client: write.client, sequence: write.sequence, expected: try last(of: write.client, in: db) + 1)
         }
+        if write.sequence == write.requestStart {
+            try db.cachedStatement(sql: "DELETE FROM client_answer WHERE client = ? AND sequence < ?")
+                .execute(arguments: [write.client, write.sequence])
+        }
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO client_answer (client, sequence, status, answer) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [write.client, write.sequence, answer.status, answer.body])
     }
 
-    /// The answer recorded for `write`, when it is the client's last.
+    /// The answer recorded for `write`, while it is kept (a write of the client's last request).
     static func answer(to write: ClientWrite, in db: Database) throws -> RecordedAnswer? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT status, answer FROM client_write WHERE client = ? AND sequence = ?",
+        guard let row = try Row.fetchOne(db, sql: "SELECT status, answer FROM client_answer WHERE client = ? AND sequence = ?",
                                          arguments: [write.client, write.sequence]) else { return nil }
         return RecordedAnswer(status: row[0], body: row[1])
     }

@@ -2,21 +2,28 @@
 /// client id and the next sequence number (docs/Following-a-server.md).
 ///
 /// The database records the last number of each client in the same transaction as the write, so
-/// a write is applied once however often it is sent: a resend of the last write is answered with
-/// the answer recorded for it, and any other number but the next is refused
-/// (``StoreError/outOfSequence(client:sequence:expected:)``).
+/// a write is applied once however often it is sent: a resend of a write of the client's last
+/// request is answered with the answer recorded for it, and any other number but the next is
+/// refused (``StoreError/outOfSequence(client:sequence:expected:)``).
 public struct ClientWrite: Sendable, Hashable {
     /// The client's id: 1 to ``maximumClientLength`` characters of letters, digits and `-._:`.
     public var client: String
     /// The write's number: 1 for a client's first write, one more for each after it.
     public var sequence: Int
+    /// The number of the first write of the request that carries this one (``sequence`` when it
+    /// is sent alone). The database keeps the answers to the client's writes from that number
+    /// on — its last request's — so a resend of the whole request gets each answer again.
+    public var requestStart: Int
 
     /// The longest client id a database records.
     public static let maximumClientLength = 128
 
-    public init(client: String, sequence: Int) {
+    /// A numbered write; `requestStart` is the number of the first write of its request, when
+    /// the request carries several (no later than `sequence`).
+    public init(client: String, sequence: Int, requestStart: Int? = nil) {
         self.client = client
         self.sequence = sequence
+        self.requestStart = min(requestStart ?? sequence, sequence)
     }
 
     /// Why `client` cannot be a client id, in a sentence; nil when it can.
@@ -43,11 +50,11 @@ public struct ClientWrite: Sendable, Hashable {
         }
     }
 
-    /// Whether `error` refused this write because it is the client's last recorded one: a
-    /// resend, to be answered with the recorded answer.
+    /// Whether `error` refused this write because its number is already recorded: a resend, to
+    /// be answered with its recorded answer while that is kept.
     package func isResend(refusedWith error: StoreError) -> Bool {
         guard case .outOfSequence(_, let sent, let expected) = error else { return false }
-        return sent == sequence && sent == expected - 1
+        return sent == sequence && sent < expected
     }
 }
 
@@ -78,7 +85,7 @@ public struct RecordedAnswer: Sendable, Hashable {
 public enum ClientWriteOutcome: Sendable, Hashable {
     /// The write was applied now, and `answer` recorded with its number (what to answer now).
     case applied(WriteResult, answer: RecordedAnswer)
-    /// The write's number is the client's last recorded one: this is a resend, answered as the
-    /// first time and not applied again.
+    /// The write's number is recorded, with its answer, from the client's last request: this is
+    /// a resend, answered as the first time and not applied again.
     case answeredBefore(RecordedAnswer)
 }

@@ -67,6 +67,38 @@ import Testing
         }
     }
 
+    /// The answers to every write of a client's last request are kept, so that the request sent
+    /// again is answered write by write; the first write of the next request drops them.
+    @Test(arguments: Backend.available)
+    func theAnswersToTheLastRequestAreKeptUntilTheNext(backend: Backend) async throws {
+        try await withDatabase(backend) { store in
+            var catalog = CatalogDatabaseTests.shelves
+            catalog.sections[0].capacity = 100
+            catalog.sections[1].capacity = 100
+            try await store.replace([(catalog, nil)], progress: nil)
+            func send(_ sequence: Int, from start: Int) async throws -> ClientWriteOutcome {
+                try await store.apply(Self.move("a0", to: sequence % 2 == 0 ? "a" : "b"), to: "shelf",
+                                      as: ClientWrite(client: "phone", sequence: sequence, requestStart: start), answer: Self.answer)
+            }
+            for sequence in 1...3 { _ = try await send(sequence, from: 1) }
+            let revision = try await store.revision(of: "shelf")
+            for sequence in 1...3 {
+                #expect(try await send(sequence, from: 1) == .answeredBefore(RecordedAnswer(status: 200, body: "revision \(sequence + 1)")))
+            }
+            #expect(try await store.revision(of: "shelf") == revision)
+            // The next request (4 and 5): 1 to 3 are no longer answered, 4 and 5 are.
+            for sequence in 4...5 { _ = try await send(sequence, from: 4) }
+            await #expect(throws: StoreError.outOfSequence(client: "phone", sequence: 3, expected: 6)) { try await send(3, from: 1) }
+            #expect(try await send(4, from: 4) == .answeredBefore(RecordedAnswer(status: 200, body: "revision 5")))
+            #expect(try await send(5, from: 4) == .answeredBefore(RecordedAnswer(status: 200, body: "revision 6")))
+            // A write sent alone keeps only its own answer.
+            _ = try await send(6, from: 6)
+            await #expect(throws: StoreError.outOfSequence(client: "phone", sequence: 5, expected: 7)) { try await send(5, from: 4) }
+            #expect(try await send(6, from: 6) == .answeredBefore(RecordedAnswer(status: 200, body: "revision 7")))
+            try await store.checkIntegrity()
+        }
+    }
+
     /// Two instances (or two threads) given the same numbered write at once: it is applied once,
     /// and the other is answered with the first's answer.
     @Test(arguments: Backend.available)

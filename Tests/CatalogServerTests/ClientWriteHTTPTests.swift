@@ -105,11 +105,23 @@ import Testing
             #expect(answers.map(\.sequence) == [1, 2, 3, 4] && answers.map(\.status) == [200, 409, 200, 409], "\(answer.body)")
             #expect(answer.body.contains("shelf-full") && answer.body.contains("stale-revision"))
             #expect(try await store.revision(of: "shelf") == 3)
+            // The whole answer lost: the request sent again gets each write's first answer — the
+            // refusal with its reason too — and nothing is applied twice.
+            let resent = try await Self.send(client, "/catalogs/shelf/writes", body: body, headers: Self.numbered("phone", 1))
+            let replayed = try JSONDecoder().decode(Answers.self, from: Data(resent.body.utf8)).answers
+            #expect(replayed.map(\.sequence) == [1, 2, 3, 4] && replayed.map(\.status) == [200, 409, 200, 409], "\(resent.body)")
+            #expect(replayed.map { $0.replayed == true } == [true, true, true, false], "\(resent.body)")
+            #expect(resent.body.contains("shelf-full") && resent.body.contains("stale-revision"))
+            #expect(try await store.revision(of: "shelf") == 3)
             // Write 4 is free again, and 5 follows it: sent again, rebased.
             let again = try await Self.send(client, "/catalogs/shelf/writes", body: "[" + batch("a0", "c") + "," + batch("a0", "b") + "]",
                                             headers: Self.numbered("phone", 4))
             let second = try JSONDecoder().decode(Answers.self, from: Data(again.body.utf8)).answers
             #expect(second.map(\.status) == [200, 200] && second.map(\.sequence) == [4, 5], "\(again.body)")
+            // The answers to the request before are dropped once a new one is recorded.
+            let stale = try await Self.send(client, "/catalogs/shelf/writes", body: body, headers: Self.numbered("phone", 1))
+            let refusedAgain = try JSONDecoder().decode(Answers.self, from: Data(stale.body.utf8)).answers
+            #expect(refusedAgain.map(\.status) == [409] && stale.body.contains("out-of-sequence"), "\(stale.body)")
             // The last one sent again: replayed, not applied twice.
             let replay = try await Self.send(client, "/catalogs/shelf/writes", body: "[" + batch("a0", "b") + "]", headers: Self.numbered("phone", 5))
             #expect(try JSONDecoder().decode(Answers.self, from: Data(replay.body.utf8)).answers.first?.replayed == true)
