@@ -34,9 +34,7 @@ extension PostgresCatalogStore {
             var applied: [String] = []
             for try await name in try await connection.query("SELECT name FROM catalog_migration ORDER BY name", logger: logger)
                 .decode(String.self) { applied.append(name) }
-            if let unknown = applied.first(where: { !known.contains($0) }) {
-                throw StoreError.database("the database was migrated by a newer version of CatalogKit (migration \(unknown), which this version does not know); use that version or newer")
-            }
+            if let reason = CatalogStore.newerSchemaReason(applied: applied, known: known) { throw StoreError.database(reason) }
             if applied.isEmpty {
                 // A fresh schema goes only where no other program's `catalog` table is.
                 let rows = try await connection.query("""

@@ -79,6 +79,17 @@ public final class CatalogStore: Sendable {
         revisions = RevisionReader(path: path, fallback: writer)
         notifier = ChangeNotifier(path: path)
         self.checkpointer = checkpointer
+        let applied: [String]
+        do {
+            applied = try writer.read { db in
+                try db.tableExists("grdb_migrations") ? String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") : []
+            }
+        } catch {
+            throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
+        }
+        if let reason = Self.newerSchemaReason(applied: applied, known: Self.migrationIDs) {
+            throw StoreError.cannotOpen(path: path, reason: reason)
+        }
         do {
             if let migration {
                 try Self.migrator.migrate(writer, upTo: migration)

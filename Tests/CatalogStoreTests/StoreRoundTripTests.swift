@@ -124,6 +124,20 @@ struct StoreRoundTripTests {
         #expect(try reopened.catalog(named: "f").itemCount == 20)
     }
 
+    @Test("a database a newer version migrated is refused, not misread")
+    func newerSchema() throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let store = try CatalogStore(path: path)
+            try store.writer.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_future')") }
+        }
+        #expect(throws: StoreError.cannotOpen(path: path, reason: "the database was migrated by a newer version of CatalogKit "
+                                                  + "(migration 9999_future, which this version does not know); use that version or newer")) {
+            _ = try CatalogStore(path: path)
+        }
+    }
+
     @Test("a file that is not a database is refused with a readable error")
     func notADatabase() throws {
         let (path, folder) = try temporaryDatabasePath()
