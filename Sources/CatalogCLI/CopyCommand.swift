@@ -11,8 +11,9 @@ struct CopyCommand: ParsableCommand {
         discussion: """
             --from and --to each take a SQLite file or a postgres:// URL. Without names, every \
             catalogue is copied, with the revisions of deleted ones (so a name used again still goes \
-            on from them). Revisions and journals arrive as they are, so clients resume with their \
-            Last-Event-ID or ?since= across the move. Everything is written in one transaction; a \
+            on from them) and the records of devices' numbered writes (so their queued writes go on \
+            being numbered, and answered, where they were). Revisions and journals arrive as they are, \
+            so clients resume with their Last-Event-ID or ?since= across the move. Everything is written in one transaction; a \
             catalogue already in the target is refused unless --replace.
             """
     )
@@ -39,17 +40,18 @@ struct CopyCommand: ParsableCommand {
         target.db = to
         guard source.path != target.path else { throw CLIError("--from and --to name the same database") }
         let names = catalogs
-        let (archives, retired) = try source.withDatabase(.read) { store in
+        let (archives, retired, clients) = try source.withDatabase(.read) { store in
             let all = names.isEmpty ? try await store.summaries().map(\.name) : names
             var archives: [CatalogArchive] = []
             for name in all { archives.append(try await store.archive(of: name)) }
-            // Deleted names come along with a whole copy only.
+            // Deleted names and clients' numbers come along with a whole copy only.
             let retired = names.isEmpty ? try await store.retiredCatalogs() : [:]
-            return (archives, retired)
+            let clients = names.isEmpty ? try await store.clientRecords() : []
+            return (archives, retired, clients)
         }
         let replacing = replace
         try target.withDatabase(.create) { store in
-            try await store.restore(archives, retired: retired, replacing: replacing)
+            try await store.restore(archives, retired: retired, clients: clients, replacing: replacing)
         }
         if json {
             Output.json(.array(archives.map { archive in

@@ -30,8 +30,28 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:replacing:)``).
-    public func restore(_ archives: [CatalogArchive], retired: [String: Int], replacing: Bool) async throws(StoreError) {
+    /// Every client's record of numbered writes (see ``CatalogDatabase/clientRecords()``).
+    public func clientRecords() async throws(StoreError) -> [ClientRecord] {
+        let logger = self.logger
+        return try await withConnection { connection in
+            var records: [String: ClientRecord] = [:]
+            for try await (client, sequence) in try await connection.query("SELECT client, sequence FROM client_write", logger: logger)
+                .decode((String, Int64).self) { records[client] = ClientRecord(client: client, lastSequence: Int(sequence), answers: [:]) }
+            for try await (client, sequence, status, body) in try await connection.query(
+                "SELECT client, sequence, status, answer FROM client_answer", logger: logger).decode((String, Int64, Int32, String).self) {
+                records[client]?.answers[Int(sequence)] = RecordedAnswer(status: Int(status), body: body)
+            }
+            return records.values.sorted { $0.client < $1.client }
+        }
+    }
+
+    /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:clients:replacing:)``).
+    public func restore(_ archives: [CatalogArchive], retired: [String: Int], clients: [ClientRecord],
+                        replacing: Bool) async throws(StoreError) {
+        for record in clients {
+            if let problem = ClientWrite.problem(withClient: record.client) { throw StoreError.database("a client record: \(problem)") }
+            guard record.lastSequence >= 1 else { throw StoreError.database("a client record without a number: \(record.client)") }
+        }
         var checked: [CatalogArchive] = []
         for archive in archives { checked.append(try archive.validated()) }
         try CatalogStore.checkDistinctNames(checked.map { ($0.catalog, nil) })
@@ -75,6 +95,25 @@ extension PostgresCatalogStore {
                     SELECT \(name), \(Int64(revision)) WHERE NOT EXISTS (SELECT 1 FROM catalog WHERE name = \(name))
                     ON CONFLICT (name) DO UPDATE SET revision = greatest(retired_catalog.revision, excluded.revision)
                     """, logger: logger)
+            }
+            for record in clients.sorted(by: { $0.client < $1.client }) {
+                // Taken unless the database has a number as new or newer.
+                let sequence = Int64(record.lastSequence)
+                let taken = try await connection.query("""
+                    INSERT INTO client_write (client, sequence) VALUES (\(record.client), \(sequence))
+                    ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence WHERE client_write.sequence < excluded.sequence
+                    RETURNING 1
+                    """, logger: logger)
+                var count = 0
+                for try await _ in taken { count += 1 }
+                guard count == 1 else { continue }
+                try await connection.query("DELETE FROM client_answer WHERE client = \(record.client)", logger: logger)
+                for (number, answer) in record.answers.sorted(by: { $0.key < $1.key }) where number >= 1 && number <= record.lastSequence {
+                    try await connection.query("""
+                        INSERT INTO client_answer (client, sequence, status, answer)
+                        VALUES (\(record.client), \(Int64(number)), \(Int32(answer.status)), \(answer.body))
+                        """, logger: logger)
+                }
             }
         }
         notifier.didCommit(checked.map { ($0.catalog.name, $0.catalog.revision) })

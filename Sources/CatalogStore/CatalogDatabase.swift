@@ -55,10 +55,15 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     func archive(of name: String) async throws(StoreError) -> CatalogArchive
     /// The deleted catalogues' last revisions, by name (a catalogue made again goes on from them).
     func retiredCatalogs() async throws(StoreError) -> [String: Int]
-    /// Writes `archives` as they are — revisions and journals — and the `retired` revisions of
-    /// names no catalogue has, in one transaction: all of it, or nothing. A catalogue of the same
-    /// name already there is refused (``StoreError/catalogExists(_:)``) unless `replacing`.
-    func restore(_ archives: [CatalogArchive], retired: [String: Int], replacing: Bool) async throws(StoreError)
+    /// Every client's record of numbered writes (its last number and the answers to its last
+    /// request), for a whole copy to another database.
+    func clientRecords() async throws(StoreError) -> [ClientRecord]
+    /// Writes `archives` as they are — revisions and journals — the `retired` revisions of
+    /// names no catalogue has, and the `clients`' records (a client's number only goes forward:
+    /// a record is taken where the database has none or an older number), in one transaction:
+    /// all of it, or nothing. A catalogue of the same name already there is refused
+    /// (``StoreError/catalogExists(_:)``) unless `replacing`.
+    func restore(_ archives: [CatalogArchive], retired: [String: Int], clients: [ClientRecord], replacing: Bool) async throws(StoreError)
     /// Closes the database's connections (a SQLite file's log is checkpointed into it); later
     /// calls fail. For a process about to exit: releasing the store does the same.
     func close()
@@ -110,5 +115,13 @@ extension CatalogStore: CatalogDatabase {
 
     public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
         try Self.previewReplacing(catalogs, in: self)
+    }
+}
+
+extension CatalogDatabase {
+    /// Writes `archives` and the `retired` revisions, with no client records (see
+    /// ``restore(_:retired:clients:replacing:)``).
+    public func restore(_ archives: [CatalogArchive], retired: [String: Int], replacing: Bool) async throws(StoreError) {
+        try await restore(archives, retired: retired, clients: [], replacing: replacing)
     }
 }

@@ -21,8 +21,14 @@ extension CatalogStore {
         }
     }
 
-    /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:replacing:)``).
-    public func restore(_ archives: [CatalogArchive], retired: [String: Int], replacing: Bool) throws(StoreError) {
+    /// Every client's record of numbered writes (see ``CatalogDatabase/clientRecords()``).
+    public func clientRecords() throws(StoreError) -> [ClientRecord] {
+        try read { db in try ClientWriteRows.records(in: db) }
+    }
+
+    /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:clients:replacing:)``).
+    public func restore(_ archives: [CatalogArchive], retired: [String: Int], clients: [ClientRecord] = [],
+                        replacing: Bool) throws(StoreError) {
         var checked: [CatalogArchive] = []
         for archive in archives { checked.append(try archive.validated()) }
         try Self.checkDistinctNames(checked.map { ($0.catalog, nil) })
@@ -57,6 +63,7 @@ extension CatalogStore {
                     ON CONFLICT (name) DO UPDATE SET revision = max(revision, excluded.revision)
                     """, arguments: [Identifier.canonical(name), revision])
             }
+            for record in clients { try ClientWriteRows.restore(record, in: db) }
         }
         notifier.didCommit(checked.map { ($0.catalog.name, $0.catalog.revision) })
     }

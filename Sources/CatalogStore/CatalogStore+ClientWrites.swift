@@ -76,6 +76,32 @@ enum ClientWriteRows {
             .execute(arguments: [write.client, write.sequence, answer.status, answer.body])
     }
 
+    /// Every client's record, by client id.
+    static func records(in db: Database) throws -> [ClientRecord] {
+        var records: [String: ClientRecord] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT client, sequence FROM client_write") {
+            records[row[0]] = ClientRecord(client: row[0], lastSequence: row[1], answers: [:])
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT client, sequence, status, answer FROM client_answer") {
+            records[row[0]]?.answers[row[1]] = RecordedAnswer(status: row[2], body: row[3])
+        }
+        return records.values.sorted { $0.client < $1.client }
+    }
+
+    /// Takes `record` as the client's, unless the database has a number as new or newer.
+    static func restore(_ record: ClientRecord, in db: Database) throws {
+        if let problem = ClientWrite.problem(withClient: record.client) { throw StoreError.database("a client record: \(problem)") }
+        guard record.lastSequence >= 1 else { throw StoreError.database("a client record without a number: \(record.client)") }
+        guard try last(of: record.client, in: db) < record.lastSequence else { return }
+        try db.execute(sql: "INSERT INTO client_write (client, sequence) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence",
+                       arguments: [record.client, record.lastSequence])
+        try db.execute(sql: "DELETE FROM client_answer WHERE client = ?", arguments: [record.client])
+        for (sequence, answer) in record.answers.sorted(by: { $0.key < $1.key }) where sequence >= 1 && sequence <= record.lastSequence {
+            try db.execute(sql: "INSERT INTO client_answer (client, sequence, status, answer) VALUES (?, ?, ?, ?)",
+                           arguments: [record.client, sequence, answer.status, answer.body])
+        }
+    }
+
     /// The answer recorded for `write`, while it is kept (a write of the client's last request).
     static func answer(to write: ClientWrite, in db: Database) throws -> RecordedAnswer? {
         guard let row = try Row.fetchOne(db, sql: "SELECT status, answer FROM client_answer WHERE client = ? AND sequence = ?",

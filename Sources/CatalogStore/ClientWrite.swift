@@ -89,3 +89,20 @@ public enum ClientWriteOutcome: Sendable, Hashable {
     /// a resend, answered as the first time and not applied again.
     case answeredBefore(RecordedAnswer)
 }
+
+/// A client's record of numbered writes in a database: its last number and the answers to its
+/// last request. A whole copy of a database carries them (``CatalogDatabase/clientRecords()``),
+/// so that devices go on numbering where they were and a resend across the move is answered.
+public struct ClientRecord: Sendable, Hashable {
+    public var client: String
+    /// The client's last recorded number.
+    public var lastSequence: Int
+    /// The answers to the writes of its last request, by number.
+    public var answers: [Int: RecordedAnswer]
+
+    public init(client: String, lastSequence: Int, answers: [Int: RecordedAnswer]) {
+        self.client = client
+        self.lastSequence = lastSequence
+        self.answers = answers
+    }
+}

@@ -49,6 +49,43 @@ import Testing
         }
     }
 
+    /// A whole copy carries the devices' numbered writes: a resend across the move is answered,
+    /// not applied again, and the next number applies; a newer number in the target stays.
+    @Test(arguments: pairs)
+    func aCopyCarriesTheClientsNumbers(from: Backend, to: Backend) async throws {
+        try await withDatabase(from) { source in
+            try await withDatabase(to) { target in
+                var catalog = CrossInstanceObservationTests.shelves
+                for s in catalog.sections.indices { catalog.sections[s].capacity = 100 }
+                try await source.replace([(catalog, nil)], progress: nil)
+                let answer: @Sendable (WriteResult) -> RecordedAnswer = { RecordedAnswer(status: 200, body: "revision \($0.revision)") }
+                func move(_ section: String) -> Batch {
+                    Batch(operations: [.moveItem(id: "a0", toSection: section, index: 0, policy: .reject)])
+                }
+                for sequence in 1...3 {
+                    _ = try await source.apply(move(sequence % 2 == 0 ? "a" : "b"), to: "shelf",
+                                               as: ClientWrite(client: "phone", sequence: sequence, requestStart: 1), answer: answer)
+                }
+                _ = try await source.apply(move("a"), to: "shelf", as: ClientWrite(client: "tablet", sequence: 1), answer: answer)
+                try await target.restore([CatalogArchive(catalog: CrossInstanceObservationTests.shelves.renamed("other"), journal: [])], retired: [:],
+                                         clients: [ClientRecord(client: "tablet", lastSequence: 9, answers: [:])], replacing: false)
+                let records = try await source.clientRecords()
+                #expect(records.map(\.client) == ["phone", "tablet"] && records[0].answers.keys.sorted() == [1, 2, 3])
+                try await target.restore([try await source.archive(of: "shelf")], retired: [:], clients: records, replacing: false)
+
+                let revision = try await target.revision(of: "shelf")
+                #expect(try await target.apply(move("a"), to: "shelf", as: ClientWrite(client: "phone", sequence: 2, requestStart: 1),
+                                               answer: answer) == .answeredBefore(RecordedAnswer(status: 200, body: "revision 3")))
+                #expect(try await target.revision(of: "shelf") == revision)
+                guard case .applied = try await target.apply(move("b"), to: "shelf", as: ClientWrite(client: "phone", sequence: 4),
+                                                             answer: answer) else { Issue.record("not applied"); return }
+                // The target's own newer number for the tablet stays.
+                #expect(try await target.clientRecords().first { $0.client == "tablet" }?.lastSequence == 9)
+                try await target.checkIntegrity()
+            }
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aBrokenArchiveWritesNothing(backend: Backend) async throws {
         try await withDatabase(backend) { store in
@@ -62,6 +99,13 @@ import Testing
             await #expect(throws: StoreError.self) {
                 try await store.restore([CatalogArchive(catalog: full, journal: [])], retired: [:], replacing: false)
             }
+            await #expect(throws: StoreError.self) {
+                try await store.restore([], retired: [:], clients: [ClientRecord(client: "bad id!", lastSequence: 1, answers: [:])], replacing: false)
+            }
+            await #expect(throws: StoreError.self) {
+                try await store.restore([], retired: [:], clients: [ClientRecord(client: "phone", lastSequence: 0, answers: [:])], replacing: false)
+            }
+            #expect(try await store.clientRecords().isEmpty)
             let summaries = try await store.summaries()
             #expect(summaries.isEmpty)
         }
