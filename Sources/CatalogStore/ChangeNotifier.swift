@@ -146,6 +146,11 @@ package final class ChangeNotifier: @unchecked Sendable {
 
     /// Runs `change` under the lock; unless it says nothing changed, raises ``current`` (when
     /// `raisingVersion`) and wakes every waiter, once the lock is released.
+    ///
+    /// More than ``wakeInline`` waiters are woken by a task of background priority rather than by
+    /// the caller: the caller is usually the writer, and a server with a thousand subscribers would
+    /// otherwise queue a thousand wake-ups ahead of the rest of its write — its answer — so that
+    /// a writer waiting for each answer got through far fewer writes (BENCHMARKS.md, fan-out).
     private func wakeWaiters(raisingVersion: Bool = true, _ change: () -> Bool) {
         let woken: [CheckedContinuation<Void, Never>] = lock.withLock {
             guard change() else { return [] }
@@ -153,8 +158,15 @@ package final class ChangeNotifier: @unchecked Sendable {
             defer { waiters.removeAll() }
             return waiters.values.map(\.continuation)
         }
-        for waiter in woken { waiter.resume() }
+        if woken.count <= Self.wakeInline {
+            for waiter in woken { waiter.resume() }
+        } else {
+            Task.detached(priority: .background) { for waiter in woken { waiter.resume() } }
+        }
     }
+
+    /// How many waiters a commit wakes itself (an app's few observers, without a task per commit).
+    static let wakeInline = 16
 
     /// Returns once ``current`` is past `seen`, the task is cancelled, or `timeout` has passed
     /// (then returning false).

@@ -85,6 +85,36 @@ import Testing
         #expect(store.updateCache.kept(UpdateCache.Key(name: "shelf", from: 1, to: 2)) == one)
     }
 
+    /// Past the few a commit wakes itself, waiters are woken by a task of their own: every one of
+    /// a hundred observers, each waiting, gets every write, in order.
+    @Test(.timeLimit(.minutes(1))) func manyWaitingObserversAreAllWoken() async throws {
+        let store = try CatalogStore.inMemory()
+        try store.replace(Self.shelves)
+        let count = ChangeNotifier.wakeInline * 6
+        let revisions = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<count {
+                let observer = store.observer(of: "shelf", from: 1, resetThreshold: 1_000)
+                group.addTask {
+                    var seen: [Int] = []
+                    while seen.last != 4, let update = try await observer.next() { seen.append(update.revision) }
+                    observer.finish()
+                    return seen
+                }
+            }
+            // The moves come once the observers may be waiting; each is seen whether or not it was.
+            for (item, section) in [("a0", "b"), ("a0", "a"), ("a0", "b")] {
+                await Task.yield()
+                try Self.move(store, item, to: section, index: 0)
+            }
+            var all: [[Int]] = []
+            for try await seen in group { all.append(seen) }
+            return all
+        }
+        #expect(revisions.count == count)
+        // Each observer reaches revision 4, every update moving it on (coalesced ones included).
+        #expect(revisions.allSatisfy { $0.last == 4 && $0 == $0.sorted() && Set($0).count == $0.count })
+    }
+
     @Test func resetsForLargeChangesAndAJournalThatNoLongerReaches() async throws {
         let store = try CatalogStore.inMemory()
         try store.replace(Self.shelves)
