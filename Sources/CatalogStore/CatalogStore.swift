@@ -81,7 +81,9 @@ public final class CatalogStore: Sendable {
         self.checkpointer = checkpointer
         let applied: [String]
         do {
-            applied = try writer.read { db in
+            // On the writer's connection: a reader opened here would outlive the writer at close,
+            // and the last connection to close is the one that folds the log into the file.
+            applied = try writer.writeWithoutTransaction { db in
                 try db.tableExists("grdb_migrations") ? String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") : []
             }
         } catch {
