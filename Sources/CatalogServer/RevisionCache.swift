@@ -1,5 +1,3 @@
-import CatalogLayout
-import CatalogModel
 import Foundation
 import NIOCore
 
@@ -73,12 +71,4 @@ extension RevisionCache where Value == CachedBody {
         }
         return (cached.revision, cached.body)
     }
-}
-
-/// A catalogue laid out for one configuration and viewport: what ``CatalogRoutes``'s layout
-/// answers query, at any offset and rect.
-struct PreparedLayout: Sendable {
-    var catalog: Catalog
-    var input: LayoutInput
-    var layout: Layout
 }
