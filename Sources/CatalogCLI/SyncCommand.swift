@@ -30,6 +30,11 @@ struct SyncCommand: ParsableCommand {
     @Option(help: "The server's token (default: $CATALOG_TOKEN).")
     var token: String?
 
+    @Option(name: .customLong("moved-from"),
+            help: ArgumentHelp("The server's old URL: its database was copied whole to --server (catalog copy); the catalogues that followed it follow --server from now on.",
+                               valueName: "url"))
+    var movedFrom: String?
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
@@ -44,6 +49,17 @@ struct SyncCommand: ParsableCommand {
                                        logger: logger)
         } catch {
             throw CLIError("--server: \(error)")
+        }
+        if let movedFrom {
+            guard let previous = URL(string: movedFrom) else {
+                throw CLIError("--moved-from: expected a URL such as http://127.0.0.1:8080, found \"\(movedFrom)\"")
+            }
+            do {
+                let moved = try client.serverMoved(from: previous)
+                guard !moved.isEmpty else { throw CLIError("--moved-from: no catalogue of \(global.path) follows \(movedFrom)") }
+            } catch let error as CatalogClientError {
+                throw CLIError("--moved-from: \(error)")
+            }
         }
         let catalogs = self.catalogs
         try Interruptible.run {

@@ -43,6 +43,23 @@ public final class CatalogClient: Sendable {
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
 
+    /// Moves the catalogues this database followed at `previous` — the same server's database,
+    /// copied whole to this client's server (`catalog copy`) — to this client's server: each takes
+    /// the new server's snapshot on its next connection, with the device's waiting writes on top,
+    /// and the waiting writes are sent there with their numbers. Returns the names moved.
+    ///
+    /// - Throws: ``CatalogClientError/invalidServer(_:)`` for a `previous` that is not a server
+    ///   URL; ``CatalogClientError/store(_:)``.
+    @discardableResult
+    public func serverMoved(from previous: URL) throws(CatalogClientError) -> [String] {
+        let old = try ServerRequests(server: previous, token: nil, http: server.http).base
+        do {
+            return try store.refollow(from: old, to: server.base)
+        } catch {
+            throw .store(error)
+        }
+    }
+
     /// Follows `catalogs` and sends the outbox until the task is cancelled (then returns). A
     /// catalogue the server deletes is deleted here too, its waiting writes rejected, and no
     /// longer followed; when that was the last one, this returns.

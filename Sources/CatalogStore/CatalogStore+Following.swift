@@ -139,6 +139,20 @@ extension CatalogStore {
         }
     }
 
+    /// The catalogues that follow `old` follow `new` from now on: the same server's database at
+    /// another address (`catalog copy` of the whole database carries its revisions, journals and
+    /// the devices' write numbers). Each takes the new server's snapshot on its next connection,
+    /// with the writes still waiting replayed on top — a copy is never taken to stand where it
+    /// stood on another server — and the waiting writes keep their numbers. All in one
+    /// transaction; the names moved, in order.
+    package func refollow(from old: String, to new: String) throws(StoreError) -> [String] {
+        try writeWithoutRevision { db in
+            let names = try String.fetchAll(db, sql: "SELECT name FROM followed_catalog WHERE server = ? ORDER BY name", arguments: [old])
+            try db.execute(sql: "UPDATE followed_catalog SET server = ?, server_revision = 0 WHERE server = ?", arguments: [new, old])
+            return names
+        }
+    }
+
     /// A followed catalogue the server deleted: the copy is deleted too, the writes still waiting
     /// for it are marked rejected with `answer` (the server's catalogue is gone), and the database
     /// no longer follows it — all in one transaction.

@@ -136,6 +136,42 @@ import Testing
         }
     }
 
+    /// The server's database copied whole to another server (`catalog copy`): told so, the
+    /// device follows the new address, takes its snapshot, and the write it queued meanwhile is
+    /// applied there once, with its number.
+    @Test func aFollowerMovesWithItsServersDatabase() async throws {
+        let old = try CatalogStore.inMemory()
+        try old.replace(Self.shelves)
+        let (device, _) = try Self.deviceStore()
+        try await Self.serving(old) { oldURL in
+            try await Self.following(device, oldURL) { client in
+                try await Self.eventually("the first snapshot") { try Self.same(device, old) }
+                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+                try await Self.eventually("the outbox drained") { try client.outbox().isEmpty }
+            }
+            // Offline, the device queues a move; the server's database is copied whole to another.
+            try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
+            let new = try CatalogStore.inMemory()
+            try new.restore([try old.archive(of: "shelf")], retired: [:], clients: try old.clientRecords(), replacing: false)
+            try await Self.serving(new) { newURL in
+                let client = try CatalogClient(store: device, server: newURL, retryingAfter: .milliseconds(50), atMost: .seconds(1))
+                await #expect(throws: CatalogClientError.followsAnotherServer(catalog: "shelf", server: oldURL.absoluteString)) {
+                    try await client.run(following: ["shelf"])
+                }
+                #expect(try client.serverMoved(from: oldURL) == ["shelf"])
+                #expect(try client.serverMoved(from: oldURL) == [])
+                let task = Task { try await client.run(following: ["shelf"]) }
+                defer { task.cancel() }
+                try await Self.eventually("the queued write on the new server") { try client.outbox().isEmpty && Self.same(device, new) }
+                #expect(try new.catalog(named: "shelf").sections[1].items.map(\.id) == ["a0"])
+                #expect(try old.revision(of: "shelf") == 2)
+                #expect(try device.followedCatalogs().map(\.server) == [newURL.absoluteString])
+                task.cancel()
+                _ = await task.result
+            }
+        }
+    }
+
     @Test func aCatalogueDeletedOnTheServerIsDeletedHereAndItsWaitingWritesRejected() async throws {
         try await Self.servedShelves { server, device, url in
             try await Self.following(device, url) { _ in
