@@ -160,10 +160,12 @@ public struct ClusterBenchmark: Sendable {
         let stored = try await store.catalog(named: Self.catalogName)
         let storedShape = SnapshotShape(stored.sections.map { ($0.id, $0.items.map(\.id)) })
         let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, !(checkers + [probe]).allSatisfy({ ($0.summary.revision ?? 0) >= final }) {
+        while Date() < deadline, !(checkers + [probe]).allSatisfy({ ($0.receivedRevision ?? 0) >= final }) {
             try await Task.sleep(for: .milliseconds(100))
         }
         for checker in checkers + [probe] { checker.stop() }
+        // The subscribers only read while the load ran; their events are checked now.
+        for checker in checkers + [probe] { checker.check() }
         report.finalRevision = final
         report.acknowledged = two.acknowledged.count
         for (i, checker) in checkers.enumerated() {

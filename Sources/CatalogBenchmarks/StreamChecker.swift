@@ -4,11 +4,13 @@ import Foundation
 /// One event-stream subscriber of the cluster load test, on a thread of its own: follows
 /// `GET /catalogs/{name}/events` and checks every event as a collection view would meet it.
 ///
-/// It keeps the catalogue's shape (section and item ids) from the first snapshot on, applies
-/// each changeset to it stage by stage, and has the batch-update simulator check each against
-/// the shapes before and after; each event must start at the revision the previous one reached
-/// (none missed or repeated). When its server goes away it connects to the next port, resuming
-/// with `Last-Event-ID`.
+/// While the load runs it only reads: each event is kept as it came, with the time it came, so
+/// that the two cores the servers and the database share are not also spent checking. Once
+/// stopped, ``check()`` goes through the events in order: it keeps the catalogue's shape
+/// (section and item ids) from the first snapshot on, applies each changeset to it stage by
+/// stage, and has the batch-update simulator check each against the shapes before and after;
+/// each event must start at the revision the previous one reached (none missed or repeated).
+/// When its server goes away it connects to the next port, resuming with `Last-Event-ID`.
 final class StreamChecker: @unchecked Sendable {
     /// Checked changesets, by the revisions they join, shared by every subscriber of a run: the
     /// changeset from one revision to another is the same for all, so a subscriber that receives
@@ -47,12 +49,24 @@ final class StreamChecker: @unchecked Sendable {
         }
     }
 
+    /// An event as it came: its kind, id and data.
+    private struct Received {
+        var kind: String
+        var id: Int?
+        var data: String
+    }
+
     private let lock = NSLock()
     private let verdicts: Verdicts
     private let ports: [Int]
     private let catalog: String
+    /// The events received, in order, until ``check()`` goes through them.
+    private var received: [Received] = []
     private var shape = SnapshotShape<String, String>(sections: [], items: [])
-    private(set) var revision: Int?
+    /// The revision the last event received reached (what a reconnection resumes from).
+    private var revision: Int?
+    /// The revision the checked events reached.
+    private var checkedRevision: Int?
     private var problems: [String] = []
     private var events = 0
     private var reconnects = 0
@@ -77,9 +91,13 @@ final class StreamChecker: @unchecked Sendable {
         var arrivals: [Int: UInt64]
     }
 
+    /// What the subscriber received and, after ``check()``, what the check found.
     var summary: Summary {
-        lock.withLock { Summary(revision: revision, events: events, reconnects: reconnects, problems: problems, shape: shape, arrivals: arrivals ?? [:]) }
+        lock.withLock { Summary(revision: checkedRevision, events: events, reconnects: reconnects, problems: problems, shape: shape, arrivals: arrivals ?? [:]) }
     }
+
+    /// The revision of the last event received.
+    var receivedRevision: Int? { lock.withLock { revision } }
 
     /// Starts following on a thread of its own.
     func start() {
@@ -149,6 +167,8 @@ final class StreamChecker: @unchecked Sendable {
         return nil
     }
 
+    /// Keeps an event as it came, with its arrival; the revision it reaches is where a
+    /// reconnection resumes.
     private func handle(_ text: String) {
         var kind = "message", id: Int?, data = ""
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -159,19 +179,42 @@ final class StreamChecker: @unchecked Sendable {
         }
         if kind == "message" && data.isEmpty { return }   // a keep-alive
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock { events += 1 }
+        lock.withLock {
+            events += 1
+            received.append(Received(kind: kind, id: id, data: data))
+            if let id, kind == "snapshot" || kind == "reset" || kind == "changes" {
+                if arrivals != nil, arrivals!.count < 1_000_000 {
+                    let from = kind == "changes" ? (revision ?? id - 1) + 1 : id
+                    for r in min(from, id)...id { arrivals?[r] = now }
+                }
+                revision = id
+            }
+        }
+    }
+
+    /// Goes through the events received so far, in order, as a collection view would meet them
+    /// (see the type's summary); what is wrong goes into the summary's problems.
+    func check() {
+        let events = lock.withLock { () -> [Received] in
+            defer { received.removeAll() }
+            return received
+        }
+        for event in events { check(event) }
+    }
+
+    private func check(_ event: Received) {
+        let (kind, id, data) = (event.kind, event.id, event.data)
         switch kind {
         case "snapshot", "reset":
             guard let id, let shape = Self.shape(ofSnapshot: data) else { return problem("an unreadable \(kind)") }
             lock.withLock {
-                if kind == "reset", let revision, id < revision { problems.append("a reset back to \(id) after \(revision)") }
+                if kind == "reset", let checkedRevision, id < checkedRevision { problems.append("a reset back to \(id) after \(checkedRevision)") }
                 self.shape = shape
-                self.revision = id
-                arrivals?[id] = now
+                checkedRevision = id
             }
         case "changes":
             guard let id else { return problem("changes without an id") }
-            let (revision, before) = lock.withLock { (self.revision, shape) }
+            let (revision, before) = lock.withLock { (checkedRevision, shape) }
             guard let revision else { return problem("changes before any snapshot") }
             let (after, violation) = verdicts.check(data, from: revision, to: id, before: before)
             lock.withLock {
@@ -181,10 +224,7 @@ final class StreamChecker: @unchecked Sendable {
                 }
                 if let violation { problems.append("changes \(revision)→\(id): \(violation)") }
                 shape = after
-                if let arrivals, arrivals.count < 1_000_000 {
-                    for r in (revision + 1)...max(revision + 1, id) { self.arrivals?[r] = now }
-                }
-                self.revision = id
+                checkedRevision = id
             }
         case "deleted":
             problem("the catalogue was deleted")
