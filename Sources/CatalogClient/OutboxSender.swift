@@ -68,7 +68,36 @@ struct OutboxSender: Sendable {
             }
         }
         try await settle(settled)
+        if let missing = failure as? NumbersMissing {
+            try await fill(missing.numbers, catalog: run[0].catalog)
+            return
+        }
         if let failure { throw failure }
+    }
+
+    /// The server has no record of the client's numbers in `numbers`, below its next waiting
+    /// write's: its database was copied without the devices' records, or restored from a backup.
+    /// Each is taken with a write that changes nothing, so that the waiting writes keep their
+    /// numbers and each is still applied once.
+    struct NumbersMissing: Error, CustomStringConvertible {
+        var numbers: Range<Int>
+        var description: String { "the server has no record of writes \(numbers.lowerBound) to \(numbers.upperBound - 1)" }
+    }
+
+    /// Sends empty numbered writes for `numbers`, in order, as many to a request as a run.
+    func fill(_ numbers: Range<Int>, catalog: String) async throws {
+        logger.info("\(NumbersMissing(numbers: numbers)); taking their numbers with writes that change nothing")
+        var next = numbers.lowerBound
+        while next < numbers.upperBound {
+            let count = min(Self.writesPerRequest, numbers.upperBound - next)
+            let answers = try await server.send(batches: Array(repeating: #"{"operations":[]}"#, count: count), to: catalog, client: client, first: next)
+            for answer in answers {
+                guard answer.status == 200 || RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind) else {
+                    throw ServerRequests.Retry(detail: "taking write number \(next): status \(answer.status)")
+                }
+                next += 1
+            }
+        }
     }
 
     /// What the server's answer to one write means for its entry: applied at a revision, or
@@ -84,10 +113,12 @@ struct OutboxSender: Sendable {
             throw CatalogClientError.unauthorized(answer.detail ?? "status \(answer.status)")
         case 409 where answer.kind == "out-of-sequence":
             // The server has this number already and no longer keeps its answer: it was applied
-            // (or refused) long ago. Anything else means the server lost writes; wait and retry.
-            guard let expected = answer.expected, expected > entry.sequence else {
+            // (or refused) long ago. A lower number expected means the server lost the record of
+            // the ones between (see `NumbersMissing`).
+            guard let expected = answer.expected, expected != entry.sequence else {
                 throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
             }
+            if expected < entry.sequence { throw NumbersMissing(numbers: max(1, expected)..<entry.sequence) }
             return (0, nil)
         case _ where RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
             return (nil, RecordedAnswer(status: answer.status, body: answer.body))

@@ -138,8 +138,11 @@ import Testing
 
     /// The server's database copied whole to another server (`catalog copy`): told so, the
     /// device follows the new address, takes its snapshot, and the write it queued meanwhile is
-    /// applied there once, with its number.
-    @Test func aFollowerMovesWithItsServersDatabase() async throws {
+    /// applied there once, with its number — also when the copy lacks the devices' records (a
+    /// copy of chosen catalogues, a restored backup): the numbers the server has no record of
+    /// are taken with writes that change nothing.
+    @Test(arguments: [true, false])
+    func aFollowerMovesWithItsServersDatabase(withNumbers: Bool) async throws {
         let old = try CatalogStore.inMemory()
         try old.replace(Self.shelves)
         let (device, _) = try Self.deviceStore()
@@ -152,7 +155,7 @@ import Testing
             // Offline, the device queues a move; the server's database is copied whole to another.
             try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
             let new = try CatalogStore.inMemory()
-            try new.restore([try old.archive(of: "shelf")], retired: [:], clients: try old.clientRecords(), replacing: false)
+            try new.restore([try old.archive(of: "shelf")], retired: [:], clients: withNumbers ? try old.clientRecords() : [], replacing: false)
             try await Self.serving(new) { newURL in
                 let client = try CatalogClient(store: device, server: newURL, retryingAfter: .milliseconds(50), atMost: .seconds(1))
                 await #expect(throws: CatalogClientError.followsAnotherServer(catalog: "shelf", server: oldURL.absoluteString)) {
@@ -166,6 +169,9 @@ import Testing
                 #expect(try new.catalog(named: "shelf").sections[1].items.map(\.id) == ["a0"])
                 #expect(try old.revision(of: "shelf") == 2)
                 #expect(try device.followedCatalogs().map(\.server) == [newURL.absoluteString])
+                // The new server records the device's numbers up to the queued write's.
+                #expect(try new.clientRecords().map(\.lastSequence) == [2])
+                #expect(try new.revision(of: "shelf") == 3)
                 task.cancel()
                 _ = await task.result
             }
