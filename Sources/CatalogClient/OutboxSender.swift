@@ -115,10 +115,10 @@ struct OutboxSender: Sendable {
             // The server has this number already and no longer keeps its answer: it was applied
             // (or refused) long ago. A lower number expected means the server lost the record of
             // the ones between (see `NumbersMissing`).
-            guard let expected = answer.expected, expected != entry.sequence else {
+            guard let expected = answer.expected, expected >= 1, expected != entry.sequence else {
                 throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
             }
-            if expected < entry.sequence { throw NumbersMissing(numbers: max(1, expected)..<entry.sequence) }
+            if expected < entry.sequence { throw NumbersMissing(numbers: expected..<entry.sequence) }
             return (0, nil)
         case _ where RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
             return (nil, RecordedAnswer(status: answer.status, body: answer.body))
