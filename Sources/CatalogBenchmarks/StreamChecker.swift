@@ -183,7 +183,7 @@ final class StreamChecker: @unchecked Sendable {
             events += 1
             received.append(Received(kind: kind, id: id, data: data))
             if let id, kind == "snapshot" || kind == "reset" || kind == "changes" {
-                if arrivals != nil, arrivals!.count < 1_000_000 {
+                if let count = arrivals?.count, count < 1_000_000 {
                     let from = kind == "changes" ? (revision ?? id - 1) + 1 : id
                     for r in min(from, id)...id { arrivals?[r] = now }
                 }

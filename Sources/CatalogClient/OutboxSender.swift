@@ -1,3 +1,4 @@
+import CatalogModel
 import CatalogStore
 import Foundation
 import Logging
@@ -90,7 +91,7 @@ struct OutboxSender: Sendable {
         var next = numbers.lowerBound
         while next < numbers.upperBound {
             let count = min(Self.writesPerRequest, numbers.upperBound - next)
-            let answers = try await server.send(batches: Array(repeating: #"{"operations":[]}"#, count: count), to: catalog, client: client, first: next)
+            let answers = try await server.send(batches: Array(repeating: Batch(operations: []).json, count: count), to: catalog, client: client, first: next)
             for answer in answers {
                 guard answer.status == 200 || RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind) else {
                     throw ServerRequests.Retry(detail: "taking write number \(next): status \(answer.status)")

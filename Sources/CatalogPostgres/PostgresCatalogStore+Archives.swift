@@ -48,12 +48,9 @@ extension PostgresCatalogStore {
     /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:clients:replacing:)``).
     public func restore(_ archives: [CatalogArchive], retired: [String: Int], clients: [ClientRecord],
                         replacing: Bool) async throws(StoreError) {
-        for record in clients {
-            if let problem = ClientWrite.problem(withClient: record.client) { throw StoreError.database("a client record: \(problem)") }
-            guard record.lastSequence >= 1 else { throw StoreError.database("a client record without a number: \(record.client)") }
-        }
         var checked: [CatalogArchive] = []
         for archive in archives { checked.append(try archive.validated()) }
+        let records = try clients.map { record throws(StoreError) in try record.validated() }
         try CatalogStore.checkDistinctNames(checked.map { ($0.catalog, nil) })
         let ordered = checked.sorted { Array($0.catalog.name.utf8).lexicographicallyPrecedes($1.catalog.name.utf8) }
         let logger = self.logger
@@ -96,7 +93,7 @@ extension PostgresCatalogStore {
                     ON CONFLICT (name) DO UPDATE SET revision = greatest(retired_catalog.revision, excluded.revision)
                     """, logger: logger)
             }
-            for record in clients.sorted(by: { $0.client < $1.client }) {
+            for record in records.sorted(by: { $0.client < $1.client }) {
                 // Taken unless the database has a number as new or newer.
                 let sequence = Int64(record.lastSequence)
                 let taken = try await connection.query("""
@@ -108,7 +105,7 @@ extension PostgresCatalogStore {
                 for try await _ in taken { count += 1 }
                 guard count == 1 else { continue }
                 try await connection.query("DELETE FROM client_answer WHERE client = \(record.client)", logger: logger)
-                for (number, answer) in record.answers.sorted(by: { $0.key < $1.key }) where number >= 1 && number <= record.lastSequence {
+                for (number, answer) in record.answers.sorted(by: { $0.key < $1.key }) {
                     try await connection.query("""
                         INSERT INTO client_answer (client, sequence, status, answer)
                         VALUES (\(record.client), \(Int64(number)), \(Int32(answer.status)), \(answer.body))

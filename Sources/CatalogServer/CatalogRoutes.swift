@@ -175,9 +175,10 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
 
     /// Layout attributes for `config`, `width`, `height` (and `offset=x,y`, `visible=true` or
     /// `rect=x,y,w,h` for the elements in a rect, `include=items` for what each one shows); an
-    /// SVG picture when the client accepts `image/svg+xml`. Prepared on the layout threads and
-    /// kept per revision (``preparedLayouts``), each answer kept per revision and request; a layout of more than ``maxLayoutElements`` elements is
-    /// answered only for what the viewport shows (`visible=true`), and refused otherwise.
+    /// SVG picture when the client accepts `image/svg+xml`. Laid out on the layout threads once
+    /// per revision, configuration and viewport (``preparedLayouts``), each answer kept per
+    /// revision and request; a layout of more than ``maxLayoutElements`` elements is answered
+    /// only for what the viewport shows (`visible=true`), and refused otherwise.
     func layout(_ request: Request, name: String) async throws -> Response {
         let query = request.uri.queryParameters
         guard let configText = query["config"] else {

@@ -31,6 +31,7 @@ extension CatalogStore {
                         replacing: Bool) throws(StoreError) {
         var checked: [CatalogArchive] = []
         for archive in archives { checked.append(try archive.validated()) }
+        let records = try clients.map { record throws(StoreError) in try record.validated() }
         try Self.checkDistinctNames(checked.map { ($0.catalog, nil) })
         let total = checked.reduce(0) { $0 + $1.catalog.itemCount }
         try writeWithoutRevision { db in
@@ -63,7 +64,7 @@ extension CatalogStore {
                     ON CONFLICT (name) DO UPDATE SET revision = max(revision, excluded.revision)
                     """, arguments: [Identifier.canonical(name), revision])
             }
-            for record in clients { try ClientWriteRows.restore(record, in: db) }
+            for record in records { try ClientWriteRows.restore(record, in: db) }
         }
         notifier.didCommit(checked.map { ($0.catalog.name, $0.catalog.revision) })
     }

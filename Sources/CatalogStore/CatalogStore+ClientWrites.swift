@@ -88,15 +88,14 @@ enum ClientWriteRows {
         return records.values.sorted { $0.client < $1.client }
     }
 
-    /// Takes `record` as the client's, unless the database has a number as new or newer.
+    /// Takes `record` (``ClientRecord/validated()``) as the client's, unless the database has a
+    /// number as new or newer.
     static func restore(_ record: ClientRecord, in db: Database) throws {
-        if let problem = ClientWrite.problem(withClient: record.client) { throw StoreError.database("a client record: \(problem)") }
-        guard record.lastSequence >= 1 else { throw StoreError.database("a client record without a number: \(record.client)") }
         guard try last(of: record.client, in: db) < record.lastSequence else { return }
         try db.execute(sql: "INSERT INTO client_write (client, sequence) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence",
                        arguments: [record.client, record.lastSequence])
         try db.execute(sql: "DELETE FROM client_answer WHERE client = ?", arguments: [record.client])
-        for (sequence, answer) in record.answers.sorted(by: { $0.key < $1.key }) where sequence >= 1 && sequence <= record.lastSequence {
+        for (sequence, answer) in record.answers.sorted(by: { $0.key < $1.key }) {
             try db.execute(sql: "INSERT INTO client_answer (client, sequence, status, answer) VALUES (?, ?, ?, ?)",
                            arguments: [record.client, sequence, answer.status, answer.body])
         }

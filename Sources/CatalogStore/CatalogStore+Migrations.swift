@@ -19,6 +19,12 @@ extension CatalogStore {
         EmbeddedMigrations.all.map(\.name)
     }
 
+    /// Every migration the database records as applied, known to this build or not (GRDB's
+    /// `appliedMigrations` names only the ones it knows).
+    static func recordedMigrations(_ db: Database) throws -> [String] {
+        try db.tableExists("grdb_migrations") ? String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") : []
+    }
+
     /// Why a database whose applied migrations are `applied` cannot be opened by this build: the
     /// first one it does not know, which a newer version applied (this one would misread its
     /// schema); nil when it knows them all. Both stores refuse such a database with this reason.

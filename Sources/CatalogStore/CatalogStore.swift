@@ -45,9 +45,9 @@ public final class CatalogStore: Sendable {
         var configuration = configuration()
         configuration.readonly = true
         if let pool = try? DatabasePool(path: path, configuration: configuration),
-           let applied = try? pool.read({ db in try migrator.appliedMigrations(db) }),
-           applied == migrationIDs {
-            return CatalogStore(readOnly: pool, path: path)
+           let applied = try? pool.read(recordedMigrations) {
+            if let reason = newerSchemaReason(applied: applied, known: migrationIDs) { throw StoreError.cannotOpen(path: path, reason: reason) }
+            if applied == migrationIDs { return CatalogStore(readOnly: pool, path: path) }
         }
         return try CatalogStore(path: path)
     }
@@ -83,9 +83,7 @@ public final class CatalogStore: Sendable {
         do {
             // On the writer's connection: a reader opened here would outlive the writer at close,
             // and the last connection to close is the one that folds the log into the file.
-            applied = try writer.writeWithoutTransaction { db in
-                try db.tableExists("grdb_migrations") ? String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") : []
-            }
+            applied = try writer.writeWithoutTransaction(Self.recordedMigrations)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
         }

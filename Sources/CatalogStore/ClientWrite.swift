@@ -105,4 +105,15 @@ public struct ClientRecord: Sendable, Hashable {
         self.lastSequence = lastSequence
         self.answers = answers
     }
+
+    /// The record, checked before a store writes it: a client id, a number from 1, and answers
+    /// only to numbers up to it. Throws ``StoreError/database(_:)`` naming what is wrong.
+    package func validated() throws(StoreError) -> ClientRecord {
+        if let problem = ClientWrite.problem(withClient: client) { throw StoreError.database("a client record: \(problem)") }
+        guard lastSequence >= 1 else { throw StoreError.database("the client record of \(client) has no write number") }
+        if let stray = answers.keys.first(where: { !(1...lastSequence).contains($0) }) {
+            throw StoreError.database("the client record of \(client) answers write \(stray), outside 1…\(lastSequence)")
+        }
+        return self
+    }
 }

@@ -173,6 +173,7 @@ struct CLISyncTests {
             (["sync", "--server", url, "--db", device], "Missing expected argument"),
             (["sync", "--server", url, "shelf", "--db", device, "--token", "secret", "--moved-from", "http://127.0.0.1:1"], "follows http://127.0.0.1:1"),
             (["sync", "--server", url, "shelf", "--db", device, "--moved-from", "ftp://example.com"], "--moved-from: ftp://example.com is not a server URL"),
+            (["sync", "--server", url, "shelf", "--db", device, "--moved-from", ""], "--moved-from: expected a URL"),
         ] {
             let result = try cli.run(arguments)
             #expect(result.status == 1, "\(arguments)")

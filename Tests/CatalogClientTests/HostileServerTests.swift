@@ -4,6 +4,7 @@ import CatalogStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// A client facing a server that answers nonsense keeps its copy and its outbox as they were,
@@ -77,6 +78,35 @@ import Testing
             await #expect(throws: CatalogClientError.followsAnotherServer(catalog: "shelf", server: "http://127.0.0.1:1")) {
                 try await refused.run(following: ["shelf"])
             }
+        }
+    }
+
+    /// An out-of-sequence answer is read by the number it expects: one past the write's (the
+    /// server had it long ago) settles it; one from 1 below it means the server lost the record
+    /// of the numbers between, which are filled; anything else — below 1, the write's own — is
+    /// tried again later, never filled.
+    @Test func anOutOfSequenceAnswerIsReadByTheNumberItExpects() async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        try device.replace(FollowingTests.shelves)
+        _ = try device.follow("shelf", server: "http://127.0.0.1:1")
+        for section in ["c", "b", "c"] { try await device.move(item: "b0", toSection: section, in: "shelf") }
+        let entry = try #require(try device.outbox().last)
+        #expect(entry.sequence == 3)
+        let server = try ServerRequests(server: URL(string: "http://127.0.0.1:1")!, token: nil, http: .shared)
+        let sender = OutboxSender(store: device, server: server, client: "phone", logger: Logger(label: "test"), replicas: [:], changed: {})
+        func expecting(_ number: Int) -> ServerRequests.Answer {
+            ServerRequests.Answer(status: 409, document: ["type": "https://catalogkit.dev/problems/out-of-sequence", "expected": number])
+        }
+        let settled = try sender.outcome(of: expecting(5), for: entry)
+        #expect(settled.serverRevision == 0 && settled.refusal == nil)
+        do {
+            _ = try sender.outcome(of: expecting(1), for: entry)
+            Issue.record("numbers 1 and 2 were not found missing")
+        } catch let missing as OutboxSender.NumbersMissing {
+            #expect(missing.numbers == 1..<3)
+        }
+        for number in [0, -4, 3] {
+            #expect(throws: ServerRequests.Retry.self, "expected \(number)") { try sender.outcome(of: expecting(number), for: entry) }
         }
     }
 

@@ -102,8 +102,11 @@ import Testing
             await #expect(throws: StoreError.self) {
                 try await store.restore([], retired: [:], clients: [ClientRecord(client: "bad id!", lastSequence: 1, answers: [:])], replacing: false)
             }
-            await #expect(throws: StoreError.self) {
-                try await store.restore([], retired: [:], clients: [ClientRecord(client: "phone", lastSequence: 0, answers: [:])], replacing: false)
+            for bad in [ClientRecord(client: "phone", lastSequence: 0, answers: [:]),
+                        ClientRecord(client: "phone", lastSequence: 2, answers: [3: RecordedAnswer(status: 200, body: "{}")])] {
+                await #expect(throws: StoreError.self) {
+                    try await store.restore([CatalogArchive(catalog: catalog, journal: [])], retired: [:], clients: [bad], replacing: false)
+                }
             }
             #expect(try await store.clientRecords().isEmpty)
             let summaries = try await store.summaries()

@@ -132,10 +132,11 @@ struct StoreRoundTripTests {
             let store = try CatalogStore(path: path)
             try store.writer.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('9999_future')") }
         }
-        #expect(throws: StoreError.cannotOpen(path: path, reason: "the database was migrated by a newer version of CatalogKit "
-                                                  + "(migration 9999_future, which this version does not know); use that version or newer")) {
-            _ = try CatalogStore(path: path)
-        }
+        let refusal = StoreError.cannotOpen(path: path, reason: "the database was migrated by a newer version of CatalogKit "
+                                                + "(migration 9999_future, which this version does not know); use that version or newer")
+        #expect(throws: refusal) { _ = try CatalogStore(path: path) }
+        // Opened for reading (`list`, `show`) too.
+        #expect(throws: refusal) { _ = try CatalogStore.openForReading(path: path) }
     }
 
     @Test("a file that is not a database is refused with a readable error")

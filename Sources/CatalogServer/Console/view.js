@@ -211,8 +211,9 @@ export class CatalogView {
       if (appears) appearing.push([node, element]);
       this.elements.set(key, element);
       if (this.drag?.node === node) continue;
-      this.place(node, element, appears);
-      if (appears && layout.fadePoint) node.style.transform = CatalogView.transform(element, layout.fadePoint);
+      // An appearing cell starts as the layout's update attributes say: transparent, at its own
+      // frame or centred on the fade point.
+      this.place(node, element, appears, layout.fadePoint);
     }
     for (const [key, node] of this.nodes) {
       // The book being dragged (or picked up) stays in the page wherever the content has scrolled.
@@ -268,11 +269,12 @@ export class CatalogView {
     return `translate(${left}px, ${top}px) scale(${element.scale})`;
   }
 
-  place(node, element, appearing = false) {
+  /** Puts `node` where `element` is or, `appearing`, transparent where it starts (centred on `fadePoint`, if any). */
+  place(node, element, appearing = false, fadePoint = null) {
     const [, , width, height] = element.frame;
     node.style.width = `${width}px`;
     node.style.height = `${height}px`;
-    node.style.transform = CatalogView.transform(element);
+    node.style.transform = CatalogView.transform(element, appearing ? fadePoint : null);
     node.style.opacity = appearing ? "0" : String(element.alpha);
     node.style.zIndex = String(element.zIndex);
     node.hidden = element.hidden;
