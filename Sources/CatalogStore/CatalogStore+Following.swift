@@ -230,14 +230,8 @@ extension CatalogStore {
                        arguments: [name, serverRevision])
     }
 
-    /// Records the server's answer to queued write `sequence`: applied at `serverRevision`, or
-    /// refused for good with `status` and `answer`.
-    package func settle(_ sequence: Int, serverRevision: Int?, refusal: RecordedAnswer?) throws(StoreError) {
-        try settle([(sequence, serverRevision, refusal)])
-    }
-
-    /// Records the server's answers to several queued writes (those of one request) in one
-    /// transaction, each as ``settle(_:serverRevision:refusal:)`` does.
+    /// Records the server's answers to queued writes (those of one request) in one transaction:
+    /// each applied at its `serverRevision`, or refused for good with its `refusal`.
     package func settle(_ answers: [(sequence: Int, serverRevision: Int?, refusal: RecordedAnswer?)]) throws(StoreError) {
         guard !answers.isEmpty else { return }
         try writeWithoutRevision { db in

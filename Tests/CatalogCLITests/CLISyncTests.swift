@@ -145,8 +145,8 @@ struct CLISyncTests {
         for (item, shelf) in [("a0", "c"), ("a1", "c"), ("b0", "c")] {
             _ = try cli.succeed(["move", "shelf", item, "--to", shelf, "--db", device])
         }
-        try store.settle(1, serverRevision: 7, refusal: nil)
-        try store.settle(2, serverRevision: nil, refusal: RecordedAnswer(status: 409, body: #"{"type":"https://catalogkit.dev/problems/shelf-full","title":"Conflict","status":409,"detail":"shelf \"c\" is full"}"#))
+        try store.settle([(1, 7, nil)])
+        try store.settle([(2, nil, RecordedAnswer(status: 409, body: #"{"type":"https://catalogkit.dev/problems/shelf-full","title":"Conflict","status":409,"detail":"shelf \"c\" is full"}"#))])
         let table = try cli.succeed(["outbox", "--db", device])
         #expect(table.contains("applied at server revision 7") && table.contains(#"409: shelf "c" is full"#) && table.contains("pending"), "\(table)")
         let rows = try #require(try CLIRunner.json(cli.succeed(["outbox", "--json", "--db", device])) as? [[String: Any]])

@@ -113,8 +113,8 @@ import Testing
         // The local revision is not sent: it is the copy's.
         #expect(outbox[1].batch == #"{"operations":[{"op":"deleteItem","id":"b1"}]}"#)
         // Answers: applied, then refused for good.
-        try store.settle(1, serverRevision: 9, refusal: nil)
-        try store.settle(2, serverRevision: nil, refusal: RecordedAnswer(status: 404, body: "{}"))
+        try store.settle([(1, 9, nil)])
+        try store.settle([(2, nil, RecordedAnswer(status: 404, body: "{}"))])
         #expect(try store.outbox().map(\.state) == [.acknowledged, .rejected])
         try store.removeRejected(upTo: 2)
         #expect(try store.outbox().map(\.sequence) == [1])
