@@ -86,8 +86,9 @@ enum ItemRows {
 
     /// One statement that writes a ``Writer``'s rows (parameter `document`) into catalogue
     /// `catalogPK`: new items are inserted, items that exist (by id) take their new section,
-    /// place and content. Each row's section is looked up by id; a row per item written comes
-    /// back, so the caller can tell that none was left out.
+    /// place and content. Each row's section is looked up by id, a probe of its unique index
+    /// (see ``KeyLookup``); a row per item written comes back, so the caller can tell that none
+    /// was left out.
     static func upsert(_ document: String, catalogPK: Int64) -> PostgresQuery {
         var binds = PostgresBindings()
         binds.append(catalogPK)
@@ -101,10 +102,13 @@ enum ItemRows {
         let content = ItemColumns.names
         return """
             INSERT INTO item (catalog_pk, section_pk, id, position, kind, \(content.joined(separator: ", ")), width, height)
-            SELECT \(catalogPK), s.pk, r.id, r.position, r.kind, \(content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
-            FROM json_to_recordset(\(document)::json) AS r(\(recordType))
-            JOIN section s ON s.catalog_pk = \(catalogPK) AND s.id = r.section
-            WHERE \(condition)
+            SELECT \(catalogPK), r.section_pk, r.id, r.position, r.kind, \(content.map { "r." + $0 }.joined(separator: ", ")), r.width, r.height
+            FROM (
+                SELECT r.*, (SELECT pk FROM section WHERE catalog_pk = \(catalogPK) AND id = r.section) AS section_pk
+                FROM json_to_recordset(\(document)::json) AS r(\(recordType))
+                OFFSET 0
+            ) AS r
+            WHERE r.section_pk IS NOT NULL AND \(condition)
             ON CONFLICT (catalog_pk, id) DO UPDATE SET
                 section_pk = excluded.section_pk, position = excluded.position, kind = excluded.kind,
                 \((content + ["width", "height"]).map { "\($0) = excluded.\($0)" }.joined(separator: ", "))

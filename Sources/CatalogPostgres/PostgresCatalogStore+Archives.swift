@@ -114,5 +114,6 @@ extension PostgresCatalogStore {
             }
         }
         notifier.didCommit(checked.map { ($0.catalog.name, $0.catalog.revision) })
+        await refreshStatistics(afterWriting: checked.reduce(0) { $0 + $1.catalog.itemCount + $1.catalog.sections.count })
     }
 }

@@ -70,7 +70,7 @@ extension PostgresCatalogStore {
         let catalogPK = source.catalogPK
         let deletedSections = Array(editor.deleted)
         if !deletedSections.isEmpty {
-            try await connection.query("DELETE FROM section WHERE catalog_pk = \(catalogPK) AND id = ANY(\(deletedSections))", logger: logger)
+            try await connection.query(deleteRows(of: "section", ids: deletedSections, catalogPK: catalogPK), logger: logger)
         }
         // Items of the sections read that no section holds any more.
         var present = Set<String>()
@@ -78,7 +78,7 @@ extension PostgresCatalogStore {
         var gone: [String] = []
         for (_, original) in editor.originals { for item in original.section.items where !present.contains(item.id) { gone.append(item.id) } }
         if !gone.isEmpty {
-            try await connection.query("DELETE FROM item WHERE catalog_pk = \(catalogPK) AND id = ANY(\(gone))", logger: logger)
+            try await connection.query(deleteRows(of: "item", ids: gone, catalogPK: catalogPK), logger: logger)
         }
         // Sections: new ones inserted, changed ones updated, all at their final positions.
         let finalPositions: [String: Int] = editor.order.map { order in
@@ -151,19 +151,7 @@ extension PostgresCatalogStore {
     /// sections are at positions 0..<n. (Order keys and ids are unique by the schema.)
     static func verify(sections ids: [String]?, catalog name: String, catalogPK: Int64, checkOrder: Bool,
                        on connection: PostgresConnection, logger: Logger) async throws {
-        let mismatch = "count(i.pk) FILTER (WHERE s.kind <> CASE i.kind WHEN 'video' THEN 'videos' WHEN 'book' THEN 'bookshelf' ELSE 'icons' END)"
-        let head = "SELECT s.id, count(i.pk), s.capacity, \(mismatch) FROM section s LEFT JOIN item i ON i.section_pk = s.pk"
-        let tail = """
-            GROUP BY s.pk, s.id, s.capacity
-            HAVING count(i.pk) > coalesce(s.capacity, 2147483647) OR \(mismatch) > 0
-            LIMIT 1
-            """
-        let query: PostgresQuery = if let ids {
-            "\(unescaped: head) WHERE s.catalog_pk = \(catalogPK) AND s.id = ANY(\(ids)) \(unescaped: tail)"
-        } else {
-            "\(unescaped: head) WHERE s.catalog_pk = \(catalogPK) \(unescaped: tail)"
-        }
-        let rows = try await connection.query(query, logger: logger)
+        let rows = try await connection.query(sectionsBreakingRules(ids, catalogPK: catalogPK), logger: logger)
         for try await (id, count, capacity, mismatched) in rows.decode((String, Int64, Int32?, Int64).self) {
             if mismatched > 0 {
                 throw StoreError.database("an item of section \(id) of catalogue \(name) is not of the section's kind")
@@ -178,6 +166,38 @@ extension PostgresCatalogStore {
                 throw StoreError.positionsOutOfOrder(catalog: name, section: "(section order)")
             }
         }
+    }
+
+    /// The first of sections `ids` (every section, when nil) of catalogue `catalogPK` that holds
+    /// more items than its capacity or an item not of its kind: id, items, capacity, items of
+    /// another kind.
+    static func sectionsBreakingRules(_ ids: [String]?, catalogPK: Int64) -> PostgresQuery {
+        // Each section's items counted through its own index (a lateral aggregate is not flattened).
+        let mismatch = "count(*) FILTER (WHERE s.kind <> CASE i.kind WHEN 'video' THEN 'videos' WHEN 'book' THEN 'bookshelf' ELSE 'icons' END)"
+        var binds = PostgresBindings()
+        binds.append(catalogPK)
+        let sections: String
+        if let ids {
+            binds.append(ids)
+            sections = KeyLookup.primaryKey(of: "s", in: [KeyLookup.rows("pk", of: "section", catalogPK: "$1", where: "id", in: "$2", keyType: "text")])
+        } else {
+            sections = "s.catalog_pk = $1"
+        }
+        return PostgresQuery(unsafeSQL: """
+            SELECT s.id, n.count, s.capacity, n.mismatched FROM section s
+            CROSS JOIN LATERAL (SELECT count(*) AS count, \(mismatch) AS mismatched FROM item i WHERE i.section_pk = s.pk) AS n
+            WHERE \(sections) AND (n.count > coalesce(s.capacity, 2147483647) OR n.mismatched > 0)
+            LIMIT 1
+            """, binds: binds)
+    }
+
+    /// Deletes the rows of `table` (`section` or `item`) of catalogue `catalogPK` with the ids `ids`.
+    static func deleteRows(of table: String, ids: [String], catalogPK: Int64) -> PostgresQuery {
+        var binds = PostgresBindings()
+        binds.append(catalogPK)
+        binds.append(ids)
+        let lookup = KeyLookup.rows("pk", of: table, catalogPK: "$1", where: "id", in: "$2", keyType: "text")
+        return PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(KeyLookup.primaryKey(of: table, in: [lookup]))", binds: binds)
     }
 
     /// Raises the catalogue's revision to `revision` (notifying listeners, on commit) and journals

@@ -36,6 +36,7 @@ extension PostgresCatalogStore {
             return results.map { $0! }
         }
         notifier.didCommit(results.map { ($0.catalog, $0.revision) })
+        await refreshStatistics(afterWriting: total + catalogs.reduce(0) { $0 + $1.0.sections.count })
         return results
     }
 

@@ -24,19 +24,19 @@ enum PreparedStatements {
 
     /// ``PostgresCatalogSource/load(sections:positions:items:on:logger:)``: the catalogue's
     /// revision, then the sections wanted (by id, by position, or as the section of an item),
-    /// each with its items in order.
+    /// each with its items in order. Sections and items are reached by their keys (``KeyLookup``;
+    /// the `OFFSET 0` keeps each section's items a probe of its own index).
     struct Sections: PostgresPreparedStatement {
         static let name = "catalogkit_sections"
         static let sql = """
             SELECT c.revision, s.id, s.kind, s.title, s.capacity, s.position, i.position, \(ItemRows.columns("i"))
             FROM catalog c
-            LEFT JOIN (
-                SELECT pk FROM section WHERE catalog_pk = $1 AND id = ANY($2)
-                UNION SELECT pk FROM section WHERE catalog_pk = $1 AND position = ANY($3)
-                UNION SELECT section_pk FROM item WHERE catalog_pk = $1 AND id = ANY($4)
-            ) AS wanted ON true
-            LEFT JOIN section s ON s.pk = wanted.pk
-            LEFT JOIN item i ON i.section_pk = s.pk
+            LEFT JOIN section s ON \(KeyLookup.primaryKey(of: "s", in: [
+                KeyLookup.rows("pk", of: "section", catalogPK: "$1", where: "id", in: "$2", keyType: "text"),
+                KeyLookup.rows("pk", of: "section", catalogPK: "$1", where: "position", in: "$3", keyType: "integer"),
+                KeyLookup.rows("section_pk", of: "item", catalogPK: "$1", where: "id", in: "$4", keyType: "text"),
+            ]))
+            LEFT JOIN LATERAL (SELECT * FROM item WHERE item.section_pk = s.pk OFFSET 0) AS i ON true
             WHERE c.pk = $1
             ORDER BY s.position, i.position
             """
@@ -77,7 +77,9 @@ enum PreparedStatements {
                 WITH raised AS (
                     UPDATE catalog SET revision = $3 WHERE pk = $1 AND revision = $2 RETURNING pk
                 ), removed AS (
-                    DELETE FROM item WHERE catalog_pk = $1 AND id = ANY($4) AND EXISTS (SELECT 1 FROM raised)
+                    DELETE FROM item WHERE \(KeyLookup.primaryKey(of: "item", in: [
+                        KeyLookup.rows("pk", of: "item", catalogPK: "$1", where: "id", in: "$4", keyType: "text"),
+                    ])) AND EXISTS (SELECT 1 FROM raised)
                 ), written AS (
                     \(ItemRows.upsertSQL(catalogPK: "$1", document: "$5", onlyIf: "EXISTS (SELECT 1 FROM raised)"))
                 ), journalled AS (
