@@ -34,10 +34,13 @@ struct PostgresCatalogSource: CatalogSource {
 
     let catalogPK: Int64
     /// The revision of what is stored, which every read checks: so everything loaded is of one
-    /// state of the catalogue, whether its row is locked or not.
-    let storedRevision: Int
-    /// The revision the edits so far reached (``absorb(_:)`` raises it).
-    private(set) var revision: Int
+    /// state of the catalogue, whether its row is locked or not. Nil until the first load when
+    /// the source was made without it: that load's revision is the one the others must match.
+    private(set) var storedRevision: Int?
+    /// How many edits ``absorb(_:)`` took in.
+    private var absorbed = 0
+    /// The revision the edits so far reached.
+    var revision: Int { (storedRevision ?? 0) + absorbed }
     private(set) var sections: [String: LoadedSection] = [:]
     private var idsAtPositions: [Int: String] = [:]
     private var itemSections: [String: String] = [:]
@@ -46,9 +49,10 @@ struct PostgresCatalogSource: CatalogSource {
     private var absentPositions: Set<Int> = []
     private var order: [String]?
 
-    init(catalogPK: Int64, revision: Int) {
+    /// A source of catalogue `catalogPK` as stored at `revision`, or at whatever revision its
+    /// first load finds when nil.
+    init(catalogPK: Int64, revision: Int?) {
         self.catalogPK = catalogPK
-        self.revision = revision
         storedRevision = revision
     }
 
@@ -133,7 +137,9 @@ struct PostgresCatalogSource: CatalogSource {
         for try await row in rows {
             let row = row.makeRandomAccess()
             if !checked {
-                guard Int(try row[0].decode(Int64.self)) == storedRevision else { throw StaleRead() }
+                let found = Int(try row[0].decode(Int64.self))
+                if storedRevision == nil { storedRevision = found }
+                guard found == storedRevision else { throw StaleRead() }
                 checked = true
             }
             guard let id = try row[1].decode(String?.self), !loaded.contains(id) else { continue }
@@ -177,7 +183,7 @@ struct PostgresCatalogSource: CatalogSource {
                 absentItems.insert(item.id)
             }
         }
-        revision += 1
+        absorbed += 1
     }
 
     /// Loads the section order (ids only).

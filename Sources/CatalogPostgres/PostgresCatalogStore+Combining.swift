@@ -23,22 +23,23 @@ extension PostgresCatalogStore {
     /// batch in memory to the state the ones before it left (a batch it refuses changes
     /// nothing); and one statement writes every row that changed, every journal entry and the new
     /// revision — only if the revision is still the one read, the catalogue's row being the
-    /// lock. So three round trips, however many batches. When another instance wrote in between,
-    /// nothing is written and the group runs again holding the lock from the start (five round
-    /// trips), which cannot fail that way; and for a while the catalogue's groups start so
-    /// (``Contention``).
+    /// lock. So two round trips, however many batches, once the catalogue's row key is known
+    /// (``CatalogKeys``; the read of the rows answers the revision). When another instance wrote
+    /// in between, nothing is written and the group runs again holding the lock from the start
+    /// (five round trips), which cannot fail that way; and for a while the catalogue's groups
+    /// start so (``Contention``).
     func writeItems(_ batches: [Batch], to name: String) async -> [Result<WriteResult, StoreError>] {
-        let logger = self.logger
+        let (logger, keys) = (self.logger, catalogKeys)
         do {
             if !contention.isContended(name) {
                 let optimistic = try await withConnection { connection in
-                    try await Self.writeItems(batches, to: name, locked: false, on: connection, logger: logger)
+                    try await Self.writeItems(batches, to: name, locked: false, keys: keys, on: connection, logger: logger)
                 }
                 if let results = optimistic { return results }
                 contention.conflicted(name)
             }
             let locked = try await transaction { connection in
-                try await Self.writeItems(batches, to: name, locked: true, on: connection, logger: logger)
+                try await Self.writeItems(batches, to: name, locked: true, keys: keys, on: connection, logger: logger)
             }
             guard let results = locked else { throw StoreError.database("the catalogue's revision changed while its row was locked") }
             return results
@@ -48,24 +49,30 @@ extension PostgresCatalogStore {
         }
     }
 
-    /// One attempt of ``writeItems(_:to:)``; nil when the revision changed after it was read
-    /// (never when `locked`: the caller's transaction holds the row). Every read checks the
-    /// revision too, so the editor never sees parts of two states, and a batch refused was
-    /// refused by the state it was read at.
-    static func writeItems(_ batches: [Batch], to name: String, locked: Bool, on connection: PostgresConnection,
+    /// One attempt of ``writeItems(_:to:)``; nil when the revision changed after it was read, or
+    /// the catalogue's row key in `keys` is no longer its own (never when `locked`: the caller's
+    /// transaction holds the row). Every read checks the revision too, so the editor never sees
+    /// parts of two states, and a batch refused was refused by the state it was read at.
+    static func writeItems(_ batches: [Batch], to name: String, locked: Bool, keys: CatalogKeys, on connection: PostgresConnection,
                            logger: Logger) async throws -> [Result<WriteResult, StoreError>]? {
-        var row: (pk: Int64, revision: Int)?
-        if locked {
-            row = try await catalogRow(named: name, on: connection, logger: logger, locking: true)
+        var source: PostgresCatalogSource
+        if !locked, let known = keys[name] {
+            source = PostgresCatalogSource(catalogPK: known, revision: nil)
         } else {
-            for try await (pk, revision) in try await connection.execute(PreparedStatements.CatalogRow(catalog: name), logger: logger) {
-                row = (pk, Int(revision))
+            var row: (pk: Int64, revision: Int)?
+            if locked {
+                row = try await catalogRow(named: name, on: connection, logger: logger, locking: true)
+            } else {
+                for try await (pk, revision) in try await connection.execute(PreparedStatements.CatalogRow(catalog: name), logger: logger) {
+                    row = (pk, Int(revision))
+                }
             }
+            keys[name] = row?.pk
+            guard let (catalogPK, revision) = row else {
+                return batches.map { _ in .failure(.unknownCatalog(name)) }
+            }
+            source = PostgresCatalogSource(catalogPK: catalogPK, revision: revision)
         }
-        guard let (catalogPK, base) = row else {
-            return batches.map { _ in .failure(.unknownCatalog(name)) }
-        }
-        var source = PostgresCatalogSource(catalogPK: catalogPK, revision: base)
         var wanted = (sections: [String](), items: [String]())
         for batch in batches {
             let named = PostgresCatalogSource.prefetch(for: batch)
@@ -77,6 +84,15 @@ extension PostgresCatalogStore {
         } catch is PostgresCatalogSource.StaleRead {
             return nil
         }
+        guard let base = source.storedRevision else {
+            // Nothing to load (batches with no operation): the revision is read alone.
+            for try await (pk, revision) in try await connection.execute(PreparedStatements.CatalogRow(catalog: name), logger: logger)
+            where pk == source.catalogPK {
+                return batches.map { _ in .success(.unchanged(catalog: name, revision: Int(revision))) }
+            }
+            return nil
+        }
+        let catalogPK = source.catalogPK
 
         var results: [Result<WriteResult, StoreError>] = []
         var patches: [(revision: Int, text: String)] = []
@@ -143,6 +159,25 @@ extension PostgresCatalogStore {
                 try await source.load(miss, on: connection, logger: logger)
             } catch let error as BatchError {
                 throw StoreError.rejected(catalog: name, error)
+            }
+        }
+    }
+}
+
+/// The row key of each catalogue this instance wrote, by name: an optimistic group reads its
+/// rows by the key directly, one round trip fewer. A key goes stale only when its catalogue is
+/// deleted (a catalogue made again under the name has a new key); the read then finds no
+/// catalogue row, and the group runs again locked, reading the key afresh.
+final class CatalogKeys: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: [String: Int64] = [:]
+
+    subscript(name: String) -> Int64? {
+        get { lock.withLock { keys[name] } }
+        set {
+            lock.withLock {
+                if newValue != nil, keys[name] == nil, keys.count >= 4_096 { keys.removeAll(keepingCapacity: true) }
+                keys[name] = newValue
             }
         }
     }

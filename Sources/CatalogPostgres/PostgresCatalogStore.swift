@@ -36,6 +36,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     let connectionUse = ConnectionUse()
     /// Catalogues another instance writes at the same time as this one (their groups lock first).
     let contention = Contention()
+    /// The row keys of catalogues written through this store.
+    let catalogKeys = CatalogKeys()
     /// How often a listener reads every revision, in case a notification was lost.
     public static let watchInterval: Duration = .seconds(1)
 

@@ -55,6 +55,33 @@ import Testing
         }
     }
 
+    /// A handle that wrote a catalogue before another deleted it and made a new one under its
+    /// name writes the new one (a PostgreSQL store keeps the row keys of the catalogues it
+    /// wrote), and answers an unknown catalogue once it is gone.
+    @Test(arguments: Backend.available)
+    func aCatalogueMadeAgainByAnotherHandleIsTheOneWritten(backend: Backend) async throws {
+        try await withTwoHandles(backend) { first, second in
+            let shelves = [Section(id: "a", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("a", 2)),
+                           Section(id: "b", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("b", 2))]
+            _ = try await first.replace(Catalog(name: "shelf", sections: shelves))
+            let moved = try await first.move(item: "a0", toSection: "b", index: 0, policy: .reject, in: "shelf")
+
+            _ = try await second.delete([(name: "shelf", ifRevision: nil)])
+            let again = try await second.replace(Catalog(name: "shelf", sections: shelves.reversed()))
+            #expect(again.revision > moved.revision)
+            let after = try await first.move(item: "b1", toSection: "a", index: 0, policy: .reject, in: "shelf")
+            #expect(after.previousRevision == again.revision)
+            let stored = try await second.catalog(named: "shelf")
+            #expect(stored.sections.map(\.id) == ["b", "a"])
+            #expect(stored.sections.map { $0.items.map(\.id) } == [["b0"], ["b1", "a0", "a1"]])
+
+            _ = try await second.delete([(name: "shelf", ifRevision: nil)])
+            await #expect(throws: StoreError.unknownCatalog("shelf")) {
+                try await first.move(item: "b0", toSection: "a", index: 0, policy: .reject, in: "shelf")
+            }
+        }
+    }
+
     /// Many writers at once, as a busy server's clients: moves and batches of moves that arrive
     /// together are written together (on PostgreSQL, in one statement), and still each is its
     /// own revision with its own changeset. Replayed in revision order, the answers' changesets
