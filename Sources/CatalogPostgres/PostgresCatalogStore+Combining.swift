@@ -84,15 +84,17 @@ extension PostgresCatalogStore {
         } catch is PostgresCatalogSource.StaleRead {
             return nil
         }
-        guard let base = source.storedRevision else {
-            // Nothing to load (batches with no operation): the revision is read alone.
-            for try await (pk, revision) in try await connection.execute(PreparedStatements.CatalogRow(catalog: name), logger: logger)
+        if source.storedRevision == nil {
+            // Nothing was loaded (batches with no operation): the revision is read alone.
+            var revision: Int?
+            for try await (pk, found) in try await connection.execute(PreparedStatements.CatalogRow(catalog: name), logger: logger)
             where pk == source.catalogPK {
-                return batches.map { _ in .success(.unchanged(catalog: name, revision: Int(revision))) }
+                revision = Int(found)
             }
-            return nil
+            guard let revision else { return nil }
+            source = PostgresCatalogSource(catalogPK: source.catalogPK, revision: revision)
         }
-        let catalogPK = source.catalogPK
+        let (catalogPK, base) = (source.catalogPK, source.revision)
 
         var results: [Result<WriteResult, StoreError>] = []
         var patches: [(revision: Int, text: String)] = []

@@ -63,8 +63,11 @@ import Testing
         try await withTwoHandles(backend) { first, second in
             let shelves = [Section(id: "a", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("a", 2)),
                            Section(id: "b", kind: .bookshelf, capacity: 3, items: CatalogDatabaseTests.books("b", 2))]
-            _ = try await first.replace(Catalog(name: "shelf", sections: shelves))
+            let imported = try await first.replace(Catalog(name: "shelf", sections: shelves))
+            // A batch with no operation reads nothing but the revision, before and after the key is known.
+            #expect(try await second.apply(Batch(operations: []), to: "shelf").revision == imported.revision)
             let moved = try await first.move(item: "a0", toSection: "b", index: 0, policy: .reject, in: "shelf")
+            #expect(try await first.apply(Batch(operations: []), to: "shelf").revision == moved.revision)
 
             _ = try await second.delete([(name: "shelf", ifRevision: nil)])
             let again = try await second.replace(Catalog(name: "shelf", sections: shelves.reversed()))
@@ -78,6 +81,9 @@ import Testing
             _ = try await second.delete([(name: "shelf", ifRevision: nil)])
             await #expect(throws: StoreError.unknownCatalog("shelf")) {
                 try await first.move(item: "b0", toSection: "a", index: 0, policy: .reject, in: "shelf")
+            }
+            await #expect(throws: StoreError.unknownCatalog("shelf")) {
+                try await first.apply(Batch(operations: []), to: "shelf")
             }
         }
     }
