@@ -72,11 +72,18 @@ extension PostgresCatalogStore: ObservedDatabase {
         return text.utf8.count <= largestPayload ? text : "*"
     }
 
+    /// The `application_name` of the connection each instance listens on, as `pg_stat_activity`
+    /// shows it.
+    public static let listenerName = "catalogkit-listener"
+
     /// The notifier's watch: listens on ``channel`` on a connection of its own until cancelled,
-    /// connecting again (after 0.1 s, doubling to 2 s) whenever the connection drops.
+    /// connecting again (after 0.1 s, doubling to 2 s) whenever the connection drops or
+    /// `current` is closed.
     static func listen(_ configuration: PostgresConnection.Configuration, every interval: Duration, logger: Logger,
-                       heard: @escaping @Sendable () -> Void, read: @escaping @Sendable () -> Void,
+                       current: ListenerConnection, heard: @escaping @Sendable () -> Void, read: @escaping @Sendable () -> Void,
                        _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
+        var configuration = configuration
+        configuration.options.additionalStartupParameters.append(("application_name", listenerName))
         var delay: Duration = .milliseconds(100)
         var attempt = 0
         while !Task.isCancelled {
@@ -85,6 +92,7 @@ extension PostgresCatalogStore: ObservedDatabase {
             do {
                 let listening = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
                 connection = listening
+                current.set(listening)
                 try await listening.listen(on: channel) { notifications in
                     // Listening now: a reading of every revision catches up on what was missed.
                     try await readRevisions(on: listening, logger: logger, into: notifier)
@@ -113,6 +121,7 @@ extension PostgresCatalogStore: ObservedDatabase {
             } catch {
                 logger.debug("listening for catalogue writes failed: \(describe(error))")
             }
+            current.set(nil)
             try? await connection?.close()
             guard !Task.isCancelled else { return }
             try? await Task.sleep(for: delay)
@@ -120,16 +129,18 @@ extension PostgresCatalogStore: ObservedDatabase {
         }
     }
 
-    /// The notifier's watch: ``listen(_:every:logger:heard:read:_:)``, and beside it a stand-in
-    /// that reads every revision through the pool whenever the listener has read none for five
-    /// of its intervals — a listener stuck on a connection that neither answers nor fails must
-    /// not leave observers waiting.
+    /// The notifier's watch: ``listen(_:every:logger:current:heard:read:_:)``, and beside it a
+    /// stand-in for a listener that has read no revision for five of its intervals — stuck on a
+    /// connection that neither answers nor fails. The stand-in reads every revision through the
+    /// pool, so observers never wait on the listener, and closes the listener's connection, so
+    /// that it connects and listens again.
     static func watch(_ configuration: PostgresConnection.Configuration, client: PostgresClient, every interval: Duration,
                       logger: Logger, heard: @escaping @Sendable () -> Void, _ notifier: @escaping @Sendable () -> ChangeNotifier?) async {
         let lastRead = LastRead()
+        let current = ListenerConnection()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await listen(configuration, every: interval, logger: logger, heard: heard, read: lastRead.now, notifier)
+                await listen(configuration, every: interval, logger: logger, current: current, heard: heard, read: lastRead.now, notifier)
             }
             group.addTask {
                 while !Task.isCancelled {
@@ -137,6 +148,10 @@ extension PostgresCatalogStore: ObservedDatabase {
                     guard !Task.isCancelled, lastRead.age > interval * 5 else { continue }
                     try? await client.withConnection { connection in
                         try await readRevisions(on: connection, logger: logger, into: notifier)
+                    }
+                    if let stuck = current.take() {
+                        logger.warning("the listener for catalogue writes read nothing for \(interval * 5); connecting it again")
+                        try? await stuck.close()
                     }
                 }
             }
@@ -166,6 +181,22 @@ extension PostgresCatalogStore: ObservedDatabase {
         for try await (name, revision) in try await connection.query("SELECT name, revision FROM catalog", logger: logger)
             .decode((String, Int64).self) { revisions[name] = Int(revision) }
         notifier()?.didRead(revisions)
+    }
+}
+
+/// The listener's connection while it has one, for the stand-in to close.
+final class ListenerConnection: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: PostgresConnection?
+
+    func set(_ connection: PostgresConnection?) { lock.withLock { self.connection = connection } }
+
+    /// The connection, which the listener no longer counts as its own.
+    func take() -> PostgresConnection? {
+        lock.withLock {
+            defer { connection = nil }
+            return connection
+        }
     }
 }
 

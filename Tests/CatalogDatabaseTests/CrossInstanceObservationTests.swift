@@ -82,4 +82,46 @@ import Testing
             #expect(model == (try await writer.catalog(named: "shelf")))
         }
     }
+
+    /// A listener whose server stops answering without closing the connection (its backend
+    /// stopped with SIGSTOP): the observers still get every revision, through the pool, and the
+    /// listener's connection is closed and made again once it has read nothing for five of its
+    /// intervals.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))
+    func aListenerWhoseServerStopsAnsweringConnectsAgain() async throws {
+        try await withTwoHandles(.postgres) { writer, reader in
+            try await writer.replace([(Self.shelves, nil)], progress: nil)
+            let observer = reader.observer(of: "shelf", from: 1, resetThreshold: 10_000)
+            try await Self.shuffle(writer, 1)
+            var model = try await Self.follow(observer, from: Self.shelves.with(revision: 1), to: 2)
+
+            let database = String(try #require(URLComponents(string: reader.location)?.path.dropFirst()))
+            @Sendable func listeners() async throws -> [Int32] {
+                var pids: [Int32] = []
+                try await TestPostgres.admin { connection in
+                    for try await pid in try await connection.query("""
+                        SELECT pid FROM pg_stat_activity WHERE datname = \(database) AND application_name = \(PostgresCatalogStore.listenerName)
+                        """, logger: TestPostgres.logger).decode(Int32.self) { pids.append(pid) }
+                }
+                return pids
+            }
+            let stopped = try await listeners()
+            try #require(!stopped.isEmpty)
+            for pid in stopped { #expect(kill(pid, SIGSTOP) == 0) }
+            defer { for pid in stopped { kill(pid, SIGCONT) } }
+
+            try await Self.shuffle(writer, 3, round: 1)
+            model = try await Self.follow(observer, from: model, to: 5)
+            var fresh: [Int32] = []
+            let patience = ContinuousClock.now + .seconds(60)
+            while fresh.isEmpty && ContinuousClock.now < patience {
+                try await Task.sleep(for: .milliseconds(100))
+                fresh = try await listeners().filter { !stopped.contains($0) }
+            }
+            #expect(!fresh.isEmpty, "no listener connected again")
+            try await Self.shuffle(writer, 1, round: 0)
+            model = try await Self.follow(observer, from: model, to: 6)
+            #expect(model == (try await writer.catalog(named: "shelf")))
+        }
+    }
 }
