@@ -82,7 +82,19 @@ extension CatalogStore {
     /// The changeset between a revision the journal rebuilt and the current one, with their
     /// revisions. Writes that only moved things (`restoredContent` false) change no content:
     /// there is nothing to compare for reloads.
+    ///
+    /// When the two have the same sections in the same order, the sections that hold the very
+    /// same items (the same storage: revisions of a kept snapshot share every section no write in
+    /// between touched) with the same kind, title and capacity are left out of the diff: they
+    /// change nothing, and an update costs what the writes touched, not the catalogue's size.
+    /// (A store's revisions repeat no id, so no duplicate can hide in a section left out.)
     package static func changeset(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
+        if let touched = old.sectionsNotShared(with: current), touched.count < old.sections.count {
+            let keep = { (catalog: Catalog) in
+                Catalog(name: catalog.name, revision: catalog.revision, sections: touched.map { catalog.sections[$0] })
+            }
+            return try changeset(from: keep(old), to: keep(current), restoredContent: restoredContent).placingSections(at: touched)
+        }
         do {
             guard restoredContent else {
                 var changeset = try StagedDiff.changeset(from: old.shape, to: current.shape)
@@ -146,5 +158,24 @@ extension CatalogStore {
             try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
                 .execute(arguments: [catalogPK, revision - journalRevisions(in: db)])
         }
+    }
+}
+
+extension Catalog {
+    /// The indices of the sections that `other` does not share with this catalogue — holding
+    /// other items than the same storage, or another kind, title or capacity — when both have
+    /// the same sections in the same order; nil when they do not.
+    func sectionsNotShared(with other: Catalog) -> [Int]? {
+        guard sections.count == other.sections.count else { return nil }
+        var touched: [Int] = []
+        for index in sections.indices {
+            let (a, b) = (sections[index], other.sections[index])
+            guard a.id == b.id else { return nil }
+            let sameItems = a.items.withUnsafeBufferPointer { x in
+                b.items.withUnsafeBufferPointer { y in x.count == y.count && x.baseAddress == y.baseAddress }
+            }
+            if !sameItems || a.kind != b.kind || a.title != b.title || a.capacity != b.capacity { touched.append(index) }
+        }
+        return touched
     }
 }

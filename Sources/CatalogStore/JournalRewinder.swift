@@ -15,8 +15,12 @@ package struct JournalRewinder {
     private var sections: [Section]
     private var sectionIndex: [String: Int]
     /// Where each item was last put: a hint, checked before use (a section a patch replaced
-    /// whole may no longer hold it), with a search of every section behind it.
-    private var itemSection: [String: String]
+    /// whole may no longer hold it), with a search of every section behind it. Filled for the
+    /// whole catalogue only when a lookup first needs it (``locate(_:)``): rewinding the usual
+    /// patches — the previous orders of the sections a write changed — finds every item in those
+    /// sections, so an update costs what the writes touched, not the catalogue's size.
+    private var itemSection: [String: String] = [:]
+    private var everyItemIndexed = false
     /// Whether a patch so far brought back a whole section or an item's previous version. Until
     /// one does, every section and item the two revisions share has the same content (moves and
     /// orders only rearrange), so the changeset between them reloads nothing.
@@ -31,11 +35,6 @@ package struct JournalRewinder {
         revision = catalog.revision
         sections = catalog.sections
         sectionIndex = Self.index(catalog.sections)
-        itemSection = [:]
-        itemSection.reserveCapacity(catalog.itemCount)
-        for section in catalog.sections {
-            for item in section.items { itemSection[item.id] = section.id }
-        }
     }
 
     /// The catalogue as the patches applied so far have left it.
@@ -95,6 +94,11 @@ package struct JournalRewinder {
     private mutating func restore(_ orders: [RevisionPatch.ItemOrder], items: [StoredItem]) throws {
         var previous: [String: Item] = [:]
         for stored in items { previous[stored.id] = try stored.item() }
+        // The items the sections hold now: those the write moved between them are among these.
+        for order in orders {
+            guard let s = sectionIndex[order.section] else { continue }
+            for item in sections[s].items where previous[item.id] == nil { previous[item.id] = item }
+        }
         // Every item first, then the sections: an item may come from a section restored before it.
         let lists = try orders.map { order in
             try order.items.map { id in
@@ -116,7 +120,14 @@ package struct JournalRewinder {
     }
 
     /// The section index and item index of the item `id`, or nil.
-    private func locate(_ id: String) -> (Int, Int)? {
+    private mutating func locate(_ id: String) -> (Int, Int)? {
+        if !everyItemIndexed && itemSection[id] == nil {
+            itemSection.reserveCapacity(sections.reduce(0) { $0 + $1.items.count })
+            for section in sections {
+                for item in section.items { itemSection[item.id] = section.id }
+            }
+            everyItemIndexed = true
+        }
         if let hint = itemSection[id], let s = sectionIndex[hint], let i = sections[s].items.firstIndex(where: { $0.id == id }) {
             return (s, i)
         }
