@@ -47,29 +47,8 @@ public struct WriteBenchmark {
         let pool = try DatabasePool(path: barePath)
         try pool.write { db in try db.execute(sql: "UPDATE item SET position = (position >> 32) - 1") }
 
-        /// Where every book of one catalogue is, so that each move is a valid one.
-        struct Shelves {
-            var contents: [[String]]
-            var random: SplitMix64
-            let capacity: Int
-
-            /// A random book and a random other shelf with room, and an index in it.
-            mutating func randomMove() -> (book: String, from: Int, fromIndex: Int, to: Int, index: Int) {
-                while true {
-                    let from = Int.random(in: 0..<contents.count, using: &random)
-                    guard !contents[from].isEmpty else { continue }
-                    let to = Int.random(in: 0..<contents.count, using: &random)
-                    guard to != from, contents[to].count < capacity else { continue }
-                    let fromIndex = Int.random(in: 0..<contents[from].count, using: &random)
-                    let move = (contents[from][fromIndex], from, fromIndex, to, Int.random(in: 0...contents[to].count, using: &random))
-                    contents[from].remove(at: fromIndex)
-                    contents[to].insert(move.0, at: move.4)
-                    return move
-                }
-            }
-        }
-        var mine = Shelves(contents: catalog.sections.map { $0.items.map(\.id) }, random: SplitMix64(seed: 11), capacity: capacity)
-        var theirs = Shelves(contents: mine.contents, random: SplitMix64(seed: 12), capacity: capacity)
+        var mine = ShelfContents(contents: catalog.sections.map { $0.items.map(\.id) }, random: SplitMix64(seed: 11), capacity: capacity)
+        var theirs = ShelfContents(contents: mine.contents, random: SplitMix64(seed: 12), capacity: capacity)
         let ids = catalog.sections.map(\.id)
 
         log("writes: \(moves) single moves, in blocks of 100 alternating with the bare SQL move")
@@ -141,5 +120,27 @@ public struct WriteBenchmark {
         try db.cachedStatement(sql: "UPDATE item SET position = position - 1 WHERE section_pk = ? AND position > ?").execute(arguments: [from, position])
         try db.cachedStatement(sql: "UPDATE item SET position = position + 1 WHERE section_pk = ? AND position >= ?").execute(arguments: [to, index])
         try db.cachedStatement(sql: "UPDATE item SET section_pk = ?, position = ? WHERE pk = ?").execute(arguments: [to, index, pk])
+    }
+}
+
+/// Where every book of one catalogue is, so that each move is a valid one.
+struct ShelfContents {
+    var contents: [[String]]
+    var random: SplitMix64
+    let capacity: Int
+
+    /// A random book and a random other shelf with room, and an index in it.
+    mutating func randomMove() -> (book: String, from: Int, fromIndex: Int, to: Int, index: Int) {
+        while true {
+            let from = Int.random(in: 0..<contents.count, using: &random)
+            guard !contents[from].isEmpty else { continue }
+            let to = Int.random(in: 0..<contents.count, using: &random)
+            guard to != from, contents[to].count < capacity else { continue }
+            let fromIndex = Int.random(in: 0..<contents[from].count, using: &random)
+            let move = (contents[from][fromIndex], from, fromIndex, to, Int.random(in: 0...contents[to].count, using: &random))
+            contents[from].remove(at: fromIndex)
+            contents[to].insert(move.0, at: move.4)
+            return move
+        }
     }
 }

@@ -70,7 +70,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds of load for each http case with wrk.")
     var seconds: Int = 5
 
-    @Option(help: "The cluster suite's PostgreSQL database (postgres://…); its catalogue `hot` is replaced.")
+    @Option(help: "A PostgreSQL database (postgres://…) for the cluster suite (its catalogue `hot` is replaced) and for the writes suite's PostgreSQL rows (catalogue `shelves` and tables `bench_bare_*` replaced).")
     var postgres: String?
 
     @Option(help: "Seconds of the cluster suite's two-instance run (its one-instance runs last a third of it).")
@@ -131,6 +131,10 @@ struct BenchCommand: ParsableCommand {
         if suite == .all || suite == .writes {
             results += try WriteBenchmark(books: books, shelves: max(2, books / 50), moves: moves,
                                           batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
+            if let postgres {
+                results += try PostgresWriteBenchmark(url: postgres, books: books, shelves: max(2, books / 50), moves: moves,
+                                                      batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
+            }
         }
         if suite == .all || suite == .http {
             let perConnection = max(10, queries / 50)
