@@ -90,20 +90,10 @@ public struct PostgresWriteBenchmark: Sendable {
         try await store.checkIntegrity()
         try await bare.query("DROP TABLE bench_bare_item, bench_bare_catalog", logger: Self.logger)
 
-        let label = "PostgreSQL, \(books.abbreviated) books on \(shelves.abbreviated) shelves"
-        let baseline = "bare five-statement SQL move (dense positions, no checks)"
-        return [
-            BenchmarkResult(suite: "writes", name: "\(label): move p50", medianMS: Clock.percentile(moveTimes, 0.5),
-                            baseline: baseline + " p50", baselineMedianMS: Clock.percentile(bareTimes, 0.5), items: 1),
-            BenchmarkResult(suite: "writes", name: "\(label): move p99", medianMS: Clock.percentile(moveTimes, 0.99),
-                            baseline: baseline + " p99", baselineMedianMS: Clock.percentile(bareTimes, 0.99), items: 1),
-            BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
-                            baseline: "\(batchSize.abbreviated) bare SQL moves in one transaction", baselineMedianMS: Clock.median(bareBatchTimes),
-                            items: batchSize),
-            BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
-                            baseline: "\(batchSize.abbreviated) single moves (median × \(batchSize.abbreviated))",
-                            baselineMedianMS: Clock.percentile(moveTimes, 0.5) * Double(batchSize), items: batchSize),
-        ]
+        return WriteBenchmark.results(label: "PostgreSQL, \(books.abbreviated) books on \(shelves.abbreviated) shelves",
+                                      baseline: "bare five-statement SQL move (dense positions, no checks)",
+                                      moveTimes: moveTimes, bareTimes: bareTimes, batchTimes: batchTimes,
+                                      bareBatchTimes: bareBatchTimes, batchSize: batchSize)
     }
 
     /// The baseline's tables: every book with its shelf's index and its dense position, and one

@@ -92,13 +92,20 @@ public struct WriteBenchmark {
         }
         try store.checkIntegrity()
 
-        let label = "\(books.abbreviated) books on \(shelves.abbreviated) shelves"
-        let bare = "bare two-shift SQL move (dense positions, no checks)"
-        return [
+        return Self.results(label: "\(books.abbreviated) books on \(shelves.abbreviated) shelves",
+                            baseline: "bare two-shift SQL move (dense positions, no checks)", moveTimes: moveTimes, bareTimes: bareTimes,
+                            batchTimes: batchTimes, bareBatchTimes: bareBatchTimes, batchSize: batchSize)
+    }
+
+    /// The suite's four rows: a move's p50 and p99 against the bare move's, and a batch against
+    /// the bare moves in one transaction and against single moves.
+    static func results(label: String, baseline: String, moveTimes: [Double], bareTimes: [Double],
+                        batchTimes: [Double], bareBatchTimes: [Double], batchSize: Int) -> [BenchmarkResult] {
+        [
             BenchmarkResult(suite: "writes", name: "\(label): move p50", medianMS: Clock.percentile(moveTimes, 0.5),
-                            baseline: bare + " p50", baselineMedianMS: Clock.percentile(bareTimes, 0.5), items: 1),
+                            baseline: baseline + " p50", baselineMedianMS: Clock.percentile(bareTimes, 0.5), items: 1),
             BenchmarkResult(suite: "writes", name: "\(label): move p99", medianMS: Clock.percentile(moveTimes, 0.99),
-                            baseline: bare + " p99", baselineMedianMS: Clock.percentile(bareTimes, 0.99), items: 1),
+                            baseline: baseline + " p99", baselineMedianMS: Clock.percentile(bareTimes, 0.99), items: 1),
             BenchmarkResult(suite: "writes", name: "\(label): batch of \(batchSize.abbreviated) moves", medianMS: Clock.median(batchTimes),
                             baseline: "\(batchSize.abbreviated) bare SQL moves in one transaction", baselineMedianMS: Clock.median(bareBatchTimes),
                             items: batchSize),

@@ -59,25 +59,11 @@ struct PostgresKeyLookupTests {
     }
 
     @Test func writeStatementsReadTheRowsTheyNameOnACatalogueJustImported() async throws {
-        let database = try await TestPostgres.createDatabase()
-        let url = TestPostgres.url(TestPostgres.url!, database: database)
-        let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
-        let location = try PostgresLocation(url: url)
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(host: location.host, port: location.port, username: location.user, password: nil,
-                                 database: location.database, tls: .disable),
-            id: 11, logger: TestPostgres.logger)
-        do {
+        try await TestPostgres.withNewDatabase { url, connection in
+            let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
+            defer { store.close() }
             try await check(store, connection)
-        } catch {
-            store.close()
-            try? await connection.close()
-            try? await TestPostgres.dropDatabase(database)
-            throw error
         }
-        store.close()
-        try await connection.close()
-        try await TestPostgres.dropDatabase(database)
     }
 
     func check(_ store: PostgresCatalogStore, _ connection: PostgresConnection) async throws {

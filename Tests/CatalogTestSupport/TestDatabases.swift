@@ -113,6 +113,27 @@ public enum TestPostgres {
         return name
     }
 
+    /// Runs `body` with a new, empty database's URL and a connection to it; drops the database
+    /// afterwards.
+    public static func withNewDatabase(_ body: (String, PostgresConnection) async throws -> Void) async throws {
+        let name = try await createDatabase()
+        let databaseURL = url(self.url!, database: name)
+        let location = try PostgresLocation(url: databaseURL)
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: location.host, port: location.port, username: location.user, password: nil,
+                                 database: location.database, tls: .disable),
+            id: 9, logger: logger)
+        do {
+            try await body(databaseURL, connection)
+        } catch {
+            try? await connection.close()
+            try? await dropDatabase(name)
+            throw error
+        }
+        try await connection.close()
+        try await dropDatabase(name)
+    }
+
     public static func dropDatabase(_ name: String) async throws {
         try await admin { connection in
             try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
