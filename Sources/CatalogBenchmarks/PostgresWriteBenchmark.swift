@@ -14,22 +14,12 @@ import PostgresNIO
 /// changeset — for a batch, every move's statements in one transaction.
 public struct PostgresWriteBenchmark: Sendable {
     public var url: String
-    public var books: Int
-    public var shelves: Int
-    public var capacity: Int
-    public var moves: Int
-    public var batches: Int
-    public var batchSize: Int
+    /// The catalogue, the moves and the batches, as the SQLite suite's.
+    public var sizes: WriteBenchmark
 
-    public init(url: String, books: Int = 1_000_000, shelves: Int = 20_000, capacity: Int = 100, moves: Int = 2_000,
-                batches: Int = 5, batchSize: Int = 1_000) {
+    public init(url: String, sizes: WriteBenchmark) {
         self.url = url
-        self.books = books
-        self.shelves = shelves
-        self.capacity = capacity
-        self.moves = moves
-        self.batches = batches
-        self.batchSize = batchSize
+        self.sizes = sizes
     }
 
     public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
@@ -39,8 +29,8 @@ public struct PostgresWriteBenchmark: Sendable {
     private static let logger = Logger(label: "catalog-bench", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private func measure(log: @escaping @Sendable (String) -> Void) async throws -> [BenchmarkResult] {
-        var catalog = Catalog.generated(name: "shelves", items: books, sections: shelves, kind: .bookshelf, seed: 3)
-        for s in catalog.sections.indices { catalog.sections[s].capacity = capacity }
+        let (catalog, books, shelves, capacity) = (sizes.catalog, sizes.books, sizes.shelves, sizes.capacity)
+        let (moves, batches, batchSize) = (sizes.moves, sizes.batches, sizes.batchSize)
         let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
         defer { store.close() }
         log("writes (PostgreSQL): storing \(books.abbreviated) books on \(shelves.abbreviated) shelves (setup, not timed)")

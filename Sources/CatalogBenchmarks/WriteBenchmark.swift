@@ -9,7 +9,7 @@ import GRDB
 /// moves. The baseline, in the same run, on a copy of the database file with dense positions: the bare SQL of the same kind of move (shift the source shelf down, the target shelf
 /// up, update the row) through GRDB prepared statements,
 /// with no checks, no journal and no changeset.
-public struct WriteBenchmark {
+public struct WriteBenchmark: Sendable {
     public var books: Int
     public var shelves: Int
     public var capacity: Int
@@ -27,12 +27,18 @@ public struct WriteBenchmark {
         self.batchSize = batchSize
     }
 
+    /// The suite's catalogue: the books on shelves of ``capacity``.
+    var catalog: Catalog {
+        var catalog = Catalog.generated(name: "shelves", items: books, sections: shelves, kind: .bookshelf, seed: 3)
+        for s in catalog.sections.indices { catalog.sections[s].capacity = capacity }
+        return catalog
+    }
+
     public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-writes-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var catalog = Catalog.generated(name: "shelves", items: books, sections: shelves, kind: .bookshelf, seed: 3)
-        for s in catalog.sections.indices { catalog.sections[s].capacity = capacity }
+        let catalog = self.catalog
         let path = folder.appendingPathComponent("shelves.sqlite").path
         let store = try CatalogStore(path: path)
         log("writes: storing \(books.abbreviated) books on \(shelves.abbreviated) shelves (setup, not timed)")

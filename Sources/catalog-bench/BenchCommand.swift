@@ -129,12 +129,10 @@ struct BenchCommand: ParsableCommand {
                                            bruteForceQueries: min(queries, 1_000)).run(log: log)
         }
         if suite == .all || suite == .writes {
-            results += try WriteBenchmark(books: books, shelves: max(2, books / 50), moves: moves,
-                                          batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
-            if let postgres {
-                results += try PostgresWriteBenchmark(url: postgres, books: books, shelves: max(2, books / 50), moves: moves,
-                                                      batches: max(1, runs / 2), batchSize: min(1_000, books / 10)).run(log: log)
-            }
+            let writes = WriteBenchmark(books: books, shelves: max(2, books / 50), moves: moves,
+                                        batches: max(1, runs / 2), batchSize: min(1_000, books / 10))
+            results += try writes.run(log: log)
+            if let postgres { results += try PostgresWriteBenchmark(url: postgres, sizes: writes).run(log: log) }
         }
         if suite == .all || suite == .http {
             let perConnection = max(10, queries / 50)
