@@ -22,6 +22,7 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     func catalog(named name: String) async throws(StoreError) -> Catalog
     /// Stores several catalogues in one transaction, each replacing the content of any catalogue
     /// of its name: all of them land, or none does.
+    @discardableResult
     func replace(_ catalogs: [(Catalog, ImportRecord?)], progress: ((_ written: Int, _ total: Int) -> Void)?)
         async throws(StoreError) -> [WriteResult]
     /// Applies a batch to a catalogue in one transaction: all of it, or nothing.
