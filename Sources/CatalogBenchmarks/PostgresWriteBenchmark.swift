@@ -38,7 +38,6 @@ public struct PostgresWriteBenchmark: Sendable {
 
         let location = try PostgresLocation(url: url)
         let bare = try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: 1, logger: Self.logger)
-        defer { Task { [bare] in try? await bare.close() } }
         try await createBareTables(like: catalog, on: bare)
 
         var mine = ShelfContents(contents: catalog.sections.map { $0.items.map(\.id) }, random: SplitMix64(seed: 11), capacity: capacity)
@@ -79,6 +78,7 @@ public struct PostgresWriteBenchmark: Sendable {
         }
         try await store.checkIntegrity()
         try await bare.query("DROP TABLE bench_bare_item, bench_bare_catalog", logger: Self.logger)
+        try await bare.close()
 
         return WriteBenchmark.results(label: "PostgreSQL, \(books.abbreviated) books on \(shelves.abbreviated) shelves",
                                       baseline: "bare five-statement SQL move (dense positions, no checks)",

@@ -1,11 +1,13 @@
-/// SQL that reaches a catalogue's rows by their keys: one probe of a unique index per key,
-/// whatever the planner's statistics say.
+/// SQL that reaches a catalogue's rows by their keys: one probe of a unique index per key.
 ///
 /// A catalogue imported a moment ago has no statistics yet, and the planner then takes
 /// `catalog_pk = …` for a handful of rows: given `catalog_pk = $1 AND id = ANY($2)` it scans the
 /// whole catalogue through the index's first column and filters the ids — every item of a
 /// million-book catalogue read by each write. A correlated lookup of one key on both columns of
-/// a unique index has only one plan, the probe; the write statements reach rows through these.
+/// a unique index is a probe: for items always (their only index on `catalog_pk` is that one);
+/// for sections once the statistics know the catalogue, as the store makes sure after a large
+/// import (``PostgresCatalogStore/refreshStatistics(afterWriting:)``), since the
+/// section-position index shares the column.
 enum KeyLookup {
     /// A query of one column `found`: for each key of the array `keys` (an SQL expression of
     /// type `keyType[]`), the `column` of the row of `table` in catalogue `catalogPK` whose

@@ -89,12 +89,17 @@ extension CatalogStore {
     /// change nothing, and an update costs what the writes touched, not the catalogue's size.
     /// (A store's revisions repeat no id, so no duplicate can hide in a section left out.)
     package static func changeset(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
-        if let touched = old.sectionsNotShared(with: current), touched.count < old.sections.count {
-            let keep = { (catalog: Catalog) in
-                Catalog(name: catalog.name, revision: catalog.revision, sections: touched.map { catalog.sections[$0] })
-            }
-            return try changeset(from: keep(old), to: keep(current), restoredContent: restoredContent).placingSections(at: touched)
+        guard let touched = old.sectionsNotShared(with: current), touched.count < old.sections.count else {
+            return try diff(from: old, to: current, restoredContent: restoredContent)
         }
+        let keep = { (catalog: Catalog) in
+            Catalog(name: catalog.name, revision: catalog.revision, sections: touched.map { catalog.sections[$0] })
+        }
+        return try diff(from: keep(old), to: keep(current), restoredContent: restoredContent).placingSections(at: touched)
+    }
+
+    /// ``changeset(from:to:restoredContent:)`` of every section of the two catalogues.
+    private static func diff(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
         do {
             guard restoredContent else {
                 var changeset = try StagedDiff.changeset(from: old.shape, to: current.shape)

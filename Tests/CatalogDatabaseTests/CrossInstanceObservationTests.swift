@@ -113,7 +113,8 @@ import Testing
             try await Self.shuffle(writer, 3, round: 1)
             model = try await Self.follow(observer, from: model, to: 5)
             var fresh: [Int32] = []
-            let patience = ContinuousClock.now + .seconds(60)
+            // The stand-in closes a listener silent for 5 s within about 11 s: ten times that.
+            let patience = ContinuousClock.now + .seconds(120)
             while fresh.isEmpty && ContinuousClock.now < patience {
                 try await Task.sleep(for: .milliseconds(100))
                 fresh = try await listeners().filter { !stopped.contains($0) }
