@@ -8,7 +8,8 @@ import PostgresNIO
 /// the server is gone (the pool keeps trying to connect in the background, and its waiters
 /// would wait for as long).
 ///
-/// The server counts as gone once a check fails (a refused or broken connection: at once), or
+/// The server counts as gone once a check fails twice in a row (a refused or broken connection:
+/// the second check follows at once), or
 /// when ``slowChecks`` checks in a row each took longer than ``deadline`` (a server that stopped
 /// answering; a busy machine's slow checks are not enough); as back once a check succeeds.
 final class DatabaseHealth: @unchecked Sendable {
@@ -29,17 +30,16 @@ final class DatabaseHealth: @unchecked Sendable {
             var attempt = 0
             var slow = 0
             while !Task.isCancelled {
-                attempt += 1
                 do {
-                    try await Self.withDeadline { [attempt] in
-                        let connection = try await PostgresConnection.connect(configuration: configuration, id: attempt, logger: logger)
-                        do {
-                            for try await _ in try await connection.query("SELECT 1", logger: logger) {}
-                        } catch {
-                            try? await connection.close()
-                            throw error
-                        }
-                        try? await connection.close()
+                    do {
+                        attempt += 1
+                        try await Self.check(configuration, id: attempt, logger: logger)
+                    } catch where !(error is DeadlineError) {
+                        // Once more at once: a connection ended by the server (an operator's
+                        // pg_terminate_backend) is not a server gone, and a server restarting
+                        // refuses the new connection too.
+                        attempt += 1
+                        try await Self.check(configuration, id: attempt, logger: logger)
                     }
                     slow = 0
                     self?.succeeded()
@@ -53,6 +53,20 @@ final class DatabaseHealth: @unchecked Sendable {
                 self.expireWaiters()
                 try? await Task.sleep(for: Self.checkInterval)
             }
+        }
+    }
+
+    /// One check: a new connection answers `SELECT 1` within ``deadline``.
+    private static func check(_ configuration: PostgresConnection.Configuration, id: Int, logger: Logger) async throws {
+        try await withDeadline {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+            do {
+                for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try? await connection.close()
         }
     }
 

@@ -146,7 +146,7 @@ extension PostgresCatalogStore: ObservedDatabase {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval * 5)
                     guard !Task.isCancelled, lastRead.age > interval * 5 else { continue }
-                    try? await client.withConnection { connection in
+                    try? await client.withOpenConnection { connection in
                         try await readRevisions(on: connection, logger: logger, into: notifier)
                     }
                     if let stuck = current.take() {

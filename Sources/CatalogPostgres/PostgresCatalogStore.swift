@@ -127,6 +127,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     /// A ``StoreError`` for what the driver threw during an operation.
     func storeError(_ error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
+        if error is ConnectionClosed { return .unavailable(location: location, reason: "the server closed the connection") }
         if let error = error as? PSQLError {
             // A lost connection, or the server shutting down or refusing connections for now
             // (SQLSTATE classes 08 and 57): the request may be retried.
@@ -148,7 +149,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     func withConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         do {
             return try await leasing { leased in
-                try await self.client.withConnection { connection in
+                try await self.client.withOpenConnection { connection in
                     leased()
                     return try await body(connection)
                 }
@@ -275,5 +276,116 @@ extension PostgresLocation {
         case .prefer: .prefer(.makeClientConfiguration())
         case .require: .require(.makeClientConfiguration())
         }
+    }
+}
+
+extension PostgresClient {
+    /// Runs `body` on a pooled connection that is still open. A statement sent on a connection
+    /// the server has closed is never answered (postgres-nio drops it without failing it), so:
+    /// the pool, which learns of a close only after the connection does and may lease it in
+    /// between, is asked again for such a connection; and `body`, if it is still waiting a
+    /// second after its connection closed, is left waiting and ``ConnectionClosed`` thrown.
+    func withOpenConnection<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws -> Result {
+        var closedLeases = 0
+        while true {
+            do {
+                return try await withConnection { connection in
+                    guard !connection.isClosed else { throw ClosedLease() }
+                    return try await Self.abandonedOnceClosed(connection) { try await body(connection) }
+                }
+            } catch is ClosedLease {
+                closedLeases += 1
+                // The pool hears of the close on the connection's event loop: a moment later.
+                try await Task.sleep(for: .milliseconds(min(closedLeases, 50)))
+            }
+        }
+    }
+
+    private struct ClosedLease: Error {}
+
+    /// `work`, or ``ConnectionClosed`` once `connection` has been closed for a second, whichever
+    /// comes first — without waiting for `work` then.
+    private static func abandonedOnceClosed<Result: Sendable>(_ connection: PostgresConnection,
+                                                              _ work: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        let outcome = FirstOutcome<Result>()
+        let watch = ClosingConnections.shared.watch(connection) { outcome.finish(.failure(ConnectionClosed())) }
+        defer { ClosingConnections.shared.end(watch, on: connection) }
+        let task = Task {
+            do { outcome.finish(.success(try await work())) } catch { outcome.finish(.failure(error)) }
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+                outcome.wait(continuation)
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+}
+
+/// The operations running on each pooled connection, abandoned a second after it closes: one
+/// close callback a connection, however many operations it runs.
+final class ClosingConnections: @unchecked Sendable {
+    static let shared = ClosingConnections()
+    private let lock = NSLock()
+    private var operations: [ObjectIdentifier: [Int: @Sendable () -> Void]] = [:]
+    private var next = 0
+
+    /// Calls `abandon` a second after `connection` closes, unless ``end(_:on:)`` came first.
+    func watch(_ connection: PostgresConnection, abandon: @escaping @Sendable () -> Void) -> Int {
+        let key = ObjectIdentifier(connection)
+        let (id, first) = lock.withLock { () -> (Int, Bool) in
+            next += 1
+            let first = operations[key] == nil
+            operations[key, default: [:]][next] = abandon
+            return (next, first)
+        }
+        if first {
+            connection.closeFuture.whenComplete { _ in
+                connection.eventLoop.scheduleTask(in: .seconds(1)) {
+                    let abandoned = self.lock.withLock { self.operations.removeValue(forKey: key) } ?? [:]
+                    for abandon in abandoned.values { abandon() }
+                }
+            }
+        }
+        return id
+    }
+
+    func end(_ id: Int, on connection: PostgresConnection) {
+        lock.withLock { _ = operations[ObjectIdentifier(connection)]?.removeValue(forKey: id) }
+    }
+}
+
+/// The server closed the connection an operation was waiting on.
+struct ConnectionClosed: Error {}
+
+/// The first of two results to arrive, for a continuation that may start waiting after it did.
+final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<Value, any Error>?
+    private var continuation: CheckedContinuation<Value, any Error>?
+    private var finished = false
+
+    func wait(_ continuation: CheckedContinuation<Value, any Error>) {
+        let ready: Result<Value, any Error>? = lock.withLock {
+            if let result { return result }
+            self.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(with: ready) }
+    }
+
+    func finish(_ outcome: Result<Value, any Error>) {
+        let waiting: CheckedContinuation<Value, any Error>? = lock.withLock {
+            guard !finished else { return nil }
+            finished = true
+            if let continuation {
+                self.continuation = nil
+                return continuation
+            }
+            result = outcome
+            return nil
+        }
+        waiting?.resume(with: outcome)
     }
 }
