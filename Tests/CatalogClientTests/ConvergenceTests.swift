@@ -58,15 +58,15 @@ import Testing
             }
             let checks = devices.map { _ in Checked() }
             let watching = zip(checks, devices).map { $0.check($1) }
-            // 20 s of moves: the server's own clients, and each device's user.
-            let end = ContinuousClock.now + .seconds(20)
+            // Moves by the server's own clients and each device's user, 200 acknowledged each (a
+            // count, not a time: a busy machine makes them as well as an idle one, only slower).
             let books = Self.shelves.sections.flatMap { $0.items.map(\.id) }
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for writer in 0..<3 {
                     group.addTask {
                         var random = SplitMix64(seed: UInt64(writer + 1))
                         var writes = 0
-                        while ContinuousClock.now < end {
+                        for _ in 0..<10_000 where writes < 200 {
                             let book = books[Int.random(in: 0..<books.count, using: &random)]
                             let shelf = "s\(Int.random(in: 0..<12, using: &random))"
                             let policy: MovePolicy = [.reject, .displace, .swap][Int.random(in: 0..<3, using: &random)]
@@ -79,7 +79,7 @@ import Testing
                 }
                 var total = 0
                 for try await writes in group { total += writes }
-                #expect(total > 100)
+                #expect(total == 600)
             }
             for (client, device) in zip(clients, devices) {
                 try await FollowingTests.eventually("the outbox settled") { try client.outbox().allSatisfy { $0.state == .rejected } }
