@@ -128,38 +128,11 @@ final class DatabaseHealth: @unchecked Sendable {
     /// `work`, or ``DeadlineError`` once ``deadline`` has passed — without waiting for `work`
     /// then: a server that stopped answering may leave a query hanging past any cancellation.
     private static func withDeadline(_ work: @escaping @Sendable () async throws -> Void) async throws {
-        let outcome = Outcome()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            outcome.continuation = continuation
-            let task = Task {
-                do {
-                    try await work()
-                    outcome.finish(.success(()))
-                } catch {
-                    outcome.finish(.failure(error))
-                }
-            }
+        try await abandonable(work) { abandon in
             Task {
                 try? await Task.sleep(for: deadline)
-                if outcome.finish(.failure(DeadlineError())) { task.cancel() }
+                abandon(DeadlineError())
             }
-        }
-    }
-
-    /// The first of two results to arrive.
-    private final class Outcome: @unchecked Sendable {
-        private let lock = NSLock()
-        var continuation: CheckedContinuation<Void, any Error>?
-
-        /// Resumes the continuation unless something did first; whether this did.
-        @discardableResult
-        func finish(_ result: Result<Void, any Error>) -> Bool {
-            let taken: CheckedContinuation<Void, any Error>? = lock.withLock {
-                defer { continuation = nil }
-                return continuation
-            }
-            taken?.resume(with: result)
-            return taken != nil
         }
     }
 }
