@@ -9,14 +9,15 @@ import PostgresNIO
 /// database, driven by keep-alive clients and followed by event-stream subscribers in this
 /// process, on one hot catalogue of shelves of capacity 4.
 ///
-/// Three runs of the same load — random moves (a tenth of them batches of two to four moves),
-/// reject, displace and swap — one instance on SQLite, one on PostgreSQL, two on PostgreSQL; the
-/// last with the subscribers split over both instances and `kill -9` of the first half-way, its
-/// clients and subscribers then going to the second. Afterwards `catalog check` must pass, every
-/// acknowledged revision must be unique and stored, and every subscriber must have seen every
-/// revision in order with changesets the batch-update simulator accepts, ending at the stored
-/// catalogue. Also counted: PostgreSQL statements per single move (pg_stat_statements), and
-/// the time from a write acknowledged by one instance to its event on the other's stream.
+/// Four runs of the same load — random moves (a tenth of them batches of two to four moves),
+/// reject, displace and swap: one instance on SQLite, one on PostgreSQL, two on PostgreSQL, and
+/// two on PostgreSQL again with the subscribers split over both instances and `kill -9` of the
+/// first half-way, its clients and subscribers then going to the second. After the last,
+/// `catalog check` must pass, every acknowledged revision must be unique and stored, and every
+/// subscriber must have seen every revision in order with changesets the batch-update simulator
+/// accepts, ending at the stored catalogue. Also counted: PostgreSQL statements per single move
+/// (pg_stat_statements), and the time from a write acknowledged by one instance to its event on
+/// the other's stream.
 public struct ClusterBenchmark: Sendable {
     public var postgresURL: String
     public var catalogExecutable: String
@@ -130,6 +131,17 @@ public struct ClusterBenchmark: Sendable {
             report.statementsPerMove = try await statementsPerMove(port: server.port, log: log)
         }
 
+        // Two instances on PostgreSQL with nothing else running: the throughput of one hot
+        // catalogue over two instances.
+        try await reset(store)
+        do {
+            let a = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pg2a.log").path)
+            let b = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pg2b.log").path)
+            defer { a.stop(); b.stop() }
+            log("two instances on PostgreSQL: \(baselineSeconds) s")
+            report.runs.append(try await load("2 instances, PostgreSQL", ports: [a.port, b.port], seconds: baselineSeconds).result)
+        }
+
         // Two instances on PostgreSQL, subscribers on both, the first killed half-way.
         try await reset(store)
         let a = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pgA.log").path)
@@ -151,7 +163,7 @@ public struct ClusterBenchmark: Sendable {
             a.kill()
             log("killed the first instance")
         }
-        let two = try await load("2 instances, PostgreSQL", ports: [a.port, b.port], seconds: seconds, probeOn: a.port)
+        let two = try await load("2 instances, PostgreSQL, \(subscribers) subscribers, kill -9 of one", ports: [a.port, b.port], seconds: seconds, probeOn: a.port)
         _ = await killer.value
         report.runs.append(two.result)
 

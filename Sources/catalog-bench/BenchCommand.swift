@@ -73,7 +73,7 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "A PostgreSQL database (postgres://…) for the cluster suite (its catalogue `hot` is replaced) and for the writes suite's PostgreSQL rows (catalogue `shelves` and tables `bench_bare_*` replaced).")
     var postgres: String?
 
-    @Option(help: "Seconds of the cluster suite's two-instance run (its one-instance runs last a third of it).")
+    @Option(help: "Seconds of the cluster suite's run with subscribers and a kill (its other runs last a third of it).")
     var clusterSeconds: Int = 30
 
     @Option(help: "Shelves of capacity 4 in the cluster suite's catalogue (two books on each).")
