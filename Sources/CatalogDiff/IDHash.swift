@@ -27,7 +27,7 @@ struct IDHash {
     /// may give up later), `standard` otherwise.
     static func fastest<ID>(for type: ID.Type) -> IDHash {
         if type == Int.self { return IDHash(kind: .integer, seed: processSeed) }
-        if type == String.self { return IDHash(kind: .ascii, seed: processSeed) }
+        if type == String.self || type == InPlaceID.self { return IDHash(kind: .ascii, seed: processSeed) }
         return .standard
     }
 
@@ -39,6 +39,8 @@ struct IDHash {
         switch kind {
         case .standard: return body { $0.hashValue }
         case .integer: return body { Self.mix(UInt64(bitPattern: Int64($0 as! Int)), seed: seed) }
+        case .ascii where ID.self == InPlaceID.self:
+            return body { ($0 as! InPlaceID).withString { Self.hashASCII($0, seed: seed) } }
         case .ascii: return body { Self.hashASCII($0 as! String, seed: seed) }
         }
     }

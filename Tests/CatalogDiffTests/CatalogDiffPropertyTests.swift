@@ -23,6 +23,40 @@ struct CatalogDiffPropertyTests {
         }
     }
 
+    /// Ids the diff reads in place as they are in real catalogues: long enough to live on the
+    /// heap, not ASCII, and spelled differently on the two sides where Swift's strings are equal
+    /// ("é" precomposed in `a`, "e" and a combining accent in `b`). The changeset is the one the
+    /// id-level diff makes from `String` shapes, and a repeated id is still found when its two
+    /// spellings differ.
+    @Test(arguments: 0..<4)
+    func idsReadInPlaceMatchAsStringsDo(batch: Int) throws {
+        func respelled(_ catalog: Catalog, accent: String) -> Catalog {
+            var catalog = catalog
+            for s in catalog.sections.indices {
+                for i in catalog.sections[s].items.indices {
+                    catalog.sections[s].items[i].id = "caf\(accent)-\(catalog.sections[s].items[i].id)-an-id-of-more-than-15-bytes"
+                }
+            }
+            return catalog
+        }
+        var random = SplitMix64(seed: UInt64(batch) &* 0x51_7CC1 &+ 3)
+        for _ in 0..<100 {
+            let plain = Self.randomCatalog(&random)
+            let a = respelled(plain, accent: "\u{E9}")
+            let b = respelled(Self.edited(plain, &random), accent: "e\u{301}")
+            let changes = b.contentChanges(since: a)
+            let reference = try StagedDiff.changeset(from: a.shape, to: b.shape, updatedSections: changes.sections,
+                                                     updatedItems: changes.items)
+            #expect(try Changeset(from: a, to: b).stages == reference.stages, "\(a)\n→\n\(b)")
+        }
+        let repeated = Catalog(name: "c", revision: 0, sections: [Section(id: "s", kind: .videos, items: [
+            Item(id: "caf\u{E9}", content: .icon(Icon(name: "n", icon: "i"))),
+            Item(id: "cafe\u{301}", content: .icon(Icon(name: "n", icon: "i"))),
+        ])])
+        let next = Catalog(name: "c", revision: 1, sections: [Section(id: "s", kind: .videos)])
+        #expect(throws: DuplicateIDError(sections: [], items: ["cafe\u{301}"])) { try Changeset(from: repeated, to: next) }
+    }
+
     /// A catalogue of 0–5 sections of every kind, 0–12 items each, from small pools of ids,
     /// titles and covers (so that items repeat one another's content).
     static func randomCatalog(_ random: inout SplitMix64) -> Catalog {
