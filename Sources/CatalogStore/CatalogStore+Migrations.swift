@@ -14,6 +14,28 @@ extension CatalogStore {
         return migrator
     }()
 
+    /// Applies the migrations `writer`'s database lacks, up to `target` (all when nil).
+    ///
+    /// GRDB reads which migrations ran before it opens each one's transaction, so processes that
+    /// open a new database at once (instances of a deploy, a test harness) may start the same
+    /// migration; all but the first fail on the tables it made, and roll back. A failure after
+    /// which the database records more migrations than before it was such a race: the recorded
+    /// migrations are read again and the rest applied. Each retry needs another opener to have
+    /// applied a migration meanwhile, so it ends; any other failure is thrown.
+    static func migrate(_ writer: any DatabaseWriter, upTo target: String?) throws {
+        while true {
+            let before = try writer.writeWithoutTransaction(recordedMigrations)
+            do {
+                if let target { try migrator.migrate(writer, upTo: target) } else { try migrator.migrate(writer) }
+                return
+            } catch {
+                guard let after = try? writer.writeWithoutTransaction(recordedMigrations), after.count > before.count else {
+                    throw error
+                }
+            }
+        }
+    }
+
     /// The identifiers of every migration this build knows, oldest first (`0001_initial`, …).
     public static var migrationIDs: [String] {
         EmbeddedMigrations.all.map(\.name)

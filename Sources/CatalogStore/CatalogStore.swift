@@ -1,4 +1,9 @@
 import CatalogModel
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import GRDB
 
 /// The SQLite database that holds catalogues, opened through GRDB.
@@ -30,7 +35,7 @@ public final class CatalogStore: Sendable {
     public convenience init(path: String) throws(StoreError) {
         let writer: DatabasePool
         do {
-            writer = try DatabasePool(path: path, configuration: Self.configuration())
+            writer = try Self.openPool(path: path)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
         }
@@ -91,13 +96,30 @@ public final class CatalogStore: Sendable {
             throw StoreError.cannotOpen(path: path, reason: reason)
         }
         do {
-            if let migration {
-                try Self.migrator.migrate(writer, upTo: migration)
-            } else {
-                try Self.migrator.migrate(writer)
-            }
+            try Self.migrate(writer, upTo: migration)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: "cannot migrate the schema: \(Self.describe(error))")
+        }
+    }
+
+    /// How long a connection waits for another (process or connection) that holds the lock it
+    /// needs before it fails with "database is locked".
+    static let busyTimeout: Double = 10
+
+    /// A pool on the file at `path`, set up with ``configuration()``.
+    ///
+    /// SQLite answers "database is locked" at once, without waiting, when a connection switches a
+    /// new database to WAL while another opener holds it (waiting there could deadlock), as
+    /// instances started together on one new file do. That opener is done within moments, so the
+    /// open is tried again, for up to the busy timeout.
+    static func openPool(path: String) throws -> DatabasePool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(busyTimeout * 1000))
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration())
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                usleep(2_000)
+            }
         }
     }
 
@@ -105,7 +127,7 @@ public final class CatalogStore: Sendable {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Wait for a competing writer (another process) instead of failing at once.
-        configuration.busyMode = .timeout(10)
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
             // A 64 MiB page cache (SQLite's default is 2 MiB) keeps the indexes of a 100k-item
             // import in memory instead of spilling them mid-transaction.

@@ -75,4 +75,35 @@ struct MigrationTests {
         #expect(ids == ids.sorted())
         #expect(ids.first == "0001_initial")
     }
+
+    /// Instances started together on a database that does not exist yet (a deploy, a test
+    /// harness) each open it: whichever applies a migration first, the others find it applied.
+    @Test("stores opened at once on a new database all open it, each migration applied once")
+    func openersRacingOnANewDatabaseAllSucceed() async throws {
+        let (_, folder) = try temporaryDatabasePath("race")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for round in 0..<20 {
+            let path = folder.appendingPathComponent("race-\(round).sqlite").path
+            let failures = await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        do {
+                            let store = try CatalogStore(path: path)
+                            return try store.appliedMigrations() == CatalogStore.migrationIDs ? nil : "not every migration applied"
+                        } catch {
+                            return "\(error)"
+                        }
+                    }
+                }
+                var failures: [String] = []
+                for await failure in group { if let failure { failures.append(failure) } }
+                return failures
+            }
+            #expect(failures.isEmpty, "round \(round)")
+            let recorded = try await DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+            }
+            #expect(recorded == CatalogStore.migrationIDs)
+        }
+    }
 }
