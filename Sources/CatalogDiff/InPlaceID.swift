@@ -14,12 +14,18 @@ struct InPlaceID: Hashable, @unchecked Sendable, CustomStringConvertible {
     private let word0: UInt64
     private let word1: UInt64
 
-    /// The id of the item at `item`, which must outlive every use of the result.
+    /// The id of the item at `item`, which must outlive every use of the result. A `String` is
+    /// 16 bytes on 64-bit platforms and 12 on 32-bit ones; the bytes past it stay zero.
     @inline(__always)
     init(idOf item: UnsafePointer<Item>) {
         let raw = UnsafeRawPointer(item) + Self.idOffset
-        word0 = raw.load(as: UInt64.self)
-        word1 = raw.load(fromByteOffset: 8, as: UInt64.self)
+        if MemoryLayout<String>.size == 16 {
+            (word0, word1) = (raw.load(as: UInt64.self), raw.load(fromByteOffset: 8, as: UInt64.self))
+        } else {
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: MemoryLayout<String>.size)) }
+            (word0, word1) = words
+        }
     }
 
     private static let idOffset = MemoryLayout<Item>.offset(of: \.id)!
