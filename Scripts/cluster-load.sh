@@ -2,8 +2,9 @@
 # The PostgreSQL load test (docs/PostgreSQL.md, BENCHMARKS.md): a throwaway PostgreSQL 15 with
 # its default durability, then `catalog-bench cluster` against it — one `catalog serve` on
 # SQLite, one on PostgreSQL, two on PostgreSQL (writes, then GET /health as the ceiling), then
-# two with event-stream subscribers and `kill -9` of one half-way, and the checks after. Extra arguments go to catalog-bench (for instance
-# --cluster-seconds 30 --connections 64 --subscribers 100, the defaults).
+# two with event-stream subscribers and `kill -9` of one half-way, and the checks after. Extra
+# arguments go to catalog-bench (for instance --cluster-seconds 30 --connections 64
+# --subscribers 100, the defaults).
 #
 #   bash Scripts/cluster-load.sh
 set -euo pipefail

@@ -257,11 +257,12 @@ public struct ClusterBenchmark: Sendable {
                 var tally = LoadTally.Local()
                 var portIndex = client % ports.count
                 var http = BlockingHTTP(port: ports[portIndex])
+                let method = health ? "GET" : "POST"
                 while DispatchTime.now().uptimeNanoseconds < end {
                     let (path, body, moves): (String, String?, Int) = health ? ("/health", nil, 1) : self.randomWrite(&random)
                     let start = DispatchTime.now().uptimeNanoseconds
                     do {
-                        let response = try http.request(health ? "GET" : "POST", path, body: body)
+                        let response = try http.request(method, path, body: body)
                         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
                         tally.record(response, milliseconds: elapsed, moves: moves)
                     } catch {

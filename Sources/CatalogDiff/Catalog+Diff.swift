@@ -60,20 +60,18 @@ extension Changeset {
     public init(from a: Catalog, to b: Catalog, workspace: DiffWorkspace? = nil) throws(DuplicateIDError) {
         // Content is compared where the diff's matching pairs an item with its old version, in
         // place (see `Item.sameContent`); ids are read in place too (see `InPlaceID`).
-        self = try a.withInPlaceShape { (shapeA) throws(DuplicateIDError) in
-            try b.withInPlaceShape { (shapeB) throws(DuplicateIDError) in
-                try StagedDiff.changeset(from: shapeA, to: shapeB, updatedSections: b.sectionContentChanges(since: a),
-                                         itemsDiffer: { s, t, pairs, differing in
-                                             a.sections[s].items.withUnsafeBufferPointer { x in
-                                                 b.sections[t].items.withUnsafeBufferPointer { y in
-                                                     for (k, pair) in pairs.enumerated()
-                                                     where !Item.sameContent(x.baseAddress! + pair.old, y.baseAddress! + pair.new) {
-                                                         differing.append(k)
-                                                     }
+        self = try Catalog.withInPlaceShapes(a, b) { (shapeA, shapeB) throws(DuplicateIDError) in
+            try StagedDiff.changeset(from: shapeA, to: shapeB, updatedSections: b.sectionContentChanges(since: a),
+                                     itemsDiffer: { s, t, pairs, differing in
+                                         a.sections[s].items.withUnsafeBufferPointer { x in
+                                             b.sections[t].items.withUnsafeBufferPointer { y in
+                                                 for (k, pair) in pairs.enumerated()
+                                                 where !Item.sameContent(x.baseAddress! + pair.old, y.baseAddress! + pair.new) {
+                                                     differing.append(k)
                                                  }
                                              }
-                                         }, workspace: workspace)
-            }
+                                         }
+                                     }, workspace: workspace)
         }
         fromRevision = a.revision
         toRevision = b.revision

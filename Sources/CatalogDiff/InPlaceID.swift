@@ -52,18 +52,22 @@ struct InPlaceID: Hashable, @unchecked Sendable, CustomStringConvertible {
 }
 
 extension Catalog {
-    /// The shape of this catalogue with ids read in place (see ``InPlaceID``), for `body` only.
-    func withInPlaceShape<R, E: Error>(_ body: (SnapshotShape<String, InPlaceID>) throws(E) -> R) throws(E) -> R {
-        let items = sections.map { section in
-            section.items.withUnsafeBufferPointer { items in
-                Array(unsafeUninitializedCapacity: items.count) { ids, count in
-                    for i in items.indices { (ids.baseAddress! + i).initialize(to: InPlaceID(idOf: items.baseAddress! + i)) }
-                    count = items.count
+    /// The shapes of `a` and `b` with ids read in place (see ``InPlaceID``), for `body` only: both
+    /// catalogues, which own the strings, are held for the call. (``shape`` reads `String`s the
+    /// same way; this loop is its own so that the id's two words are loaded inline.)
+    static func withInPlaceShapes<R, E: Error>(
+        _ a: Catalog, _ b: Catalog, _ body: (SnapshotShape<String, InPlaceID>, SnapshotShape<String, InPlaceID>) throws(E) -> R
+    ) throws(E) -> R {
+        func shape(_ catalog: Catalog) -> SnapshotShape<String, InPlaceID> {
+            SnapshotShape(sections: catalog.sections.map(\.id), items: catalog.sections.map { section in
+                section.items.withUnsafeBufferPointer { items in
+                    Array(unsafeUninitializedCapacity: items.count) { ids, count in
+                        for i in items.indices { (ids.baseAddress! + i).initialize(to: InPlaceID(idOf: items.baseAddress! + i)) }
+                        count = items.count
+                    }
                 }
-            }
+            })
         }
-        return try withExtendedLifetime(self) { () throws(E) -> R in
-            try body(SnapshotShape(sections: sections.map(\.id), items: items))
-        }
+        return try body(shape(a), shape(b))
     }
 }

@@ -14,7 +14,8 @@ extension CatalogStore {
         return migrator
     }()
 
-    /// Applies the migrations `writer`'s database lacks, up to `target` (all when nil).
+    /// Applies the migrations `writer`'s database lacks, up to `target` (all when nil), given the
+    /// ones it records as applied (`recorded`).
     ///
     /// GRDB reads which migrations ran before it opens each one's transaction, so processes that
     /// open a new database at once (instances of a deploy, a test harness) may start the same
@@ -22,9 +23,9 @@ extension CatalogStore {
     /// which the database records more migrations than before it was such a race: the recorded
     /// migrations are read again and the rest applied. Each retry needs another opener to have
     /// applied a migration meanwhile, so it ends; any other failure is thrown.
-    static func migrate(_ writer: any DatabaseWriter, upTo target: String?) throws {
+    static func migrate(_ writer: any DatabaseWriter, upTo target: String?, recorded: [String]) throws {
+        var before = recorded
         while true {
-            let before = try writer.writeWithoutTransaction(recordedMigrations)
             do {
                 if let target { try migrator.migrate(writer, upTo: target) } else { try migrator.migrate(writer) }
                 return
@@ -32,6 +33,7 @@ extension CatalogStore {
                 guard let after = try? writer.writeWithoutTransaction(recordedMigrations), after.count > before.count else {
                     throw error
                 }
+                before = after
             }
         }
     }

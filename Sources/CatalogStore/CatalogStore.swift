@@ -1,9 +1,5 @@
 import CatalogModel
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import GRDB
 
 /// The SQLite database that holds catalogues, opened through GRDB.
@@ -96,7 +92,7 @@ public final class CatalogStore: Sendable {
             throw StoreError.cannotOpen(path: path, reason: reason)
         }
         do {
-            try Self.migrate(writer, upTo: migration)
+            try Self.migrate(writer, upTo: migration, recorded: applied)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: "cannot migrate the schema: \(Self.describe(error))")
         }
@@ -118,7 +114,7 @@ public final class CatalogStore: Sendable {
             do {
                 return try DatabasePool(path: path, configuration: configuration())
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
-                usleep(2_000)
+                Thread.sleep(forTimeInterval: 0.002)
             }
         }
     }
