@@ -104,13 +104,47 @@ public enum TestPostgres {
         return components.string!
     }
 
+    /// Creating, migrating and dropping the tests' databases, two at a time. The suite runs
+    /// its tests at once, and a hundred `CREATE DATABASE`s started together keep the server's
+    /// cores busy for seconds — long enough for another test's request to time out.
+    static let setUpGate = Gate(slots: 2)
+
+    /// `body` holding one of ``setUpGate``'s slots.
+    public static func settingUp<T>(_ body: () async throws -> T) async throws -> T {
+        await setUpGate.enter()
+        do {
+            let result = try await body()
+            await setUpGate.leave()
+            return result
+        } catch {
+            await setUpGate.leave()
+            throw error
+        }
+    }
+
     /// A new, empty database on the test server; its name.
     public static func createDatabase() async throws -> String {
         let name = "catalog_test_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
-        try await admin { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        try await settingUp {
+            try await admin { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+            }
         }
         return name
+    }
+
+    /// A store on a new database of the test server, migrated; its name and the store.
+    static func openNewStore() async throws -> (name: String, store: PostgresCatalogStore) {
+        let name = try await createDatabase()
+        do {
+            let store = try await settingUp {
+                try await PostgresCatalogStore.open(url: url(self.url!, database: name), maximumConnections: 8)
+            }
+            return (name, store)
+        } catch {
+            try? await dropDatabase(name)
+            throw error
+        }
     }
 
     /// Runs `body` with a new, empty database's URL and a connection to it; drops the database
@@ -135,8 +169,10 @@ public enum TestPostgres {
     }
 
     public static func dropDatabase(_ name: String) async throws {
-        try await admin { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+        try await settingUp {
+            try await admin { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+            }
         }
     }
 
@@ -167,8 +203,7 @@ public func withDatabase<Result>(_ backend: Backend, _ body: (any CatalogDatabas
     case .sqlite:
         return try await body(try CatalogStore.inMemory())
     case .postgres:
-        let name = try await TestPostgres.createDatabase()
-        let store = try await PostgresCatalogStore.open(url: TestPostgres.url(TestPostgres.url!, database: name), maximumConnections: 8)
+        let (name, store) = try await TestPostgres.openNewStore()
         do {
             let result = try await body(store)
             store.close()
@@ -193,10 +228,17 @@ public func withTwoHandles<Result>(_ backend: Backend, _ body: (any CatalogDatab
         let path = folder.appendingPathComponent("two.sqlite").path
         return try await body(try CatalogStore(path: path), try CatalogStore(path: path))
     case .postgres:
-        let name = try await TestPostgres.createDatabase()
-        let url = TestPostgres.url(TestPostgres.url!, database: name)
-        let first = try await PostgresCatalogStore.open(url: url, maximumConnections: 8)
-        let second = try await PostgresCatalogStore.open(url: url, maximumConnections: 8)
+        let (name, first) = try await TestPostgres.openNewStore()
+        let second: PostgresCatalogStore
+        do {
+            second = try await TestPostgres.settingUp {
+                try await PostgresCatalogStore.open(url: TestPostgres.url(TestPostgres.url!, database: name), maximumConnections: 8)
+            }
+        } catch {
+            first.close()
+            try? await TestPostgres.dropDatabase(name)
+            throw error
+        }
         defer {
             first.close()
             second.close()
@@ -208,6 +250,31 @@ public func withTwoHandles<Result>(_ backend: Backend, _ body: (any CatalogDatab
         } catch {
             try? await TestPostgres.dropDatabase(name)
             throw error
+        }
+    }
+}
+
+/// A counting semaphore for tasks: at most `slots` between ``enter()`` and ``leave()``, the
+/// others waiting in the order they came.
+actor Gate {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(slots: Int) { free = slots }
+
+    func enter() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
         }
     }
 }
