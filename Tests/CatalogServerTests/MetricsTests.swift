@@ -89,13 +89,19 @@ import Testing
                 let stream = try RawConnection(port: try #require(client.port))
                 stream.openEventStream("/catalogs/shelf/events")
                 #expect(await stream.awaitEvents(1).first?.event == "snapshot")
-                try await a.move(item: "b0", toSection: "c", in: "shelf")
-                _ = await stream.awaitEvents { $0.last?.id == "2" }
-                // The stream may have woken on B's periodic check first; the notification follows.
-                var samples = try await Self.scrape(client)
-                for _ in 0..<600 where (samples["catalog_database_notifications_received_total"] ?? 0) < 1 {
-                    try await Task.sleep(for: .milliseconds(100))
+                // B's listener connects and listens beside the stream, which does not wait for it;
+                // a write before that reaches B by its reading on listening, not by a
+                // notification. So A writes (b0 to c and back) until B has counted one.
+                var samples: [String: Double] = [:]
+                for write in 0..<60 {
+                    try await a.move(item: "b0", toSection: write % 2 == 0 ? "c" : "b", in: "shelf")
+                    _ = await stream.awaitEvents { $0.last?.id == String(write + 2) }
                     samples = try await Self.scrape(client)
+                    for _ in 0..<10 where (samples["catalog_database_notifications_received_total"] ?? 0) < 1 {
+                        try await Task.sleep(for: .milliseconds(100))
+                        samples = try await Self.scrape(client)
+                    }
+                    if (samples["catalog_database_notifications_received_total"] ?? 0) >= 1 { break }
                 }
                 #expect((samples["catalog_database_notifications_received_total"] ?? 0) >= 1)
                 // The write was A's: B counted none.
