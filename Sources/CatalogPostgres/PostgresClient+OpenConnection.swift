@@ -42,10 +42,21 @@ struct ConnectionClosed: Error {}
 
 /// The operations running on each pooled connection, abandoned a second after it closes: one
 /// close callback a connection, however many operations it runs.
+///
+/// An entry holds its connection until it is removed, so that no other connection can be
+/// allocated at its address meanwhile: keyed by the address alone, a connection opened during
+/// the second after another closed could take over that one's entry, and its operations would
+/// be abandoned by the other's close.
 final class ClosingConnections: @unchecked Sendable {
     static let shared = ClosingConnections()
+
+    private struct Watched {
+        let connection: PostgresConnection
+        var abandons: [Int: @Sendable () -> Void] = [:]
+    }
+
     private let lock = NSLock()
-    private var operations: [ObjectIdentifier: [Int: @Sendable () -> Void]] = [:]
+    private var watched: [ObjectIdentifier: Watched] = [:]
     private var next = 0
 
     /// Calls `abandon` a second after `connection` closes, unless ``end(_:on:)`` came first.
@@ -53,14 +64,15 @@ final class ClosingConnections: @unchecked Sendable {
         let key = ObjectIdentifier(connection)
         let (id, first) = lock.withLock { () -> (Int, Bool) in
             next += 1
-            let first = operations[key] == nil
-            operations[key, default: [:]][next] = abandon
+            let first = watched[key] == nil
+            if first { watched[key] = Watched(connection: connection) }
+            watched[key]!.abandons[next] = abandon
             return (next, first)
         }
         if first {
             connection.closeFuture.whenComplete { _ in
                 connection.eventLoop.scheduleTask(in: .seconds(1)) {
-                    let abandoned = self.lock.withLock { self.operations.removeValue(forKey: key) } ?? [:]
+                    let abandoned = self.lock.withLock { self.watched.removeValue(forKey: key)?.abandons } ?? [:]
                     for abandon in abandoned.values { abandon() }
                 }
             }
@@ -69,6 +81,6 @@ final class ClosingConnections: @unchecked Sendable {
     }
 
     func end(_ id: Int, on connection: PostgresConnection) {
-        lock.withLock { _ = operations[ObjectIdentifier(connection)]?.removeValue(forKey: id) }
+        lock.withLock { _ = watched[ObjectIdentifier(connection)]?.abandons.removeValue(forKey: id) }
     }
 }
