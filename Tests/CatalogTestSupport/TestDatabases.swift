@@ -105,12 +105,12 @@ public enum TestPostgres {
     }
 
     /// Creating, migrating and dropping the tests' databases, two at a time. The suite runs
-    /// its tests at once, and a hundred `CREATE DATABASE`s started together keep the server's
+    /// its tests at once, and fifty `CREATE DATABASE`s started together keep the server's
     /// cores busy for seconds — long enough for another test's request to time out.
     static let setUpGate = Gate(slots: 2)
 
     /// `body` holding one of ``setUpGate``'s slots.
-    public static func settingUp<T>(_ body: () async throws -> T) async throws -> T {
+    static func settingUp<T>(_ body: () async throws -> T) async throws -> T {
         await setUpGate.enter()
         do {
             let result = try await body()
@@ -133,14 +133,18 @@ public enum TestPostgres {
         return name
     }
 
-    /// A store on a new database of the test server, migrated; its name and the store.
+    /// A store on the test server's database `name` (migrated as it opens).
+    static func openStore(on name: String) async throws -> PostgresCatalogStore {
+        try await settingUp {
+            try await PostgresCatalogStore.open(url: url(self.url!, database: name), maximumConnections: 8)
+        }
+    }
+
+    /// A store on a new database of the test server; its name and the store.
     static func openNewStore() async throws -> (name: String, store: PostgresCatalogStore) {
         let name = try await createDatabase()
         do {
-            let store = try await settingUp {
-                try await PostgresCatalogStore.open(url: url(self.url!, database: name), maximumConnections: 8)
-            }
-            return (name, store)
+            return (name, try await openStore(on: name))
         } catch {
             try? await dropDatabase(name)
             throw error
@@ -231,9 +235,7 @@ public func withTwoHandles<Result>(_ backend: Backend, _ body: (any CatalogDatab
         let (name, first) = try await TestPostgres.openNewStore()
         let second: PostgresCatalogStore
         do {
-            second = try await TestPostgres.settingUp {
-                try await PostgresCatalogStore.open(url: TestPostgres.url(TestPostgres.url!, database: name), maximumConnections: 8)
-            }
+            second = try await TestPostgres.openStore(on: name)
         } catch {
             first.close()
             try? await TestPostgres.dropDatabase(name)
