@@ -48,12 +48,20 @@ enum ItemRows {
         private(set) var json = "["
         private(set) var count = 0
 
+        /// The part of a combined write each row belongs to, in order, when given.
+        private(set) var parts: [Int32] = []
+
         /// Appends an item's row: where it goes (the section with id `section`, order key `key`)
-        /// and its content.
-        mutating func append(_ item: Item, section: String, key: Int64) {
+        /// and its content; `part`, the part of a combined write it belongs to (``partColumn``).
+        mutating func append(_ item: Item, section: String, key: Int64, part: Int32? = nil) {
             if count > 0 { json += "," }
             count += 1
-            json += "{\"id\":"
+            json += "{"
+            if let part {
+                parts.append(part)
+                json += "\"\(ItemRows.partColumn)\":\(part),"
+            }
+            json += "\"id\":"
             appendJSONString(item.id, to: &json)
             json += ",\"section\":"
             appendJSONString(section, to: &json)
@@ -75,12 +83,15 @@ enum ItemRows {
         var document: String { json + "]" }
     }
 
+    /// The field of a ``Writer``'s row that names its part of a combined write.
+    static let partColumn = "part"
+
     /// The record type of a ``Writer``'s rows for `json_to_recordset(…) AS r(…)`.
     static let recordType: String = {
         let content = ItemColumns.content.map { field in
             "\(ItemColumns.column(field)) \(field.contentType == .count ? "BIGINT" : "TEXT")"
         }
-        return (["id TEXT", "section TEXT", "position BIGINT", "kind TEXT"] + content
+        return (["\(partColumn) INTEGER", "id TEXT", "section TEXT", "position BIGINT", "kind TEXT"] + content
             + ["width DOUBLE PRECISION", "height DOUBLE PRECISION"]).joined(separator: ", ")
     }()
 
@@ -97,7 +108,8 @@ enum ItemRows {
     }
 
     /// The text of ``upsert(_:catalogPK:)`` with the SQL expressions given for its values (a
-    /// combined write uses it inside a larger statement), writing only when `condition` holds.
+    /// combined write uses it inside a larger statement), writing only the rows `r` for which
+    /// `condition` holds.
     static func upsertSQL(catalogPK: String, document: String, onlyIf condition: String = "true") -> String {
         let content = ItemColumns.names
         return """

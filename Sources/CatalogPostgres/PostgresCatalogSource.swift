@@ -9,10 +9,29 @@ import PostgresNIO
 /// something not loaded yet throws ``Miss``; the store loads it and runs the edit again from the
 /// start (``PostgresCatalogStore/edit(_:with:catalogPK:revision:on:)``). What a batch names is
 /// loaded before its first run, in one query, so a move runs once.
+///
+/// Each loaded section comes with its row key and version, and the source notes what the edits
+/// read (``reads``): a combined write checks, as it commits, that what each batch read is still
+/// so (``PostgresCatalogStore/writeItems(_:to:)``).
 struct PostgresCatalogSource: CatalogSource {
-    /// A read found the catalogue at another revision than ``storedRevision``: another
-    /// instance wrote since (possible only when the catalogue's row is not locked).
+    /// A read found the catalogue at another revision than ``storedRevision`` (with
+    /// ``checksRevision``), or an item where an earlier read did not find it (without): another
+    /// instance wrote since, which is possible only when the catalogue's row is not locked.
     struct StaleRead: Error {}
+
+    /// A read found no catalogue at ``catalogPK``: it was deleted.
+    struct CatalogueGone: Error {}
+
+    /// What edits read through the source since ``reads`` was last cleared.
+    struct Reads {
+        /// Sections read by id, position or as an item's section, whether or not they exist.
+        var sections: Set<String> = []
+        /// Items read that no section holds.
+        var absentItems: Set<String> = []
+        /// Whether an edit read the section order or found no section at a position: what it
+        /// read then depends on every section, not on the ones it names.
+        var order = false
+    }
 
     /// Something the edit asked for that is not loaded yet.
     enum Miss: Error {
@@ -30,13 +49,29 @@ struct PostgresCatalogSource: CatalogSource {
         var stored: Section
         /// The order key of each item stored in the section, by id.
         var keys: [String: Int64]
+        /// The section's row key and its version as loaded (raised by every write that
+        /// changes the section).
+        var pk: Int64
+        var version: Int64
     }
 
     let catalogPK: Int64
-    /// The revision of what is stored, which every read checks: so everything loaded is of one
-    /// state of the catalogue, whether its row is locked or not. Nil until the first load when
-    /// the source was made without it: that load's revision is the one the others must match.
+    /// Whether every load must find the catalogue at ``storedRevision``: so everything loaded
+    /// is of one state of the catalogue. Without it, loads may be of different states, and the
+    /// write checks the versions of what it read instead.
+    let checksRevision: Bool
+    /// The revision of what is stored, as the first load found it when the source was made
+    /// without it.
     private(set) var storedRevision: Int?
+    /// What the edits read; the caller clears it between batches.
+    var reads = Reads()
+    /// Items a load asked for that the database did not hold (``absentItems`` also holds those
+    /// the edits deleted).
+    private(set) var absentInDatabase: Set<String> = []
+    /// The section each item loaded was stored in.
+    private var storedSections: [String: String] = [:]
+    /// How many loads read from the database.
+    private(set) var loads = 0
     /// How many edits ``absorb(_:)`` took in.
     private var absorbed = 0
     /// The revision the edits so far reached.
@@ -50,35 +85,53 @@ struct PostgresCatalogSource: CatalogSource {
     private var order: [String]?
 
     /// A source of catalogue `catalogPK` as stored at `revision`, or at whatever revision its
-    /// first load finds when nil.
-    init(catalogPK: Int64, revision: Int?) {
+    /// first load finds when nil; with `checksRevision`, every load checks that revision.
+    init(catalogPK: Int64, revision: Int?, checksRevision: Bool = true) {
         self.catalogPK = catalogPK
+        self.checksRevision = checksRevision
         storedRevision = revision
     }
 
-    func section(id: String) throws -> (section: Section, position: Int)? {
-        if let loaded = sections[id] { return (loaded.section, loaded.position) }
-        if absentSections.contains(id) { return nil }
+    mutating func section(id: String) throws -> (section: Section, position: Int)? {
+        if let loaded = sections[id] {
+            reads.sections.insert(id)
+            return (loaded.section, loaded.position)
+        }
+        if absentSections.contains(id) {
+            reads.sections.insert(id)
+            return nil
+        }
         throw Miss.section(id)
     }
 
-    func section(at position: Int) throws -> Section? {
+    mutating func section(at position: Int) throws -> Section? {
         if let id = order.map({ position >= 0 && position < $0.count ? $0[position] : nil }) ?? idsAtPositions[position] {
             guard let loaded = sections[id] else { throw Miss.section(id) }
+            reads.sections.insert(id)
             return loaded.section
         }
-        if order != nil || absentPositions.contains(position) { return nil }
+        if order != nil || absentPositions.contains(position) {
+            reads.order = true
+            return nil
+        }
         throw Miss.position(position)
     }
 
-    func sectionID(ofItem id: String) throws -> String? {
-        if let section = itemSections[id] { return section }
-        if absentItems.contains(id) { return nil }
+    mutating func sectionID(ofItem id: String) throws -> String? {
+        if let section = itemSections[id] {
+            reads.sections.insert(section)
+            return section
+        }
+        if absentItems.contains(id) {
+            reads.absentItems.insert(id)
+            return nil
+        }
         throw Miss.item(id)
     }
 
-    func sectionOrder() throws -> [String] {
+    mutating func sectionOrder() throws -> [String] {
         guard let order else { throw Miss.order }
+        reads.order = true
         return order
     }
 
@@ -121,7 +174,9 @@ struct PostgresCatalogSource: CatalogSource {
     /// items named, with all their items, in one query; remembers what is not there. Sections
     /// loaded already stay as they are (edits may have changed them in memory).
     ///
-    /// - Throws: ``StaleRead`` when the catalogue is no longer at ``storedRevision``.
+    /// - Throws: ``CatalogueGone``; ``StaleRead`` when the catalogue is no longer at
+    ///   ``storedRevision`` (with ``checksRevision``), or (without) when an item is found where
+    ///   an earlier load did not find it: loads of two states, which the editor must not mix.
     mutating func load(sections wanted: [String], positions: [Int] = [], items: [String],
                        on connection: PostgresConnection, logger: Logger) async throws {
         let wantedSections = wanted.filter { sections[$0] == nil && !absentSections.contains($0) }
@@ -131,6 +186,7 @@ struct PostgresCatalogSource: CatalogSource {
         let rows = try await connection.execute(PreparedStatements.Sections(catalogPK: catalogPK, sections: wantedSections,
                                                                             positions: wantedPositions.map(Int32.init), items: wantedItems),
                                                 logger: logger)
+        loads += 1
         let loaded = Set(sections.keys)
         var current: String?
         var checked = false
@@ -139,7 +195,7 @@ struct PostgresCatalogSource: CatalogSource {
             if !checked {
                 let found = Int(try row[0].decode(Int64.self))
                 if storedRevision == nil { storedRevision = found }
-                guard found == storedRevision else { throw StaleRead() }
+                guard found == storedRevision || !checksRevision else { throw StaleRead() }
                 checked = true
             }
             guard let id = try row[1].decode(String?.self), !loaded.contains(id) else { continue }
@@ -147,19 +203,27 @@ struct PostgresCatalogSource: CatalogSource {
                 current = id
                 let section = try PostgresCatalogStore.section(row, at: 1)
                 let position = Int(try row[5].decode(Int32.self))
-                sections[id] = LoadedSection(section: section, position: position, stored: section, keys: [:])
+                let keyColumn = 7 + ItemRows.columnCount
+                sections[id] = LoadedSection(section: section, position: position, stored: section, keys: [:],
+                                             pk: try row[keyColumn].decode(Int64.self), version: try row[keyColumn + 1].decode(Int64.self))
                 idsAtPositions[position] = id
             }
             guard let key = try row[6].decode(Int64?.self) else { continue }
             let item = try ItemRows.item(row, at: 7)
+            if storedSections.updateValue(id, forKey: item.id).map({ $0 != id }) ?? absentInDatabase.contains(item.id) {
+                throw StaleRead()
+            }
             sections[id]!.section.items.append(item)
             sections[id]!.stored.items.append(item)
             sections[id]!.keys[item.id] = key
             itemSections[item.id] = id
         }
-        guard checked else { throw StaleRead() }   // the catalogue is gone
+        guard checked else { throw CatalogueGone() }
         for id in wantedSections where sections[id] == nil { absentSections.insert(id) }
-        for id in wantedItems where itemSections[id] == nil { absentItems.insert(id) }
+        for id in wantedItems where itemSections[id] == nil {
+            absentItems.insert(id)
+            absentInDatabase.insert(id)
+        }
         for position in wantedPositions where idsAtPositions[position] == nil { absentPositions.insert(position) }
     }
 

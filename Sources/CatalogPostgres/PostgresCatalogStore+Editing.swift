@@ -18,7 +18,7 @@ extension PostgresCatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
         let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
-        if Self.editsItemsOnly(batch) {
+        if Self.isCombined(batch) {
             return try await itemWrites.write(batch, to: name, with: self).get()
         }
         let result = try await transaction { connection in try await Self.write(batch, to: name, on: connection, logger: logger) }
@@ -58,12 +58,14 @@ extension PostgresCatalogStore {
         let wanted = PostgresCatalogSource.prefetch(for: batch)
         try await source.load(sections: wanted.sections, items: wanted.items, on: connection, logger: logger)
         if wanted.order { try await source.loadOrder(on: connection, logger: logger) }
-        return try await edit(name, with: batch, in: &source, on: connection, logger: logger)
+        return try await edit(name, with: batch, in: &source, on: connection, logger: logger).get()
     }
 
     /// Writes the rows the edit changed: sections deleted (with their items), items deleted,
     /// sections inserted or changed, the section order, then every item whose section, place or
-    /// content changed, in one statement. Then checks the sections it wrote.
+    /// content changed, in one statement. Raises the version of every section that was there
+    /// and changed or moved (combined writes check the versions of what they read). Then checks
+    /// the sections it wrote.
     static func write(_ editor: CatalogEditor<PostgresCatalogSource>, changed: [String], catalog name: String,
                       on connection: PostgresConnection, logger: Logger) async throws {
         let source = editor.source
@@ -110,7 +112,8 @@ extension PostgresCatalogStore {
                 }
             }
             try await connection.query("""
-                UPDATE section SET position = v.position FROM json_to_recordset(\(rows.document)::json) AS v(id TEXT, position INTEGER)
+                UPDATE section SET position = v.position, version = version + 1
+                FROM json_to_recordset(\(rows.document)::json) AS v(id TEXT, position INTEGER)
                 WHERE section.catalog_pk = \(catalogPK) AND section.id = v.id AND section.position <> v.position
                 """, logger: logger)
         }
@@ -123,6 +126,11 @@ extension PostgresCatalogStore {
                 throw StoreError.database("\(rows.count - count) items of the write found no section")
             }
         }
+        let kept = changed.filter { !editor.inserted.contains($0) }
+        if !kept.isEmpty {
+            try await connection.query("UPDATE section SET version = version + 1 WHERE catalog_pk = \(catalogPK) AND id = ANY(\(kept))",
+                                       logger: logger)
+        }
         try await verify(sections: changed, catalog: name, catalogPK: catalogPK, checkOrder: editor.order != editor.orderBefore,
                          on: connection, logger: logger)
     }
@@ -131,7 +139,9 @@ extension PostgresCatalogStore {
     /// section's rows exist): each section's items take order keys that keep the most stored
     /// keys they have (``OrderKeys``); the rows are those whose section, key or content differ
     /// from what is stored.
-    static func itemRows(_ changed: [(id: String, section: Section, exists: Bool)], source: PostgresCatalogSource) -> ItemRows.Writer {
+    /// Each row is marked with its section's part in `parts`, when there.
+    static func itemRows(_ changed: [(id: String, section: Section, exists: Bool)], source: PostgresCatalogSource,
+                         parts: [String: Int32] = [:]) -> ItemRows.Writer {
         var rows = ItemRows.Writer()
         for (id, section, exists) in changed {
             let current = section.items.map { exists ? source.key(of: $0.id, inSection: id) : nil }
@@ -140,7 +150,7 @@ extension PostgresCatalogStore {
             if exists { for item in source.sections[id]?.stored.items ?? [] { stored[item.id] = item } }
             for (index, item) in section.items.enumerated() {
                 if exists, current[index] == keys[index], let old = stored[item.id], old == item { continue }
-                rows.append(item, section: id, key: keys[index])
+                rows.append(item, section: id, key: keys[index], part: parts[id])
             }
         }
         return rows

@@ -34,8 +34,6 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     let itemWrites = ItemWriteQueue()
     /// The pool's use and the notifications heard, for metrics.
     let connectionUse = ConnectionUse()
-    /// Catalogues another instance writes at the same time as this one (their groups lock first).
-    let contention = Contention()
     /// The row keys of catalogues written through this store.
     let catalogKeys = CatalogKeys()
     /// How often a listener reads every revision, in case a notification was lost.

@@ -88,19 +88,32 @@ struct PostgresKeyLookupTests {
                                                on: connection)
         #expect(loadRows <= bound, "the load read \(loadRows) rows")
 
-        var rows = ItemRows.Writer()
-        for (book, shelf) in zip(books.dropFirst(), sections) {
-            rows.append(Item(id: book, content: .book(Book(title: "Moved", cover: "m.jpg"))), section: shelf, key: 1)
+        var keys: [String: (Int64, Int64)] = [:]
+        for try await (id, pk, version) in try await connection.query("""
+            SELECT id, pk, version FROM section WHERE catalog_pk = \(catalogPK) AND id = ANY(\(sections))
+            """, logger: TestPostgres.logger).decode((String, Int64, Int64).self) { keys[id] = (pk, version) }
+        var write = PreparedStatements.GroupWrite(catalogPK: catalogPK, channel: PostgresCatalogStore.channel, notifiedName: "hot")
+        for (part, shelf) in sections.enumerated() {
+            let (pk, version) = try #require(keys[shelf])
+            write.reads.parts.append(Int32(part))
+            write.reads.sections.append(pk)
+            write.reads.versions.append(version)
+            write.changedSections.parts.append(Int32(part))
+            write.changedSections.sections.append(pk)
         }
-        var journal = JSONRecords()
-        journal.append { row in
-            row.integer("revision", Int(revision) + 1)
-            row.text("patch", "{}")
+        write.absentItems = ([0], ["new-book"])
+        write.gone = ([0], [books[0]])
+        for (part, (book, shelf)) in zip(books.dropFirst(), sections).enumerated() {
+            write.rows.append(Item(id: book, content: .book(Book(title: "Moved", cover: "m.jpg"))), section: shelf, key: 1, part: Int32(part))
         }
-        let write = PreparedStatements.GroupWrite(catalogPK: catalogPK, base: Int(revision), final: Int(revision) + 1, gone: [books[0]],
-                                                  rows: rows.document, rowCount: rows.count, journal: journal.document, prune: false,
-                                                  channel: PostgresCatalogStore.channel,
-                                                  payload: PostgresCatalogStore.payload(name: "hot", revision: Int(revision) + 1))
+        for part in sections.indices {
+            write.entryParts.append(Int32(part))
+            write.journal.append { row in
+                row.integer("entry", part)
+                row.integer("part", part)
+                row.text("patch", "{}")
+            }
+        }
         let writeRows = try await Self.rowsRead(by: PostgresQuery(unsafeSQL: PreparedStatements.GroupWrite.sql, binds: try write.makeBindings()),
                                                 on: connection)
         #expect(writeRows <= bound, "the group write read \(writeRows) rows")

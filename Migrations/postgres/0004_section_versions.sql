@@ -1,0 +1,59 @@
+-- A version per section, raised by every write that changes the section — its fields, its
+-- position or its items — so that a combined write of items can check the sections it read
+-- instead of the whole catalogue's revision: two instances' writes to different shelves of one
+-- catalogue then both commit, and the catalogue's row is held only while a write claims its
+-- revisions, not across the round trips of its reads.
+
+ALTER TABLE section ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+
+-- Claims the revisions of a combined write of items (PostgresCatalogStore.writeItems): locks the
+-- catalogue's row, then finds the parts of the write whose reads are no longer true — a section
+-- read at another version or gone, an item or section read as absent that is there now — and
+-- raises the revision by one per journal entry of the other parts, notifying on commit.
+--
+-- A part is a set of the write's batches that read no section or item another part read; each
+-- part is kept or dropped whole. Every writer of a catalogue's sections holds the catalogue's
+-- row until it commits, so once the row is locked here, the checks (each a new snapshot, as in
+-- any VOLATILE function) see every write committed before this one and none can follow until
+-- this one commits.
+--
+-- Answers the revision before the write's first entry and the stale parts; no row when the
+-- catalogue is not there.
+CREATE FUNCTION catalogkit_claim(
+    catalog_key      BIGINT,
+    read_parts       INTEGER[], read_sections BIGINT[], read_versions BIGINT[],
+    absent_item_parts INTEGER[], absent_items TEXT[],
+    absent_section_parts INTEGER[], absent_sections TEXT[],
+    entry_parts      INTEGER[],
+    channel          TEXT,
+    catalog_name     TEXT
+) RETURNS TABLE (base BIGINT, stale INTEGER[])
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    revision_before BIGINT;
+    dropped INTEGER[];
+    entries BIGINT;
+BEGIN
+    SELECT c.revision INTO revision_before FROM catalog c WHERE c.pk = catalog_key FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    dropped := ARRAY(
+        SELECT r.part FROM unnest(read_parts, read_sections, read_versions) AS r(part, section, version)
+        WHERE NOT EXISTS (SELECT 1 FROM section s WHERE s.pk = r.section AND s.version = r.version)
+        UNION
+        SELECT a.part FROM unnest(absent_item_parts, absent_items) AS a(part, id)
+        WHERE EXISTS (SELECT 1 FROM item i WHERE i.catalog_pk = catalog_key AND i.id = a.id)
+        UNION
+        SELECT a.part FROM unnest(absent_section_parts, absent_sections) AS a(part, id)
+        WHERE EXISTS (SELECT 1 FROM section s WHERE s.catalog_pk = catalog_key AND s.id = a.id));
+    SELECT count(*) INTO entries FROM unnest(entry_parts) AS e(part) WHERE e.part <> ALL(dropped);
+    IF entries > 0 THEN
+        UPDATE catalog SET revision = revision_before + entries WHERE pk = catalog_key;
+        PERFORM pg_notify(channel, CASE WHEN catalog_name IS NULL THEN '*' ELSE (revision_before + entries)::text || ' ' || catalog_name END);
+    END IF;
+    base := revision_before;
+    stale := dropped;
+    RETURN NEXT;
+END
+$$;
