@@ -38,15 +38,17 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    -- Each key probed through its own index (a correlated subquery per key), never a join
+    -- the planner could turn into a scan of the catalogue's sections or items.
     dropped := ARRAY(
         SELECT r.part FROM unnest(read_parts, read_sections, read_versions) AS r(part, section, version)
-        WHERE NOT EXISTS (SELECT 1 FROM section s WHERE s.pk = r.section AND s.version = r.version)
+        WHERE (SELECT s.version FROM section s WHERE s.pk = r.section) IS DISTINCT FROM r.version
         UNION
         SELECT a.part FROM unnest(absent_item_parts, absent_items) AS a(part, id)
-        WHERE EXISTS (SELECT 1 FROM item i WHERE i.catalog_pk = catalog_key AND i.id = a.id)
+        WHERE (SELECT i.pk FROM item i WHERE i.catalog_pk = catalog_key AND i.id = a.id) IS NOT NULL
         UNION
         SELECT a.part FROM unnest(absent_section_parts, absent_sections) AS a(part, id)
-        WHERE EXISTS (SELECT 1 FROM section s WHERE s.catalog_pk = catalog_key AND s.id = a.id));
+        WHERE (SELECT s.pk FROM section s WHERE s.catalog_pk = catalog_key AND s.id = a.id) IS NOT NULL);
     SELECT count(*) INTO entries FROM unnest(entry_parts) AS e(part) WHERE e.part <> ALL(dropped);
     IF entries > 0 THEN
         UPDATE catalog SET revision = revision_before + entries WHERE pk = catalog_key;
