@@ -51,6 +51,7 @@ BEGIN
         WHERE (SELECT s.pk FROM section s WHERE s.catalog_pk = catalog_key AND s.id = a.id) IS NOT NULL);
     SELECT count(*) INTO entries FROM unnest(entry_parts) AS e(part) WHERE e.part <> ALL(dropped);
     IF entries > 0 THEN
+        PERFORM set_config('catalogkit.section_versions', 'on', true);
         UPDATE catalog SET revision = revision_before + entries WHERE pk = catalog_key;
         PERFORM pg_notify(channel, CASE WHEN catalog_name IS NULL THEN '*' ELSE (revision_before + entries)::text || ' ' || catalog_name END);
     END IF;
@@ -59,3 +60,21 @@ BEGIN
     RETURN NEXT;
 END
 $$;
+
+-- Instances of a version before this migration, still running while a newer one migrated the
+-- database, would write without raising section versions, and a combined write's checks would
+-- miss what they wrote. So a raised revision must come from a writer that knows section
+-- versions (it says so for its transaction, `catalogkit.section_versions`); an older one's write
+-- fails whole, and the instance must be restarted with this version.
+CREATE FUNCTION catalogkit_revision_guard() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.revision <> OLD.revision AND current_setting('catalogkit.section_versions', true) IS DISTINCT FROM 'on' THEN
+        RAISE EXCEPTION 'catalogue % was written by an instance older than the database''s schema (migration 0004_section_versions): restart it with the version that migrated the database', OLD.name;
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER catalogkit_revision_guard BEFORE UPDATE OF revision ON catalog
+    FOR EACH ROW EXECUTE FUNCTION catalogkit_revision_guard();

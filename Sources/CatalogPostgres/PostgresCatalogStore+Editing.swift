@@ -210,15 +210,17 @@ extension PostgresCatalogStore {
         return PostgresQuery(unsafeSQL: "DELETE FROM \(table) WHERE \(KeyLookup.primaryKey(of: table, in: [lookup]))", binds: binds)
     }
 
-    /// Raises the catalogue's revision to `revision` (notifying listeners, on commit) and journals
-    /// how to undo the write; every
+    /// Raises the catalogue's revision to `revision` (notifying listeners, on commit), as a writer
+    /// that raises section versions (which migration 0004's guard asks of every write), and
+    /// journals how to undo the write; every
     /// ``CatalogStore/journalPruningInterval`` revisions, forgets those past what the database
     /// keeps.
     static func commitRevision(_ revision: Int, of catalogPK: Int64, named name: String, patch: RevisionPatch,
                                on connection: PostgresConnection, logger: Logger) async throws {
         let text = try patch.encoded()
         try await connection.query("""
-            UPDATE catalog SET revision = \(Int64(revision)) WHERE pk = \(catalogPK)
+            UPDATE catalog SET revision = \(Int64(revision))
+            WHERE pk = \(catalogPK) AND set_config('catalogkit.section_versions', 'on', true) = 'on'
             RETURNING pg_notify(\(channel), \(payload(name: name, revision: revision)))
             """, logger: logger)
         try await connection.query("INSERT INTO journal (catalog_pk, revision, patch) VALUES (\(catalogPK), \(Int64(revision)), \(text))",

@@ -117,4 +117,31 @@ struct GroupWriteTests {
             #expect(stored.sections.map { $0.items.map(\.id) } == [["a1"], [], ["c0"], ["a0", "b0"]])
         }
     }
+
+    /// An instance of a version before section versions, still running after a newer one
+    /// migrated the database, writes the way it did — its rows and the revision in one
+    /// statement, checking only the revision — which would slip past the checks of the others'
+    /// group writes. Its write fails whole instead.
+    @Test func aWriteOfAnInstanceOlderThanTheSchemaFailsWhole() async throws {
+        try await TestPostgres.withNewDatabase { url, connection in
+            let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
+            defer { store.close() }
+            let imported = try await store.replace(Self.start)
+            let older = PostgresQuery(unsafeSQL: """
+                WITH raised AS (
+                    UPDATE catalog SET revision = revision + 1 WHERE name = 'shelf' AND revision = \(imported.revision) RETURNING pk
+                )
+                DELETE FROM item WHERE id = 'a0' AND catalog_pk IN (SELECT pk FROM raised)
+                """)
+            await #expect {
+                try await connection.query(older, logger: TestPostgres.logger)
+            } throws: { error in
+                String(reflecting: error).contains("older than the database's schema")
+            }
+            #expect(try await store.catalog(named: "shelf") == Self.start.with(revision: imported.revision))
+            // This version's writes go on.
+            let moved = try await store.move(item: "a0", toSection: "s3", index: 0, policy: .reject, in: "shelf")
+            #expect(moved.revision == imported.revision + 1)
+        }
+    }
 }
