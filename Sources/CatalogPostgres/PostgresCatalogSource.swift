@@ -14,9 +14,8 @@ import PostgresNIO
 /// read (``reads``): a combined write checks, as it commits, that what each batch read is still
 /// so (``PostgresCatalogStore/writeItems(_:to:)``).
 struct PostgresCatalogSource: CatalogSource {
-    /// A read found the catalogue at another revision than ``storedRevision`` (with
-    /// ``checksRevision``), or an item where an earlier read did not find it (without): another
-    /// instance wrote since, which is possible only when the catalogue's row is not locked.
+    /// A load found an item where an earlier load did not find it: another instance wrote in
+    /// between, which is possible only when the catalogue's row is not locked.
     struct StaleRead: Error {}
 
     /// A read found no catalogue at ``catalogPK``: it was deleted.
@@ -56,20 +55,16 @@ struct PostgresCatalogSource: CatalogSource {
     }
 
     let catalogPK: Int64
-    /// Whether every load must find the catalogue at ``storedRevision``: so everything loaded
-    /// is of one state of the catalogue. Without it, loads may be of different states, and the
-    /// write checks the versions of what it read instead.
-    let checksRevision: Bool
     /// The revision of what is stored, as the first load found it when the source was made
-    /// without it.
+    /// without it. Loads made while the catalogue's row is locked are all of this revision;
+    /// without the lock, later loads may be of later states, and the write checks the versions
+    /// of what it read instead.
     private(set) var storedRevision: Int?
     /// What the edits read; the caller clears it between batches.
     var reads = Reads()
     /// Items a load asked for that the database did not hold (``absentItems`` also holds those
     /// the edits deleted).
     private(set) var absentInDatabase: Set<String> = []
-    /// The section each item loaded was stored in.
-    private var storedSections: [String: String] = [:]
     /// How many loads read from the database.
     private(set) var loads = 0
     /// How many edits ``absorb(_:)`` took in.
@@ -85,10 +80,9 @@ struct PostgresCatalogSource: CatalogSource {
     private var order: [String]?
 
     /// A source of catalogue `catalogPK` as stored at `revision`, or at whatever revision its
-    /// first load finds when nil; with `checksRevision`, every load checks that revision.
-    init(catalogPK: Int64, revision: Int?, checksRevision: Bool = true) {
+    /// first load finds when nil.
+    init(catalogPK: Int64, revision: Int?) {
         self.catalogPK = catalogPK
-        self.checksRevision = checksRevision
         storedRevision = revision
     }
 
@@ -174,9 +168,10 @@ struct PostgresCatalogSource: CatalogSource {
     /// items named, with all their items, in one query; remembers what is not there. Sections
     /// loaded already stay as they are (edits may have changed them in memory).
     ///
-    /// - Throws: ``CatalogueGone``; ``StaleRead`` when the catalogue is no longer at
-    ///   ``storedRevision`` (with ``checksRevision``), or (without) when an item is found where
-    ///   an earlier load did not find it: loads of two states, which the editor must not mix.
+    /// - Throws: ``CatalogueGone``; ``StaleRead`` when a section loaded now holds an item an
+    ///   earlier load found elsewhere or nowhere (which the edits may have moved, inserted or
+    ///   deleted since, but no section loaded now can hold at the same state): loads of two
+    ///   states, which the editor must not mix.
     mutating func load(sections wanted: [String], positions: [Int] = [], items: [String],
                        on connection: PostgresConnection, logger: Logger) async throws {
         let wantedSections = wanted.filter { sections[$0] == nil && !absentSections.contains($0) }
@@ -195,7 +190,6 @@ struct PostgresCatalogSource: CatalogSource {
             if !checked {
                 let found = Int(try row[0].decode(Int64.self))
                 if storedRevision == nil { storedRevision = found }
-                guard found == storedRevision || !checksRevision else { throw StaleRead() }
                 checked = true
             }
             guard let id = try row[1].decode(String?.self), !loaded.contains(id) else { continue }
@@ -210,9 +204,7 @@ struct PostgresCatalogSource: CatalogSource {
             }
             guard let key = try row[6].decode(Int64?.self) else { continue }
             let item = try ItemRows.item(row, at: 7)
-            if storedSections.updateValue(id, forKey: item.id).map({ $0 != id }) ?? absentInDatabase.contains(item.id) {
-                throw StaleRead()
-            }
+            if itemSections[item.id] != nil || absentItems.contains(item.id) { throw StaleRead() }
             sections[id]!.section.items.append(item)
             sections[id]!.stored.items.append(item)
             sections[id]!.keys[item.id] = key

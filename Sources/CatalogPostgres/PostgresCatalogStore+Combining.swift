@@ -107,7 +107,7 @@ extension PostgresCatalogStore {
                           logger: Logger) async throws -> GroupEdit? {
         var source: PostgresCatalogSource
         if !locked, let known = keys[name] {
-            source = PostgresCatalogSource(catalogPK: known, revision: nil, checksRevision: false)
+            source = PostgresCatalogSource(catalogPK: known, revision: nil)
         } else {
             var row: (pk: Int64, revision: Int)?
             if locked {
@@ -121,13 +121,13 @@ extension PostgresCatalogStore {
             guard let (catalogPK, revision) = row else {
                 return .answered(batches.map { _ in .failure(.unknownCatalog(name)) })
             }
-            source = PostgresCatalogSource(catalogPK: catalogPK, revision: revision, checksRevision: locked)
+            source = PostgresCatalogSource(catalogPK: catalogPK, revision: revision)
         }
+        let named = batches.map(PostgresCatalogSource.prefetch)
         var wanted = (sections: [String](), items: [String]())
-        for batch in batches {
-            let named = PostgresCatalogSource.prefetch(for: batch)
-            wanted.sections += named.sections
-            wanted.items += named.items
+        for (sections, items, _) in named {
+            wanted.sections += sections
+            wanted.items += items
         }
         do {
             try await source.load(sections: wanted.sections, items: wanted.items, on: connection, logger: logger)
@@ -142,17 +142,17 @@ extension PostgresCatalogStore {
                 revision = Int(found)
             }
             guard let revision else { return nil }
-            source = PostgresCatalogSource(catalogPK: source.catalogPK, revision: revision, checksRevision: source.checksRevision)
+            source = PostgresCatalogSource(catalogPK: source.catalogPK, revision: revision)
         }
 
         // Each batch edited in turn, with what it read and what it changed.
         var edits: [Edit] = []
         do {
-            for batch in batches {
+            for (batch, named) in zip(batches, named) {
                 source.reads = .init()
                 let outcome = try await edit(name, with: batch, in: &source, on: connection, logger: logger)
                 if source.reads.order && !locked { throw NeedsLock() }
-                var edit = Edit(reads: source.reads, named: PostgresCatalogSource.prefetch(for: batch).items)
+                var edit = Edit(reads: source.reads, named: named.items)
                 switch outcome {
                 case .failure(let error):
                     edit.outcome = .refused(error)
@@ -311,7 +311,8 @@ extension PostgresCatalogStore {
         // section, key or content changed.
         var present = Set<String>()
         for (_, loaded) in source.sections { for item in loaded.section.items { present.insert(item.id) } }
-        for id in Set(changed).sorted() {
+        let changedSections = Set(changed).sorted()
+        for id in changedSections {
             guard let loaded = source.sections[id], let part = sectionParts[id] else {
                 throw StoreError.database("an edit of items changed section \(id) without reading it")
             }
@@ -322,8 +323,7 @@ extension PostgresCatalogStore {
                 statement.gone.ids.append(item.id)
             }
         }
-        statement.rows = itemRows(Set(changed).sorted().map { ($0, source.sections[$0]!.section, true) }, source: source,
-                                  parts: sectionParts)
+        statement.rows = itemRows(changedSections.map { ($0, source.sections[$0]!.section, true) }, source: source, parts: sectionParts)
         return statement
     }
 

@@ -118,6 +118,36 @@ struct GroupWriteTests {
         }
     }
 
+    /// A book displaced past the last shelf reads that no section follows: what the batch did
+    /// then depends on every section, which only the catalogue's lock makes sure of. The group
+    /// asks for it, and through the store the batches come out as in memory.
+    @Test func aDisplacementPastTheLastShelfTakesTheLock() async throws {
+        let batches = [Self.move("a0", to: "s3"), Self.move("a1", to: "s3"), Self.move("b0", to: "s3", at: 0, .displace)]
+        try await TestPostgres.withNewDatabase { url, _ in
+            let store = try await PostgresCatalogStore.open(url: url, maximumConnections: 2)
+            defer { store.close() }
+            _ = try await store.replace(Self.start)
+            let logger = store.logger
+            let edited = try await store.withConnection { connection in
+                try await PostgresCatalogStore.editGroup(batches, of: "shelf", locked: false, keys: CatalogKeys(), on: connection, logger: logger)
+            }
+            #expect(edited == nil, "the group was edited without the lock")
+            var expected = Self.start
+            for batch in batches {
+                let inMemory = Result { () throws(BatchError) in try expected.applying(batch) }
+                let stored: Result<WriteResult, StoreError>
+                do throws(StoreError) { stored = .success(try await store.apply(batch, to: "shelf")) } catch { stored = .failure(error) }
+                switch (inMemory, stored) {
+                case (.success(let next), .success): expected = next
+                case (.failure, .failure(.rejected)): break
+                default: Issue.record("in memory \(inMemory), stored \(stored)")
+                }
+            }
+            #expect(try await store.catalog(named: "shelf").sections == expected.sections)
+            try await store.checkIntegrity()
+        }
+    }
+
     /// An instance of a version before section versions, still running after a newer one
     /// migrated the database, writes the way it did — its rows and the revision in one
     /// statement, checking only the revision — which would slip past the checks of the others'
