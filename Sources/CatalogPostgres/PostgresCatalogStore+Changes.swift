@@ -50,25 +50,10 @@ extension PostgresCatalogStore {
                                                                   logger: logger).decode(Int64?.self) { oldest = value.map(Int.init) }
                 return StoreError.revisionTooOld(catalog: name, requested: revision, oldest: max(0, (oldest ?? currentRevision + 1) - 1))
             }
-            var current: Catalog
             // Patches of the newest revisions, read already (to bring a kept snapshot forward).
-            var read: [RevisionPatch] = []
-            if let atLeast, let (pk, kept) = snapshots.latest(named: name), pk == catalogPK,
-               kept.revision >= max(atLeast, revision), kept.revision <= currentRevision {
-                current = kept
-            } else if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: currentRevision) {
-                current = kept
-            } else if let (pk, kept) = snapshots.latest(named: name), pk == catalogPK, kept.revision < currentRevision,
-                      let (advanced, patches) = try await Self.advance(kept, to: currentRevision, catalogPK: catalogPK, on: connection, logger: logger) {
-                (current, read) = (advanced, patches)
-                snapshots.keep(advanced, pk: catalogPK)
-            } else {
-                guard let (_, loaded) = try await Self.loadCatalog(named: name, on: connection, logger: logger) else {
-                    throw StoreError.unknownCatalog(name)
-                }
-                current = loaded
-                snapshots.keep(loaded, pk: catalogPK)
-            }
+            let (current, read) = try await Self.present(named: name, pk: catalogPK, revision: currentRevision,
+                                                         atLeast: atLeast.map { max($0, revision) }, snapshots: snapshots,
+                                                         on: connection, logger: logger)
             // Every revision after the requested one must still be journalled: undone newest first,
             // those read already without reading them again.
             var rewinder = JournalRewinder(current)
@@ -98,6 +83,42 @@ extension PostgresCatalogStore {
     /// (REPEATABLE READ): a catalogue and its journal read in it agree.
     func snapshotRead<Result: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> Result) async throws(StoreError) -> Result {
         try await explicitTransaction("START TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", ending: "COMMIT", body)
+    }
+
+    /// The catalogue with row key `catalogPK` at its revision `revision` as `connection`'s
+    /// snapshot sees it — or, with `atLeast`, the kept snapshot of any revision from `atLeast` to
+    /// `revision` — with the journal's patches read to get there (oldest first). Kept when it is;
+    /// else the kept snapshot brought forward through the journal when that reads less than the
+    /// whole catalogue; else loaded whole. What it reads is kept for the next read.
+    static func present(named name: String, pk catalogPK: Int64, revision: Int, atLeast: Int?, snapshots: SnapshotCache,
+                        on connection: PostgresConnection, logger: Logger) async throws -> (Catalog, [RevisionPatch]) {
+        if let kept = kept(named: name, pk: catalogPK, revision: revision, atLeast: atLeast, snapshots: snapshots) { return (kept, []) }
+        if let (pk, kept) = snapshots.latest(named: name), pk == catalogPK, bringsForward(kept, to: revision),
+           let (advanced, patches) = try await advance(kept, to: revision, catalogPK: catalogPK, on: connection, logger: logger) {
+            snapshots.keep(advanced, pk: catalogPK)
+            return (advanced, patches)
+        }
+        guard let (_, loaded) = try await loadCatalog(named: name, on: connection, logger: logger) else {
+            throw StoreError.unknownCatalog(name)
+        }
+        snapshots.keep(loaded, pk: catalogPK)
+        return (loaded, [])
+    }
+
+    /// The kept snapshot of the catalogue with row key `catalogPK`, whose row says `revision`, if
+    /// it serves: at that revision, or with `atLeast` at any revision from `atLeast` to it.
+    static func kept(named name: String, pk catalogPK: Int64, revision: Int, atLeast: Int?, snapshots: SnapshotCache) -> Catalog? {
+        if let kept = snapshots.catalog(pk: catalogPK, named: name, revision: revision) { return kept }
+        guard let atLeast, let (pk, kept) = snapshots.latest(named: name), pk == catalogPK,
+              kept.revision >= atLeast, kept.revision <= revision else { return nil }
+        return kept
+    }
+
+    /// Whether a kept snapshot behind `revision` is brought forward through the journal rather
+    /// than the catalogue loaded whole: up to as many revisions as it has items (each write's
+    /// patch then costs about what an item's row does), and at least 256.
+    static func bringsForward(_ kept: Catalog, to revision: Int) -> Bool {
+        kept.revision < revision && revision - kept.revision <= max(256, kept.itemCount)
     }
 
     /// `kept` brought to revision `target` by reading only the sections whose items the writes

@@ -28,8 +28,12 @@ extension PostgresCatalogStore: ObservedDatabase {
         CatalogObserver(store: self, name: Identifier.canonical(name), from: revision, resetThreshold: resetThreshold)
     }
 
-    package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
+    package func update(of name: String, since revision: Int?, having held: Catalog?, current: Int,
+                        resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
         if let revision, let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
+        if let revision, let held, held.revision == revision {
+            return try await update(of: name, from: held, current: current, resetThreshold: resetThreshold)
+        }
         // One observer of a catalogue at a time: many woken by one write share its reading.
         do {
             return try await observerTurns.inTurn(for: name) {
@@ -38,6 +42,35 @@ extension PostgresCatalogStore: ObservedDatabase {
         } catch {
             throw (error as? StoreError) ?? storeError(error)
         }
+    }
+
+    /// The update from `held` (the observer's catalogue) to `current` or later: the present is
+    /// read in turn (observers that asked before a read began share it; it brings the kept
+    /// snapshot forward through the journal), and the diff is the observer's own, over the
+    /// sections the two do not share. Observers that fell out of step — each at a revision of
+    /// its own — then cost a diff each, not a rebuild of their revision through the journal.
+    private func update(of name: String, from held: Catalog, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
+        let now: Catalog
+        do {
+            let (asked, atLeast) = (ContinuousClock.now, max(current, held.revision))
+            now = try await observerTurns.inTurn(for: name) {
+                if let read = presentReads.catalog(named: name, readSince: asked, atLeast: atLeast) { return read }
+                let began = ContinuousClock.now
+                let read = try await catalog(named: name, atLeast: atLeast)
+                presentReads.record(read, named: name, began: began)
+                return read
+            }
+        } catch {
+            throw (error as? StoreError) ?? storeError(error)
+        }
+        let key = UpdateCache.Key(name: name, from: held.revision, to: now.revision)
+        if let kept = updateCache.kept(key) { return kept }
+        // A revision before the observer's: a catalogue of the same name made again since.
+        guard now.revision >= held.revision else { return .reset(now) }
+        // Contents are compared: the writes in between may have changed some.
+        let update = try CatalogStore.update(from: held, to: now, restoredContent: true, resetThreshold: resetThreshold)
+        for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: held.revision, to: to)) }
+        return update
     }
 
     private func computeUpdate(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {

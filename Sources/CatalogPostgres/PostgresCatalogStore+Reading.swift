@@ -31,13 +31,32 @@ extension PostgresCatalogStore {
         return revision
     }
 
-    /// The catalogue's current snapshot, read in one statement (one snapshot of the database, so
-    /// its rows and revision agree), or kept from an earlier read of the same revision.
+    /// The catalogue's current snapshot: kept from an earlier read of the same revision, brought
+    /// forward from a kept earlier revision by reading the journal and the sections the writes
+    /// in between changed, or read whole in one statement. Rows and revision always come from
+    /// one snapshot of the database, so they agree.
     public func catalog(named name: String) async throws(StoreError) -> Catalog {
-        let (name, logger) = (Identifier.canonical(name), self.logger)
+        try await catalog(named: Identifier.canonical(name), atLeast: nil)
+    }
+
+    /// The catalogue named `name` (canonical) at its current revision or, with `atLeast`, at any
+    /// revision from `atLeast` on: the kept snapshot when it is one (after a one-statement read
+    /// of the catalogue's row), else read in one snapshot of the database — the kept snapshot
+    /// brought forward through the journal, or the whole catalogue.
+    func catalog(named name: String, atLeast: Int?) async throws(StoreError) -> Catalog {
+        let (logger, snapshots) = (self.logger, self.snapshots)
         let row = try await withConnection { connection in try await Self.catalogRow(named: name, on: connection, logger: logger) }
         guard let row else { throw .unknownCatalog(name) }
-        if let kept = snapshots.catalog(pk: row.pk, named: name, revision: row.revision) { return kept }
+        if let kept = Self.kept(named: name, pk: row.pk, revision: row.revision, atLeast: atLeast, snapshots: snapshots) { return kept }
+        if let (pk, kept) = snapshots.latest(named: name), pk == row.pk, Self.bringsForward(kept, to: row.revision) {
+            return try await snapshotRead { connection in
+                guard let (pk, revision) = try await Self.catalogRow(named: name, on: connection, logger: logger) else {
+                    throw StoreError.unknownCatalog(name)
+                }
+                return try await Self.present(named: name, pk: pk, revision: revision, atLeast: atLeast, snapshots: snapshots,
+                                              on: connection, logger: logger).0
+            }
+        }
         let loaded = try await withConnection { connection in try await Self.loadCatalog(named: name, on: connection, logger: logger) }
         guard let (pk, catalog) = loaded else { throw .unknownCatalog(name) }
         snapshots.keep(catalog, pk: pk)

@@ -30,6 +30,8 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     let health = DatabaseHealth()
     /// Observers' updates, computed one catalogue's at a time.
     let observerTurns = TurnTaking()
+    /// What observers' reads of each catalogue's present found lately, for those woken with them.
+    let presentReads = PresentReads()
     /// Batches of items waiting to be written together, by catalogue.
     let itemWrites = ItemWriteQueue()
     /// The pool's use and the notifications heard, for metrics.

@@ -33,6 +33,13 @@ extension CatalogStore {
     /// The update from `revision` (nil: a reset) to `current` or later, in one read
     /// transaction; observers asking for the same one at once share one computation.
     package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
+        try update(of: name, since: revision, having: nil, current: current, resetThreshold: resetThreshold)
+    }
+
+    /// As ``update(of:since:current:resetThreshold:)``: a local journal rebuilds `revision` at
+    /// little cost, and the observers in step share it, so `held` is not needed here.
+    package func update(of name: String, since revision: Int?, having held: Catalog?, current: Int,
+                        resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try catalog(named: name)) }
         return try updateCache.update(for: UpdateCache.Key(name: name, from: revision, to: current)) { () throws(StoreError) in
             do throws(StoreError) {
@@ -75,8 +82,10 @@ extension CatalogStore {
 package protocol ObservedDatabase: CatalogDatabase {
     /// Wakes observers after commits (this process's at once, others' as the database tells).
     var notifier: ChangeNotifier { get }
-    /// The update from `revision` (nil: a reset) to `current` or later.
-    func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate
+    /// The update from `revision` (nil: a reset) to `current` or later. `held` is the catalogue
+    /// at `revision` when the observer has it (its last update's): a store may diff from it
+    /// instead of rebuilding that revision through the journal.
+    func update(of name: String, since revision: Int?, having held: Catalog?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate
 }
 
 extension ObservedDatabase {
@@ -163,6 +172,8 @@ public final class CatalogObserver: @unchecked Sendable {
     private let lock = NSLock()
     /// The revision the observer has; nil before its first update.
     private var revision: Int?
+    /// The catalogue at ``revision``: the last update's (shares its storage with it).
+    private var held: Catalog?
     /// The revision the caller said it has, until the first update.
     private var requested: Int?
     private var retained = true
@@ -195,7 +206,7 @@ public final class CatalogObserver: @unchecked Sendable {
         while !Task.isCancelled && !lock.withLock({ cancelled }) {
             if let failure = store.notifier.failure(after: failuresBefore) { throw failure }
             let (current, seen) = try await store.observedRevision(of: name)
-            let (have, asked) = lock.withLock { (revision, requested) }
+            let (have, asked, catalog) = lock.withLock { (revision, requested, held) }
             if have == nil, let asked {
                 guard asked <= current else {
                     throw .revisionNotReached(catalog: name, requested: asked, current: current)
@@ -207,10 +218,10 @@ public final class CatalogObserver: @unchecked Sendable {
                 continue
             }
             if have != current {
-                let update = try await store.update(of: name, since: have, current: current, resetThreshold: resetThreshold)
+                let update = try await store.update(of: name, since: have, having: catalog, current: current, resetThreshold: resetThreshold)
                 // Never an update that brings nothing: each one moves the observer on.
                 if update.revision != have {
-                    lock.withLock { revision = update.revision }
+                    lock.withLock { (revision, held) = (update.revision, update.catalog) }
                     return update
                 }
             }

@@ -52,6 +52,65 @@ import Testing
         }
     }
 
+    /// Observers that ask at different moments, each at a revision of its own, across every kind
+    /// of write through the other handle (moves, retitles, inserts, deletes, a shelf retitled, a
+    /// shelf added): each update starts where the observer was and takes its copy to the new
+    /// snapshot with every changed content reloaded (the simulator's rules), and all end at the
+    /// stored catalogue.
+    @Test(arguments: Backend.available)
+    func observersOutOfStepGetEveryChange(backend: Backend) async throws {
+        try await withTwoHandles(backend) { writer, reader in
+            let shelves = (0..<6).map { s in
+                Section(id: "s\(s)", kind: .bookshelf, capacity: 6, items: CatalogDatabaseTests.books("s\(s)-", 3))
+            }
+            try await writer.replace([(Catalog(name: "shelf", sections: shelves), nil)], progress: nil)
+            var models = Array(repeating: try await reader.catalog(named: "shelf"), count: 3)
+            let observers = models.map { reader.observer(of: "shelf", from: $0.revision, resetThreshold: 10_000) }
+            var random = SplitMix64(seed: 7)
+            var added = 0
+            for round in 0..<60 {
+                let current = try await writer.catalog(named: "shelf")
+                let items = current.sections.flatMap { section in section.items.map { ($0.id, section.id) } }
+                let section = current.sections.randomElement(using: &random)!
+                let operation: BatchOperation
+                switch Int.random(in: 0..<7, using: &random) {
+                case 0, 1:
+                    let (item, _) = items.randomElement(using: &random)!
+                    operation = .moveItem(id: item, toSection: section.id, index: Int.random(in: 0...section.items.count, using: &random),
+                                          policy: [.reject, .displace, .swap].randomElement(using: &random)!)
+                case 2:
+                    operation = .updateItem(id: items.randomElement(using: &random)!.0, fields: ItemFields(title: "retitled \(round)"))
+                case 3:
+                    added += 1
+                    operation = .insertItem(section: section.id, index: 0, item: Item(id: "new\(added)", content: .book(Book(title: "New", cover: "n"))))
+                case 4:
+                    operation = .deleteItem(id: items.randomElement(using: &random)!.0)
+                case 5:
+                    operation = .updateSection(id: section.id, fields: SectionFields(title: "shelf \(round)"))
+                default:
+                    added += 1
+                    operation = .insertSection(index: 0, section: Section(id: "t\(added)", kind: .bookshelf, capacity: 6,
+                                                                          items: CatalogDatabaseTests.books("t\(added)-", 1)))
+                }
+                do {
+                    _ = try await writer.apply(Batch(operations: [operation]), to: "shelf")
+                } catch StoreError.rejected {
+                    continue   // a full shelf, an empty catalogue of items: nothing written
+                }
+                // Each observer catches up now and then, so they stand at revisions of their own.
+                let revision = try await writer.revision(of: "shelf")
+                for i in observers.indices where Bool.random(using: &random) {
+                    models[i] = try await Self.follow(observers[i], from: models[i], to: revision)
+                }
+            }
+            let stored = try await writer.catalog(named: "shelf")
+            for i in observers.indices {
+                models[i] = try await Self.follow(observers[i], from: models[i], to: stored.revision)
+                #expect(models[i] == stored)
+            }
+        }
+    }
+
     /// The listener's connection (and the pool's) cut by the server: the store connects again,
     /// and its observers go on from where they were, with nothing missed.
     @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))

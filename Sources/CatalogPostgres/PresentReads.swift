@@ -1,0 +1,31 @@
+import CatalogModel
+import Foundation
+
+/// The latest read of each catalogue's present made for observers, with when it began. An
+/// observer that asked before a read began may take that read as its own: the read saw every
+/// commit the observer had heard of, and the catalogue's row as it was then. So observers woken
+/// together read the database once between them, however many wait in turn.
+final class PresentReads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var latest: [String: (catalog: Catalog, began: ContinuousClock.Instant)] = [:]
+    /// Bounded: a store with many observed catalogues keeps the latest few reads.
+    private static let limit = 64
+
+    /// The catalogue named `name` as a read begun at `asked` or later found it, when that read
+    /// reached revision `atLeast`.
+    func catalog(named name: String, readSince asked: ContinuousClock.Instant, atLeast: Int) -> Catalog? {
+        lock.withLock {
+            guard let read = latest[name], read.began >= asked, read.catalog.revision >= atLeast else { return nil }
+            return read.catalog
+        }
+    }
+
+    /// Records `catalog` as what a read of the catalogue begun at `began` found.
+    func record(_ catalog: Catalog, named name: String, began: ContinuousClock.Instant) {
+        lock.withLock {
+            if let read = latest[name], read.began > began { return }
+            if latest[name] == nil, latest.count >= Self.limit { latest.removeAll(keepingCapacity: true) }
+            latest[name] = (catalog, began)
+        }
+    }
+}
