@@ -63,13 +63,14 @@ extension PostgresCatalogStore: ObservedDatabase {
         } catch {
             throw (error as? StoreError) ?? storeError(error)
         }
-        let key = UpdateCache.Key(name: name, from: held.revision, to: now.revision)
-        if let kept = updateCache.kept(key) { return kept }
         // A revision before the observer's: a catalogue of the same name made again since.
         guard now.revision >= held.revision else { return .reset(now) }
-        // Contents are compared: the writes in between may have changed some.
-        let update = try CatalogStore.update(from: held, to: now, restoredContent: true, resetThreshold: resetThreshold)
-        for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: held.revision, to: to)) }
+        // Observers in step compute it once. Contents are compared: the writes in between may
+        // have changed some.
+        let update = try updateCache.update(for: UpdateCache.Key(name: name, from: held.revision, to: now.revision)) { () throws(StoreError) in
+            try CatalogStore.update(from: held, to: now, restoredContent: true, resetThreshold: resetThreshold)
+        }
+        if current != now.revision { updateCache.keep(update, for: UpdateCache.Key(name: name, from: held.revision, to: current)) }
         return update
     }
 

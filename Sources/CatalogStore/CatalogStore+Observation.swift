@@ -139,7 +139,7 @@ package final class UpdateCache: @unchecked Sendable {
 
     /// The update kept for `key`, else `compute`'s, then kept (also under the revision it
     /// actually reached, which a later write may have taken past `key.to`).
-    func update(for key: Key, compute: () throws(StoreError) -> CatalogUpdate) throws(StoreError) -> CatalogUpdate {
+    package func update(for key: Key, compute: () throws(StoreError) -> CatalogUpdate) throws(StoreError) -> CatalogUpdate {
         let entry = entry(for: key)
         entry.lock.lock()
         defer { entry.lock.unlock() }
