@@ -67,6 +67,9 @@ public struct ClusterBenchmark: Sendable {
         public var subscribersChecked = 0
         public var subscriberEvents = 0
         public var reconnects = 0
+        /// From a subscriber's reconnection (its instance killed) to its first event from the
+        /// other instance, in milliseconds.
+        public var resumption: Percentiles?
         public var problems: [String] = []
     }
 
@@ -187,10 +190,12 @@ public struct ClusterBenchmark: Sendable {
         for checker in checkers + [probe] { checker.check() }
         report.finalRevision = final
         report.acknowledged = two.acknowledged.count
+        var resumptions: [Double] = []
         for (i, checker) in checkers.enumerated() {
             let summary = checker.summary
             report.subscriberEvents += summary.events
             report.reconnects += summary.reconnects
+            resumptions += summary.resumptions
             report.problems += summary.problems.map { "subscriber \(i): \($0)" }
             if summary.revision != final {
                 report.problems.append("subscriber \(i) ended at revision \(summary.revision ?? -1), not \(final)")
@@ -199,6 +204,11 @@ public struct ClusterBenchmark: Sendable {
             } else {
                 report.subscribersChecked += 1
             }
+        }
+        resumptions.sort()
+        if !resumptions.isEmpty {
+            report.resumption = Percentiles(p50: resumptions[resumptions.count / 2], p99: resumptions[resumptions.count * 99 / 100],
+                                            samples: resumptions.count)
         }
         // Acknowledged writes: each revision once, each stored.
         var seen = Set<Int>()

@@ -70,6 +70,10 @@ final class StreamChecker: @unchecked Sendable {
     private var problems: [String] = []
     private var events = 0
     private var reconnects = 0
+    /// When the reconnection under way began (uptime nanoseconds), until its first event.
+    private var reconnectBegan: UInt64?
+    /// From each reconnection's start to the first event on the new stream, in milliseconds.
+    private var resumptions: [Double] = []
     private var stopped = false
     /// When each revision reached this subscriber (uptime nanoseconds), if asked to keep them.
     private var arrivals: [Int: UInt64]?
@@ -86,6 +90,8 @@ final class StreamChecker: @unchecked Sendable {
         var revision: Int?
         var events: Int
         var reconnects: Int
+        /// From each reconnection's start to its first event, in milliseconds.
+        var resumptions: [Double]
         var problems: [String]
         var shape: SnapshotShape<String, String>
         var arrivals: [Int: UInt64]
@@ -93,7 +99,7 @@ final class StreamChecker: @unchecked Sendable {
 
     /// What the subscriber received and, after ``check()``, what the check found.
     var summary: Summary {
-        lock.withLock { Summary(revision: checkedRevision, events: events, reconnects: reconnects, problems: problems, shape: shape, arrivals: arrivals ?? [:]) }
+        lock.withLock { Summary(revision: checkedRevision, events: events, reconnects: reconnects, resumptions: resumptions, problems: problems, shape: shape, arrivals: arrivals ?? [:]) }
     }
 
     /// The revision of the last event received.
@@ -152,6 +158,7 @@ final class StreamChecker: @unchecked Sendable {
             portIndex = (portIndex + 1) % ports.count
             lock.withLock { reconnects += 1 }
             Thread.sleep(forTimeInterval: 0.05)
+            lock.withLock { if reconnectBegan == nil { reconnectBegan = DispatchTime.now().uptimeNanoseconds } }
         }
     }
 
@@ -182,6 +189,10 @@ final class StreamChecker: @unchecked Sendable {
         lock.withLock {
             events += 1
             received.append(Received(kind: kind, id: id, data: data))
+            if let began = reconnectBegan {
+                resumptions.append(Double(now - began) / 1e6)
+                reconnectBegan = nil
+            }
             if let id, kind == "snapshot" || kind == "reset" || kind == "changes" {
                 if let count = arrivals?.count, count < 1_000_000 {
                     let from = kind == "changes" ? (revision ?? id - 1) + 1 : id

@@ -195,6 +195,8 @@ struct BenchCommand: ParsableCommand {
             print("write acknowledged by A → event on B, \(label): "
                   + (figures.map { "p50 \(Self.duration($0.p50)), p99 \(Self.duration($0.p99)) over \($0.samples) writes" } ?? "no writes"))
         }
+        print("subscribers of the killed instance, reconnection → first event from the other: "
+              + (report.resumption.map { "p50 \(Self.duration($0.p50)), p99 \(Self.duration($0.p99)) over \($0.samples) reconnections" } ?? "none"))
         print("final revision \(report.finalRevision); \(report.acknowledged) writes acknowledged; "
               + "\(report.subscribersChecked) subscribers checked (\(report.subscriberEvents) events, \(report.reconnects) reconnections)")
         if report.problems.isEmpty {
