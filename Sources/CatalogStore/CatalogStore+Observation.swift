@@ -31,13 +31,9 @@ extension CatalogStore {
     }
 
     /// The update from `revision` (nil: a reset) to `current` or later, in one read
-    /// transaction; observers asking for the same one at once share one computation.
-    package func update(of name: String, since revision: Int?, current: Int, resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
-        try update(of: name, since: revision, having: nil, current: current, resetThreshold: resetThreshold)
-    }
-
-    /// As ``update(of:since:current:resetThreshold:)``: a local journal rebuilds `revision` at
-    /// little cost, and the observers in step share it, so `held` is not needed here.
+    /// transaction; observers asking for the same one at once share one computation. The
+    /// observer's `held` catalogue is not needed here: a local journal rebuilds `revision` at
+    /// little cost.
     package func update(of name: String, since revision: Int?, having held: Catalog?, current: Int,
                         resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try catalog(named: name)) }
