@@ -77,6 +77,12 @@ public struct ClusterBenchmark: Sendable {
         public var p50: Double
         public var p99: Double
         public var samples: Int
+
+        /// The percentiles of `values`; nil when there are none.
+        init?(of values: [Double]) {
+            guard !values.isEmpty else { return nil }
+            (p50, p99, samples) = (Clock.percentile(values, 0.5), Clock.percentile(values, 0.99), values.count)
+        }
     }
 
     static let catalogName = "hot"
@@ -88,9 +94,7 @@ public struct ClusterBenchmark: Sendable {
             guard let arrival = arrivals[revision] else { continue }
             delays.append(arrival > time ? Double(arrival - time) / 1e6 : 0)
         }
-        delays.sort()
-        guard !delays.isEmpty else { return nil }
-        return Percentiles(p50: delays[delays.count / 2], p99: delays[min(delays.count - 1, delays.count * 99 / 100)], samples: delays.count)
+        return Percentiles(of: delays)
     }
 
     var catalog: Catalog {
@@ -205,11 +209,7 @@ public struct ClusterBenchmark: Sendable {
                 report.subscribersChecked += 1
             }
         }
-        resumptions.sort()
-        if !resumptions.isEmpty {
-            report.resumption = Percentiles(p50: resumptions[resumptions.count / 2], p99: resumptions[resumptions.count * 99 / 100],
-                                            samples: resumptions.count)
-        }
+        report.resumption = Percentiles(of: resumptions)
         // Acknowledged writes: each revision once, each stored.
         var seen = Set<Int>()
         for revision in two.acknowledged where !seen.insert(revision).inserted {
@@ -430,10 +430,9 @@ final class LoadTally: @unchecked Sendable {
 
     func outcome(name: String, seconds: Double) -> ClusterBenchmark.LoadOutcome {
         lock.withLock {
-            let sorted = all.latencies.sorted()
-            func percentile(_ p: Int) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * p / 100)] }
+            let latencies = ClusterBenchmark.Percentiles(of: all.latencies)
             let result = ClusterBenchmark.RunResult(name: name, writes: all.acknowledged.count, refused: all.refused, failed: all.failed,
-                                                    perSecond: Double(all.moves) / seconds, p50: percentile(50), p99: percentile(99))
+                                                    perSecond: Double(all.moves) / seconds, p50: latencies?.p50 ?? 0, p99: latencies?.p99 ?? 0)
             return ClusterBenchmark.LoadOutcome(result: result, acknowledged: all.acknowledged, probeAcknowledgements: probeAcknowledgements)
         }
     }
