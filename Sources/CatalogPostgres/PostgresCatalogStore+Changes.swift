@@ -98,11 +98,18 @@ extension PostgresCatalogStore {
             snapshots.keep(advanced, pk: catalogPK)
             return (advanced, patches)
         }
-        guard let (_, loaded) = try await loadCatalog(named: name, on: connection, logger: logger) else {
+        return (try await loadWhole(named: name, snapshots: snapshots, on: connection, logger: logger), [])
+    }
+
+    /// The whole catalogue as one statement reads it (its rows and revision agree), kept for the
+    /// next read.
+    static func loadWhole(named name: String, snapshots: SnapshotCache, on connection: PostgresConnection,
+                          logger: Logger) async throws -> Catalog {
+        guard let (pk, loaded) = try await loadCatalog(named: name, on: connection, logger: logger) else {
             throw StoreError.unknownCatalog(name)
         }
-        snapshots.keep(loaded, pk: catalogPK)
-        return (loaded, [])
+        snapshots.keep(loaded, pk: pk)
+        return loaded
     }
 
     /// The kept snapshot of the catalogue with row key `catalogPK`, whose row says `revision`, if

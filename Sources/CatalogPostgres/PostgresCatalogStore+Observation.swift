@@ -40,7 +40,7 @@ extension PostgresCatalogStore: ObservedDatabase {
                 try await computeUpdate(of: name, since: revision, current: current, resetThreshold: resetThreshold)
             }
         } catch {
-            throw (error as? StoreError) ?? storeError(error)
+            throw storeError(error)
         }
     }
 
@@ -61,7 +61,7 @@ extension PostgresCatalogStore: ObservedDatabase {
                 return read
             }
         } catch {
-            throw (error as? StoreError) ?? storeError(error)
+            throw storeError(error)
         }
         // A revision before the observer's: a catalogue of the same name made again since.
         guard now.revision >= held.revision else { return .reset(now) }

@@ -57,10 +57,10 @@ extension PostgresCatalogStore {
                                               on: connection, logger: logger).0
             }
         }
-        let loaded = try await withConnection { connection in try await Self.loadCatalog(named: name, on: connection, logger: logger) }
-        guard let (pk, catalog) = loaded else { throw .unknownCatalog(name) }
-        snapshots.keep(catalog, pk: pk)
-        return catalog
+        // Nothing kept to bring forward: one statement reads it whole.
+        return try await withConnection { connection in
+            try await Self.loadWhole(named: name, snapshots: snapshots, on: connection, logger: logger)
+        }
     }
 
     /// The row key and revision of the catalogue named `name` (canonical), or nil.

@@ -111,6 +111,28 @@ import Testing
         }
     }
 
+    /// A read after another instance's moves brings the catalogue kept from an earlier read
+    /// forward through the journal instead of reading it whole: it is the stored catalogue, and
+    /// the shelves no move touched are the very storage the earlier read returned.
+    @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))
+    func aReadAfterAnotherInstancesMovesReadsOnlyTheShelvesTheyChanged() async throws {
+        try await withTwoHandles(.postgres) { writer, reader in
+            let shelves = (0..<6).map { s in
+                Section(id: "s\(s)", kind: .bookshelf, capacity: 6, items: CatalogDatabaseTests.books("s\(s)-", 3))
+            }
+            try await writer.replace([(Catalog(name: "shelf", sections: shelves), nil)], progress: nil)
+            let before = try await reader.catalog(named: "shelf")
+            try await writer.move(item: "s0-0", toSection: "s1", index: 0, in: "shelf")
+            try await writer.move(item: "s1-2", toSection: "s2", index: 1, in: "shelf")
+            let after = try await reader.catalog(named: "shelf")
+            #expect(after == (try await writer.catalog(named: "shelf")))
+            func storage(_ section: Section) -> UnsafeRawPointer? { section.items.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) } }
+            for s in 3..<6 {
+                #expect(storage(after.sections[s]) == storage(before.sections[s]), "shelf s\(s) was read again")
+            }
+        }
+    }
+
     /// The listener's connection (and the pool's) cut by the server: the store connects again,
     /// and its observers go on from where they were, with nothing missed.
     @Test(.enabled(if: TestPostgres.url != nil, "needs PostgreSQL"))
