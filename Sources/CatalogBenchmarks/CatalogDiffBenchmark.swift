@@ -35,12 +35,33 @@ struct CatalogDiffBenchmark {
                 results.append(BenchmarkResult(suite: "diff", name: "\(label): Changeset(from:to:) + stagedCatalogs (\(stages) stages)",
                                                medianMS: staged.median, baseline: "id-level diff of the same pair",
                                                baselineMedianMS: staged.baselineMedian, items: size))
+                // What reading the bytes costs: the least any comparison of every content must read.
+                var sums: [UInt64] = []   // read after the runs, so the optimiser keeps every sum
+                let bytes = Clock.compare(runs: runs, case: {}, { sums.append(Self.sumOfEveryWord(a) &+ Self.sumOfEveryWord(b)) },
+                                          baseline: {}, { try? idLevel() })
+                precondition(Set(sums).count == 1, "the same bytes summed differently")
+                results.append(BenchmarkResult(suite: "diff", name: "\(label): every byte of both catalogues' items read once",
+                                               medianMS: bytes.median, baseline: "id-level diff of the same pair",
+                                               baselineMedianMS: bytes.baselineMedian, items: size))
             }
         }
         if let size = sizes.first {
             results.append(try Self.coalescing(items: size, runs: runs, log: log))
         }
         return results
+    }
+
+    /// The sum of every 8-byte word of the catalogue's items, as they lie in memory: every byte
+    /// read once, in order.
+    static func sumOfEveryWord(_ catalog: Catalog) -> UInt64 {
+        var sum: UInt64 = 0
+        for section in catalog.sections {
+            section.items.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress else { return }
+                for i in 0..<bytes.count / 8 { sum &+= base.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self) }
+            }
+        }
+        return sum
     }
 
     /// `CollectionUpdater` on the main thread: two updates arrive while a batch runs, and when it
