@@ -34,6 +34,8 @@ extension PostgresCatalogStore: ObservedDatabase {
         if let revision, let held, held.revision == revision {
             return try await update(of: name, from: held, current: current, resetThreshold: resetThreshold)
         }
+        // A first snapshot: subscribers that connect together share reads of the present too.
+        guard let revision else { return .reset(try await present(of: name, atLeast: current)) }
         // One observer of a catalogue at a time: many woken by one write share its reading.
         do {
             return try await observerTurns.inTurn(for: name) {
@@ -50,19 +52,7 @@ extension PostgresCatalogStore: ObservedDatabase {
     /// sections the two do not share. Observers that fell out of step — each at a revision of
     /// its own — then cost a diff each, not a rebuild of their revision through the journal.
     private func update(of name: String, from held: Catalog, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
-        let now: Catalog
-        do {
-            let (asked, atLeast) = (ContinuousClock.now, max(current, held.revision))
-            now = try await observerTurns.inTurn(for: name) {
-                if let read = presentReads.catalog(named: name, readSince: asked, atLeast: atLeast) { return read }
-                let began = ContinuousClock.now
-                let read = try await catalog(named: name, atLeast: atLeast)
-                presentReads.record(read, named: name, began: began)
-                return read
-            }
-        } catch {
-            throw storeError(error)
-        }
+        let now = try await present(of: name, atLeast: max(current, held.revision))
         // A revision before the observer's: a catalogue of the same name made again since.
         guard now.revision >= held.revision else { return .reset(now) }
         // Observers in step compute it once. Contents are compared: the writes in between may
@@ -74,8 +64,24 @@ extension PostgresCatalogStore: ObservedDatabase {
         return update
     }
 
-    private func computeUpdate(of name: String, since revision: Int?, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
-        guard let revision else { return .reset(try await catalog(named: name)) }
+    /// The catalogue named `name` at revision `atLeast` or later, read in turn: a read that
+    /// began after this call serves it, so observers that ask together read the database once.
+    private func present(of name: String, atLeast: Int) async throws(StoreError) -> Catalog {
+        do {
+            let asked = ContinuousClock.now
+            return try await observerTurns.inTurn(for: name) {
+                if let read = presentReads.catalog(named: name, readSince: asked, atLeast: atLeast) { return read }
+                let began = ContinuousClock.now
+                let read = try await catalog(named: name, atLeast: atLeast)
+                presentReads.record(read, named: name, began: began)
+                return read
+            }
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    private func computeUpdate(of name: String, since revision: Int, current: Int, resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
         if let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }
         // An observer before this one in turn may have reached a later revision from here.
         if let latest = snapshots.latest(named: name)?.catalog.revision, latest >= current,

@@ -10,6 +10,11 @@ final class PresentReads: @unchecked Sendable {
     private var latest: [String: (catalog: Catalog, began: ContinuousClock.Instant)] = [:]
     /// Bounded: a store with many observed catalogues keeps the latest few reads.
     private static let limit = 64
+    /// How many reads have been recorded: the database reads observers made.
+    private var recorded = 0
+
+    /// How many reads have been recorded since the store opened.
+    var count: Int { lock.withLock { recorded } }
 
     /// The catalogue named `name` as a read begun at `asked` or later found it, when that read
     /// reached revision `atLeast`.
@@ -23,6 +28,7 @@ final class PresentReads: @unchecked Sendable {
     /// Records `catalog` as what a read of the catalogue begun at `began` found.
     func record(_ catalog: Catalog, named name: String, began: ContinuousClock.Instant) {
         lock.withLock {
+            recorded += 1
             if let read = latest[name], read.began > began { return }
             if latest[name] == nil, latest.count >= Self.limit { latest.removeAll(keepingCapacity: true) }
             latest[name] = (catalog, began)

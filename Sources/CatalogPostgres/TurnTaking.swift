@@ -8,6 +8,11 @@ final class TurnTaking: @unchecked Sendable {
     private let lock = NSLock()
     private var queues: [String: [CheckedContinuation<Void, Never>]] = [:]
 
+    /// How many wait for a turn for `key` behind the one that runs; nil when none runs.
+    func waiting(for key: String) -> Int? {
+        lock.withLock { queues[key]?.count }
+    }
+
     /// Runs `body` when every earlier turn for `key` is over.
     func inTurn<Result>(for key: String, _ body: () async throws -> Result) async rethrows -> Result {
         await withCheckedContinuation { continuation in
