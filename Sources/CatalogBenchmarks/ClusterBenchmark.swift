@@ -53,6 +53,9 @@ public struct ClusterBenchmark: Sendable {
         public var perSecond: Double
         public var p50: Double
         public var p99: Double
+        /// How the run divided the machine's cores; nil for the run with `kill -9` (the killed
+        /// instance's time goes with it) and where `/proc` is missing.
+        public var cores: CoreUse?
     }
 
     public struct Report: Sendable {
@@ -126,7 +129,7 @@ public struct ClusterBenchmark: Sendable {
             let server = try ServerProcess.start(catalogExecutable, database: sqlite, log: folder.appendingPathComponent("sqlite.log").path)
             defer { server.stop() }
             log("one instance on SQLite: \(baselineSeconds) s")
-            report.runs.append(try await load("1 instance, SQLite", ports: [server.port], seconds: baselineSeconds).result)
+            report.runs.append(try await load("1 instance, SQLite", ports: [server.port], seconds: baselineSeconds, servers: [server]).result)
         }
 
         // One instance on PostgreSQL, then the counted single moves.
@@ -136,7 +139,7 @@ public struct ClusterBenchmark: Sendable {
             let server = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pg1.log").path)
             defer { server.stop() }
             log("one instance on PostgreSQL: \(baselineSeconds) s")
-            report.runs.append(try await load("1 instance, PostgreSQL", ports: [server.port], seconds: baselineSeconds).result)
+            report.runs.append(try await load("1 instance, PostgreSQL", ports: [server.port], seconds: baselineSeconds, servers: [server]).result)
             report.statementsPerMove = try await statementsPerMove(port: server.port, log: log)
         }
 
@@ -148,12 +151,12 @@ public struct ClusterBenchmark: Sendable {
             let b = try ServerProcess.start(catalogExecutable, database: postgresURL, log: folder.appendingPathComponent("pg2b.log").path)
             defer { a.stop(); b.stop() }
             log("two instances on PostgreSQL: \(baselineSeconds) s")
-            report.runs.append(try await load("2 instances, PostgreSQL", ports: [a.port, b.port], seconds: baselineSeconds).result)
+            report.runs.append(try await load("2 instances, PostgreSQL", ports: [a.port, b.port], seconds: baselineSeconds, servers: [a, b]).result)
             // The same clients and instances on a route that reads nothing: what this machine's
             // cores give HTTP alone, the most any write load here could reach.
             log("the same two instances answering GET /health: \(baselineSeconds) s")
             report.runs.append(try await load("2 instances, GET /health (no database; the ceiling)", ports: [a.port, b.port],
-                                              seconds: baselineSeconds, health: true).result)
+                                              seconds: baselineSeconds, health: true, servers: [a, b]).result)
         }
 
         // Two instances on PostgreSQL, subscribers on both, the first killed half-way.
@@ -255,8 +258,10 @@ public struct ClusterBenchmark: Sendable {
     /// `probeOn`, one more client sends a move through that port every 20 ms, its
     /// acknowledgements counted from the second second on.
     /// With `health`, each request is `GET /health` instead of a write, counted as one.
+    /// With `servers`, the run's ``CoreUse`` is measured over those instances.
     private func load(_ name: String, ports: [Int], seconds: Int, clients: Int? = nil, probeOn: Int? = nil,
-                      health: Bool = false) async throws -> LoadOutcome {
+                      health: Bool = false, servers: [ServerProcess]? = nil) async throws -> LoadOutcome {
+        let coresBefore = servers.flatMap { servers in CoreUse.sample(instances: servers.map(\.process.processIdentifier)) }
         let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
         let shared = LoadTally()
         let clients = clients ?? connections
@@ -315,7 +320,11 @@ public struct ClusterBenchmark: Sendable {
             thread.start()
         }
         await done.wait()
-        return shared.outcome(name: name, seconds: Double(seconds))
+        var outcome = shared.outcome(name: name, seconds: Double(seconds))
+        if let servers, let coresBefore, let coresAfter = CoreUse.sample(instances: servers.map(\.process.processIdentifier)) {
+            outcome.result.cores = CoreUse(from: coresBefore, to: coresAfter)
+        }
+        return outcome
     }
 
     /// A move (nine in ten) or a batch of two to four moves: path, body, and how many moves.

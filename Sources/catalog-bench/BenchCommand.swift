@@ -185,11 +185,11 @@ struct BenchCommand: ParsableCommand {
                                          subscribers: subscribers == 1_000 ? 100 : subscribers)
         benchmark.shelves = clusterShelves
         let report = try benchmark.run(log: log)
-        print(Output.table(["RUN", "MOVES/s", "p50", "p99", "WRITES", "REFUSED (4xx)", "FAILED"],
+        print(Output.table(["RUN", "MOVES/s", "p50", "p99", "WRITES", "REFUSED (4xx)", "FAILED", "CORES: INSTANCES / POSTGRESQL / CLIENTS / IDLE"],
                            report.runs.map { r in
                                [r.name, String(format: "%.0f", r.perSecond), Self.duration(r.p50), Self.duration(r.p99),
-                                String(r.writes), String(r.refused), String(r.failed)]
-                           }, rightAligned: [1, 2, 3, 4, 5, 6]))
+                                String(r.writes), String(r.refused), String(r.failed), r.cores?.summary ?? "–"]
+                           }, rightAligned: [1, 2, 3, 4, 5, 6, 7]))
         print("PostgreSQL statements per single move: \(report.statementsPerMove.map { String(format: "%.2f", $0) } ?? "not counted")")
         for (label, figures) in [("one client writing every 20 ms", report.propagation), ("during the two-instance run", report.propagationUnderLoad)] {
             print("write acknowledged by A → event on B, \(label): "
