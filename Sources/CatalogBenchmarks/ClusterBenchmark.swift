@@ -261,7 +261,8 @@ public struct ClusterBenchmark: Sendable {
     /// With `servers`, the run's ``CoreUse`` is measured over those instances.
     private func load(_ name: String, ports: [Int], seconds: Int, clients: Int? = nil, probeOn: Int? = nil,
                       health: Bool = false, servers: [ServerProcess]? = nil) async throws -> LoadOutcome {
-        let coresBefore = servers.flatMap { servers in CoreUse.sample(instances: servers.map(\.process.processIdentifier)) }
+        let pids = servers?.map(\.process.processIdentifier)
+        let coresBefore = pids.flatMap { CoreUse.sample(instances: $0) }
         let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds) * 1_000_000_000
         let shared = LoadTally()
         let clients = clients ?? connections
@@ -321,7 +322,7 @@ public struct ClusterBenchmark: Sendable {
         }
         await done.wait()
         var outcome = shared.outcome(name: name, seconds: Double(seconds))
-        if let servers, let coresBefore, let coresAfter = CoreUse.sample(instances: servers.map(\.process.processIdentifier)) {
+        if let pids, let coresBefore, let coresAfter = CoreUse.sample(instances: pids) {
             outcome.result.cores = CoreUse(from: coresBefore, to: coresAfter)
         }
         return outcome

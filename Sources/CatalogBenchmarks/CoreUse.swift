@@ -61,6 +61,13 @@ public struct CoreUse: Sendable, Equatable {
         return (command, user + system)
     }
 
+    /// `54 / 37 / 10 / 9 %`: instances, PostgreSQL, clients, idle.
+    public var summary: String {
+        [instances, postgres, clients, idle].map { String(format: "%.0f", $0 * 100) }.joined(separator: " / ") + " %"
+    }
+}
+
+extension CoreUse {
     /// The shares from `a` to `b`. A process that started in between counts whole; one that
     /// ended in between is not counted.
     init?(from a: Sample, to b: Sample) {
@@ -73,14 +80,5 @@ public struct CoreUse: Sendable, Equatable {
         postgres = spent(a.postgres, b.postgres) / total
         clients = Double(b.clients - min(b.clients, a.clients)) / total
         idle = Double(b.idle - min(b.idle, a.idle)) / total
-    }
-
-    init(instances: Double, postgres: Double, clients: Double, idle: Double) {
-        (self.instances, self.postgres, self.clients, self.idle) = (instances, postgres, clients, idle)
-    }
-
-    /// `54 / 37 / 10 / 9 %`: instances, PostgreSQL, clients, idle.
-    public var summary: String {
-        [instances, postgres, clients, idle].map { String(format: "%.0f", $0 * 100) }.joined(separator: " / ") + " %"
     }
 }

@@ -10,11 +10,11 @@ final class PresentReads: @unchecked Sendable {
     private var latest: [String: (catalog: Catalog, began: ContinuousClock.Instant)] = [:]
     /// Bounded: a store with many observed catalogues keeps the latest few reads.
     private static let limit = 64
-    /// How many reads have been recorded: the database reads observers made.
     private var recorded = 0
 
-    /// How many reads have been recorded since the store opened.
-    var count: Int { lock.withLock { recorded } }
+    /// How many reads have been recorded since the store opened: the database reads its
+    /// observers made.
+    var reads: Int { lock.withLock { recorded } }
 
     /// The catalogue named `name` as a read begun at `asked` or later found it, when that read
     /// reached revision `atLeast`.
