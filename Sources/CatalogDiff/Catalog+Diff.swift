@@ -84,36 +84,3 @@ extension Changeset {
                                                updatedSections: changes.sections, updatedItems: changes.items)
     }
 }
-
-extension Item {
-    /// Whether the items at `x` and `y` have the same content (``hasSameContent(as:)``), read in
-    /// place: contents that are the same bytes — the same strings' storage, the same numbers —
-    /// are the same content without a comparison; others are compared as usual.
-    ///
-    /// An item passed to a comparison is copied first (a retain and a release of each of its
-    /// strings, several times what the comparison costs), and catalogues that share their
-    /// history (an observer's revisions, a store's snapshots, an edited copy) share the storage
-    /// of every item that did not change. Bytes that differ only in padding fall back to the
-    /// comparison, so the answer is always ``hasSameContent(as:)``'s.
-    @inline(__always)
-    static func sameContent(_ x: UnsafePointer<Item>, _ y: UnsafePointer<Item>) -> Bool {
-        guard x.pointee.size == y.pointee.size else { return false }
-        let offset = MemoryLayout<Item>.offset(of: \.content)!
-        return sameBytes(UnsafeRawPointer(x) + offset, UnsafeRawPointer(y) + offset, count: MemoryLayout<ItemContent>.size)
-            || x.pointee.hasSameContent(as: y.pointee)
-    }
-
-    @inline(__always)
-    private static func sameBytes(_ x: UnsafeRawPointer, _ y: UnsafeRawPointer, count: Int) -> Bool {
-        var i = 0
-        while i + 8 <= count {
-            if x.loadUnaligned(fromByteOffset: i, as: UInt64.self) != y.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
-            i += 8
-        }
-        while i < count {
-            if x.load(fromByteOffset: i, as: UInt8.self) != y.load(fromByteOffset: i, as: UInt8.self) { return false }
-            i += 1
-        }
-        return true
-    }
-}

@@ -3,24 +3,68 @@
 /// Two books may share a cover name; they are still two items with two ids.
 /// An item's *content* is everything but its id (and its position, which the section gives):
 /// two versions of the same id with different content make a reload.
-public struct Item: Sendable, Hashable, Identifiable {
+///
+/// The content lives in storage of its own that every copy of the item shares until one of them
+/// sets new content: an item is 48 bytes however long its texts are, copying it retains two
+/// references, and two items that come from the same item (a catalogue and its next revision,
+/// a store's snapshot and its edit) are seen to have the same content without reading it.
+public struct Item: Sendable, Identifiable {
     public var id: String
-    public var content: ItemContent
+    @usableFromInline var storage: ContentStorage
     /// Natural content size in points (a cover's pixel size); layouts that size items from
     /// content use it, others fall back to per-kind defaults.
     public var size: Size?
 
     public init(id: String, content: ItemContent, size: Size? = nil) {
         self.id = id
-        self.content = content
+        self.storage = ContentStorage(content)
         self.size = size
     }
 
+    /// Everything the item shows but its size; setting it gives this item storage of its own.
+    @inlinable
+    public var content: ItemContent {
+        _read { yield storage.content }
+        set { storage = ContentStorage(newValue) }
+    }
+
+    @inlinable
     public var kind: ItemKind { content.kind }
 
     /// Whether `other` carries the same content (everything but the id).
     public func hasSameContent(as other: Item) -> Bool {
-        content == other.content && size == other.size
+        size == other.size && (storage === other.storage || storage.content == other.storage.content)
+    }
+
+    /// Whether the items at `x` and `y` have the same content (``hasSameContent(as:)``), read in
+    /// place, without copying either item (a copy retains and releases its id and its content).
+    @inlinable @inline(__always)
+    package static func sameContent(_ x: UnsafePointer<Item>, _ y: UnsafePointer<Item>) -> Bool {
+        x.pointee.size == y.pointee.size
+            && (x.pointee.storage === y.pointee.storage || x.pointee.storage.content == y.pointee.storage.content)
+    }
+}
+
+extension Item: Hashable {
+    public static func == (x: Item, y: Item) -> Bool {
+        x.id == y.id && x.hasSameContent(as: y)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(content)
+        hasher.combine(size)
+    }
+}
+
+/// An item's content, never changed once made, so that copies of an item can share it.
+@usableFromInline
+final class ContentStorage: Sendable {
+    @usableFromInline let content: ItemContent
+
+    @usableFromInline
+    init(_ content: ItemContent) {
+        self.content = content
     }
 }
 

@@ -73,4 +73,24 @@ struct CatalogInvariantTests {
         b.size = Size(width: 1, height: 1)
         #expect(!a.hasSameContent(as: b))
     }
+
+    @Test("copies of an item share its content until one sets its own; equal contents made apart are equal")
+    func sharedContent() {
+        let original = Item(id: "v", content: .video(Video(title: "A title long enough to be kept on the heap", cover: "c.png",
+                                                           playCount: 3, statusText: "a status text kept on the heap too")))
+        var copy = original
+        guard case .video(var video) = copy.content else { Issue.record("not a video"); return }
+        video.playCount = 4
+        copy.content = .video(video)
+        #expect(original.content == .video(Video(title: "A title long enough to be kept on the heap", cover: "c.png",
+                                                 playCount: 3, statusText: "a status text kept on the heap too")))
+        #expect(!copy.hasSameContent(as: original) && copy != original)
+        video.playCount = 3
+        copy.content = .video(video)
+        // Made apart, the same content: equal, with equal hashes, as if it were shared.
+        #expect(copy.hasSameContent(as: original) && copy == original && copy.hashValue == original.hashValue)
+        var renamed = original
+        renamed.id = "w"
+        #expect(renamed.hasSameContent(as: original) && renamed != original)
+    }
 }
