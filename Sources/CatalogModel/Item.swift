@@ -4,28 +4,33 @@
 /// An item's *content* is everything but its id (and its position, which the section gives):
 /// two versions of the same id with different content make a reload.
 ///
-/// The content lives in storage of its own that every copy of the item shares until one of them
-/// sets new content: an item is 48 bytes however long its texts are, copying it retains two
-/// references, and two items that come from the same item (a catalogue and its next revision,
-/// a store's snapshot and its edit) are seen to have the same content without reading it.
+/// The content and size live in storage of their own that every copy of the item shares until
+/// one of them sets new ones: an item is 24 bytes however long its texts are, copying it retains
+/// two references, and two items that come from the same item (a catalogue and its next
+/// revision, a store's snapshot and its edit) are seen to have the same content without reading it.
 public struct Item: Sendable, Identifiable {
     public var id: String
     @usableFromInline var storage: ContentStorage
-    /// Natural content size in points (a cover's pixel size); layouts that size items from
-    /// content use it, others fall back to per-kind defaults.
-    public var size: Size?
 
     public init(id: String, content: ItemContent, size: Size? = nil) {
         self.id = id
-        self.storage = ContentStorage(content)
-        self.size = size
+        self.storage = ContentStorage(content, size)
     }
 
     /// Everything the item shows but its size; setting it gives this item storage of its own.
     @inlinable
     public var content: ItemContent {
         _read { yield storage.content }
-        set { storage = ContentStorage(newValue) }
+        set { storage = ContentStorage(newValue, storage.size) }
+    }
+
+    /// Natural content size in points (a cover's pixel size); layouts that size items from
+    /// content use it, others fall back to per-kind defaults. Setting it gives this item storage
+    /// of its own.
+    @inlinable
+    public var size: Size? {
+        get { storage.size }
+        set { storage = ContentStorage(storage.content, newValue) }
     }
 
     @inlinable
@@ -33,15 +38,14 @@ public struct Item: Sendable, Identifiable {
 
     /// Whether `other` carries the same content (everything but the id).
     public func hasSameContent(as other: Item) -> Bool {
-        size == other.size && (storage === other.storage || storage.content == other.storage.content)
+        storage === other.storage || storage.hasSameValues(as: other.storage)
     }
 
     /// Whether the items at `x` and `y` have the same content (``hasSameContent(as:)``), read in
     /// place, without copying either item (a copy retains and releases its id and its content).
     @inlinable @inline(__always)
     package static func sameContent(_ x: UnsafePointer<Item>, _ y: UnsafePointer<Item>) -> Bool {
-        x.pointee.size == y.pointee.size
-            && (x.pointee.storage === y.pointee.storage || x.pointee.storage.content == y.pointee.storage.content)
+        x.pointee.storage === y.pointee.storage || x.pointee.storage.hasSameValues(as: y.pointee.storage)
     }
 }
 
@@ -57,14 +61,22 @@ extension Item: Hashable {
     }
 }
 
-/// An item's content, never changed once made, so that copies of an item can share it.
+/// An item's content and size, never changed once made, so that copies of an item can share them.
 @usableFromInline
 final class ContentStorage: Sendable {
     @usableFromInline let content: ItemContent
+    @usableFromInline let size: Size?
 
     @usableFromInline
-    init(_ content: ItemContent) {
+    init(_ content: ItemContent, _ size: Size?) {
         self.content = content
+        self.size = size
+    }
+
+    /// Whether `other` holds the same content and size (made apart: compared field by field).
+    @usableFromInline
+    func hasSameValues(as other: ContentStorage) -> Bool {
+        size == other.size && content == other.content
     }
 }
 

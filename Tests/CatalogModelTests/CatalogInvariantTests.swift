@@ -92,5 +92,8 @@ struct CatalogInvariantTests {
         var renamed = original
         renamed.id = "w"
         #expect(renamed.hasSameContent(as: original) && renamed != original)
+        var resized = original
+        resized.size = Size(width: 3, height: 4)
+        #expect(original.size == nil && resized.content == original.content && !resized.hasSameContent(as: original))
     }
 }
