@@ -42,7 +42,7 @@ public struct Item: Sendable, Identifiable {
     }
 
     /// Whether the items at `x` and `y` have the same content (``hasSameContent(as:)``), read in
-    /// place, without copying either item (a copy retains and releases its id and its content).
+    /// place, without copying either item (a copy retains and releases its id and its storage).
     @inlinable @inline(__always)
     package static func sameContent(_ x: UnsafePointer<Item>, _ y: UnsafePointer<Item>) -> Bool {
         x.pointee.storage === y.pointee.storage || x.pointee.storage.hasSameValues(as: y.pointee.storage)
