@@ -38,14 +38,14 @@ public struct Item: Sendable, Identifiable {
 
     /// Whether `other` carries the same content (everything but the id).
     public func hasSameContent(as other: Item) -> Bool {
-        storage === other.storage || storage.hasSameValues(as: other.storage)
+        storage.holdsSameValues(as: other.storage)
     }
 
     /// Whether the items at `x` and `y` have the same content (``hasSameContent(as:)``), read in
     /// place, without copying either item (a copy retains and releases its id and its storage).
     @inlinable @inline(__always)
     package static func sameContent(_ x: UnsafePointer<Item>, _ y: UnsafePointer<Item>) -> Bool {
-        x.pointee.storage === y.pointee.storage || x.pointee.storage.hasSameValues(as: y.pointee.storage)
+        x.pointee.storage.holdsSameValues(as: y.pointee.storage)
     }
 }
 
@@ -73,9 +73,15 @@ final class ContentStorage: Sendable {
         self.size = size
     }
 
-    /// Whether `other` holds the same content and size (made apart: compared field by field).
+    /// Whether `other` holds the same content and size: at once when it is this storage, else
+    /// compared field by field.
+    @inlinable @inline(__always)
+    func holdsSameValues(as other: ContentStorage) -> Bool {
+        self === other || hasEqualFields(other)
+    }
+
     @usableFromInline
-    func hasSameValues(as other: ContentStorage) -> Bool {
+    func hasEqualFields(_ other: ContentStorage) -> Bool {
         size == other.size && content == other.content
     }
 }

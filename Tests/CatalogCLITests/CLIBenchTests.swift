@@ -11,9 +11,8 @@ struct CLIBenchTests {
         let diffRows = try #require(try CLIRunner.json(cli.succeed(["diff", "--diff-sizes", "500", "--catalog-diff-sizes", "400", "--runs", "1", "--json"])) as? [[String: Any]])
         #expect(importRows.count == 6)
         // Catalogues: flat and 100 sections, each plain, made apart and with per-stage data, and
-        // the updater's coalescing. Per id kind: flat, 100 sections,
-        // both again in fresh scratch memory, floor, stdlib; and spread ids to a shuffled target;
-        // Int ids in no particular order.
+        // the updater's coalescing. Per id kind: flat, 100 sections, both again in fresh scratch
+        // memory, floor, stdlib; and spread ids to a shuffled target; Int ids in no particular order.
         #expect(diffRows.count == 27)
         let cases = diffRows.compactMap { $0["case"] as? String }
         #expect(cases.prefix(7) == ["400 items, catalogues, flat: Changeset(from:to:)",
