@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Values by key and revision — response bodies, prepared layouts — for reads of catalogues
@@ -7,41 +8,46 @@ import NIOCore
 /// Requests that miss the same entry at the same time share one computation: after a write, or
 /// when a server starts, 64 clients asking for the same change feed make one body, not 64.
 /// Bounded by a number of entries and by the cost (bytes) of the values it keeps; past either,
-/// it starts afresh.
-final class RevisionCache<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [String: (revision: Int, value: Task<Value, any Error>)] = [:]
-    private var spent = 0
-    private let limit: Int
-    private let budget: Int
+/// the least recently used entries leave, one at a time (a client asking for one new key after
+/// another evicts only entries nobody used since).
+final class RevisionCache<Value: Sendable>: Sendable {
+    private let entries: NIOLockedValueBox<LRUCache<String, Entry>>
     private let cost: @Sendable (Value) -> Int
 
+    private struct Entry: Sendable {
+        var revision: Int
+        var value: Task<Value, any Error>
+    }
+
     init(limit: Int, budget: Int, cost: @escaping @Sendable (Value) -> Int) {
-        self.limit = limit
-        self.budget = budget
+        entries = NIOLockedValueBox(LRUCache(limit: limit, budget: budget))
         self.cost = cost
     }
+
+    /// The number of values kept (tests).
+    var count: Int { entries.withLockedValue { $0.count } }
 
     /// The cached value for `key` at `revision`, or `make()`'s. A failed `make()` is not kept:
     /// the next request tries again.
     func value(for key: String, revision: Int, make: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        let (task, made): (Task<Value, any Error>, Bool) = lock.withLock {
-            if let entry = entries[key], entry.revision == revision { return (entry.value, false) }
-            if entries.count >= limit || spent > budget {
-                entries.removeAll(keepingCapacity: true)
-                spent = 0
-            }
+        let (task, made): (Task<Value, any Error>, Bool) = entries.withLockedValue { entries in
+            if let entry = entries.value(for: key), entry.revision == revision { return (entry.value, false) }
             let task = Task { try await make() }
-            entries[key] = (revision, task)
+            entries.set(Entry(revision: revision, value: task), for: key)
             return (task, true)
         }
         do {
             let value = try await task.value
-            if made { lock.withLock { spent += cost(value) } }
+            if made {
+                let spent = cost(value)
+                entries.withLockedValue { entries in
+                    if let entry = entries.value(for: key), entry.revision == revision { entries.addCost(spent, for: key) }
+                }
+            }
             return value
         } catch {
-            lock.withLock {
-                if let entry = entries[key], entry.revision == revision { entries[key] = nil }
+            entries.withLockedValue { entries in
+                if let entry = entries.value(for: key), entry.revision == revision { entries.removeValue(for: key) }
             }
             throw error
         }
