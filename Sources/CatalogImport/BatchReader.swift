@@ -271,7 +271,9 @@ private struct BatchDecoding {
                 result.capacity = .some(nil)
             } else {
                 let capacity = try integer(value, at: "\(path).capacity")
-                guard capacity > 0 else { throw error("\(path).capacity", .invalidValue(expected: "a positive integer", found: "\(capacity)")) }
+                guard Section.capacities.contains(capacity) else {
+                    throw error("\(path).capacity", .invalidValue(expected: Section.capacityExpectation, found: "\(capacity)"))
+                }
                 result.capacity = .some(capacity)
             }
         }

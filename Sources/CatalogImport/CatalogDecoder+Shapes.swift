@@ -147,8 +147,8 @@ extension CatalogDecoder {
         var capacity: Int?
         if let capacityValue = dictionary["capacity"] {
             let value = try integer(capacityValue, at: location.path("capacity"))
-            guard value > 0 else {
-                throw error(location.path("capacity"), .invalidValue(expected: "a positive integer", found: "\(value)"))
+            guard Section.capacities.contains(value) else {
+                throw error(location.path("capacity"), .invalidValue(expected: Section.capacityExpectation, found: "\(value)"))
             }
             capacity = value
         }

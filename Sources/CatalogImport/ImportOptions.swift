@@ -34,8 +34,8 @@ public struct ImportOptions: Sendable, Hashable {
     /// Refuses options no file could use, with the option's name: a shelf capacity below 1. The
     /// command line, the HTTP API and the importer all ask here.
     public func validate() throws(ImportOptionError) {
-        if let shelfCapacity, shelfCapacity <= 0 {
-            throw ImportOptionError(option: "capacity", message: "capacity \(shelfCapacity): expected a positive integer")
+        if let shelfCapacity, !Section.capacities.contains(shelfCapacity) {
+            throw ImportOptionError(option: "capacity", message: "capacity \(shelfCapacity): expected \(Section.capacityExpectation)")
         }
     }
 

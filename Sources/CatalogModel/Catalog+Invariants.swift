@@ -30,7 +30,7 @@ public enum ModelViolation: Sendable, Hashable, CustomStringConvertible {
         case .itemKindMismatch(let s, let i, let itemKind, let sectionKind):
             "sections[\(s)].items[\(i)] is a \(itemKind.rawValue) in a \(sectionKind.rawValue) section"
         case .invalidCapacity(let s, let capacity):
-            "sections[\(s)].capacity is \(capacity), expected a positive integer"
+            "sections[\(s)].capacity is \(capacity), expected \(Section.capacityExpectation)"
         case .overCapacity(let s, let id, let count, let capacity):
             "section \"\(id)\" (sections[\(s)]) holds \(count) items, over its capacity of \(capacity)"
         case .negativeCount(let s, let i, let field, let value):
@@ -75,7 +75,7 @@ extension Catalog {
             if section.id.isEmpty { found.append(.emptySectionID(section: s)) }
             if !sectionIDs.insert(section.id).inserted { repeatedSections.insert(section.id) }
             if let capacity = section.capacity {
-                if capacity <= 0 {
+                if !Section.capacities.contains(capacity) {
                     found.append(.invalidCapacity(section: s, capacity: capacity))
                 } else if section.items.count > capacity {
                     found.append(.overCapacity(section: s, sectionID: section.id,

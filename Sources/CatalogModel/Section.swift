@@ -4,8 +4,16 @@ public struct Section: Sendable, Hashable, Identifiable {
     public var id: String
     public var kind: SectionKind
     public var title: String?
-    /// The most items the section may hold; `nil` means unbounded.
+    /// The most items the section may hold; `nil` means unbounded. Within ``capacities`` in every
+    /// valid catalogue.
     public var capacity: Int?
+
+    /// The capacities a section may have: from 1 to 2^31 − 1, what every backend stores (SQLite's
+    /// and PostgreSQL's `INTEGER`), so that a catalogue one store takes, every store takes.
+    public static let capacities = 1...Int(Int32.max)
+
+    /// What a capacity outside ``capacities`` is told: `expected a positive integer up to 2147483647`.
+    public static let capacityExpectation = "a positive integer up to \(Int(Int32.max))"
     public var items: [Item]
 
     /// Creates a section holding at most `capacity` items; `nil` is unbounded, here as in the

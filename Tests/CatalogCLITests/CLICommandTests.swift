@@ -187,7 +187,7 @@ struct CLICommandTests {
         let noCatalogue = try cli.run(["diff", missing, sample])
         #expect(noCatalogue.stderrLines == ["error: \(missing): cannot read the file: no such file"])
         let zeroCapacity = try cli.run(["import", sample, "--capacity", "0", "--db", cli.db])
-        #expect(zeroCapacity.status == 1 && zeroCapacity.stderrLines == ["error: --capacity 0: expected a positive integer"])
+        #expect(zeroCapacity.status == 1 && zeroCapacity.stderrLines == ["error: --capacity 0: expected a positive integer up to 2147483647"])
         let noSections = try cli.run(["generate", "--items", "5", "--sections", "0", "--out", missing])
         #expect(noSections.status == 1 && noSections.stderrLines == ["error: --sections must be ≥ 1 (see 'catalog generate --help')"])
         #expect(!FileManager.default.fileExists(atPath: cli.db))

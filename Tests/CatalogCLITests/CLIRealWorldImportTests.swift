@@ -47,7 +47,7 @@ struct CLIRealWorldImportTests {
         let icons = try cli.file("icons.json", #"[{"name": "A", "icon": "a.png"}]"#)
         let shelves = try cli.file("shelves.json", #"[["a", "b", "c"], ["d"]]"#)
         for (arguments, expected) in [
-            (["import", shelves, "--capacity", "0"], "error: --capacity 0: expected a positive integer"),
+            (["import", shelves, "--capacity", "0"], "error: --capacity 0: expected a positive integer up to 2147483647"),
             (["import", icons, shelves, "--catalog", "x"], "error: --catalog names one catalogue; give it with one file (see 'catalog import --help')"),
             (["import", icons, "--capacity", "many"], "error: The value 'many' is invalid for '--capacity <capacity>' (see 'catalog import --help')"),
             (["show"], "error: Missing expected argument '<catalog>' (see 'catalog show --help')"),

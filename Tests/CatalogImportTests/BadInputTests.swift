@@ -105,8 +105,9 @@ struct BadInputTests {
          "sections[0].items[0].likeCount", "an integer ≥ 0", "-2"),
         (#"[{"title": "t", "images": "c", "play_count": -3}]"#, "[0].play_count", "an integer ≥ 0", "-3"),
         (#"[{"title": "t", "images": "c", "praise_count": -4}]"#, "[0].praise_count", "an integer ≥ 0", "-4"),
-        (#"{"sections": [{"kind": "bookshelf", "capacity": 0, "items": []}]}"#, "sections[0].capacity", "a positive integer", "0"),
-        (#"{"sections": [{"kind": "bookshelf", "capacity": -4, "items": []}]}"#, "sections[0].capacity", "a positive integer", "-4"),
+        (#"{"sections": [{"kind": "bookshelf", "capacity": 0, "items": []}]}"#, "sections[0].capacity", "a positive integer up to 2147483647", "0"),
+        (#"{"sections": [{"kind": "bookshelf", "capacity": -4, "items": []}]}"#, "sections[0].capacity", "a positive integer up to 2147483647", "-4"),
+        (#"{"sections": [{"kind": "bookshelf", "capacity": 2147483648, "items": []}]}"#, "sections[0].capacity", "a positive integer up to 2147483647", "2147483648"),
         (#"[{"name": "n", "icon": "i", "size": [-1, 10]}]"#, "[0].size", "[width, height] of numbers from 0 to 1000000", "-1.0"),
         (#"[{"name": "n", "icon": "i", "w": 10, "h": 1e300}]"#, "[0].h", "a number from 0 to 1000000", "1e+300"),
         (#"[{"name": "n", "icon": "i", "width": -5, "height": 10}]"#, "[0].width", "a number from 0 to 1000000", "-5.0"),
@@ -138,7 +139,7 @@ struct BadInputTests {
     @Test("a capacity no file could use, or one for a file without loose shelves, is refused by the importer itself")
     func unusableCapacity() throws {
         let zero = try #require(decode(#"[["1", "2"]]"#, as: "shelves.json", ImportOptions(shelfCapacity: 0)))
-        #expect(zero.reason == .unusableOption("capacity 0: expected a positive integer"))
+        #expect(zero.reason == .unusableOption("capacity 0: expected a positive integer up to 2147483647"))
         let icons = try #require(decode(#"[{"name": "A", "icon": "a"}]"#, as: "icons.json", ImportOptions(shelfCapacity: 3)))
         guard case .unusableOption(let message) = icons.reason else { Issue.record("\(icons)"); return }
         #expect(message.hasPrefix("capacity 3 applies to a loose bookshelf"))

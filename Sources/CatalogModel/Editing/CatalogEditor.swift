@@ -81,7 +81,9 @@ public struct CatalogEditor<Source: CatalogSource> {
             if let title = fields.title { section.title = title }
             if let capacity = fields.capacity {
                 if let capacity {
-                    guard capacity > 0 else { throw BatchError(reason: .invalidField("capacity", detail: "expected a positive integer, found \(capacity)")) }
+                    guard Section.capacities.contains(capacity) else {
+                        throw BatchError(reason: .invalidField("capacity", detail: "expected \(Section.capacityExpectation), found \(capacity)"))
+                    }
                     guard capacity >= section.items.count else {
                         throw BatchError(reason: .capacityBelowCount(section: id, capacity: capacity, count: section.items.count))
                     }
@@ -213,7 +215,9 @@ public struct CatalogEditor<Source: CatalogSource> {
         guard !section.id.isEmpty else { throw BatchError(reason: .invalidField("id", detail: "expected a non-empty string")) }
         if order!.contains(section.id) { throw BatchError(reason: .duplicateSectionID(section.id)) }
         if let capacity = section.capacity {
-            guard capacity > 0 else { throw BatchError(reason: .invalidField("capacity", detail: "expected a positive integer, found \(capacity)")) }
+            guard Section.capacities.contains(capacity) else {
+                        throw BatchError(reason: .invalidField("capacity", detail: "expected \(Section.capacityExpectation), found \(capacity)"))
+                    }
             guard section.items.count <= capacity else {
                 throw BatchError(reason: .capacityBelowCount(section: section.id, capacity: capacity, count: section.items.count))
             }
