@@ -74,7 +74,7 @@ public struct FollowBenchmark: Sendable {
         let reader = Thread {
             var parser = ServerSentEventParser()
             while let chunk = try? stream.nextChunk() {
-                for event in parser.feed(chunk) { if let id = event.id.flatMap(Int.init) { streamed.record(id) } }
+                for event in (try? parser.feed(chunk)) ?? [] { if let id = event.id.flatMap(Int.init) { streamed.record(id) } }
             }
         }
         reader.start()

@@ -30,6 +30,9 @@ struct SyncCommand: ParsableCommand {
     @Option(help: "The server's token (default: $CATALOG_TOKEN).")
     var token: String?
 
+    @Option(help: ArgumentHelp("A file holding the token (or a JWT), read at the start and again whenever the server refuses it, so that another program may renew it.", valueName: "file"))
+    var tokenFile: String?
+
     @Option(name: .customLong("moved-from"),
             help: ArgumentHelp("The server's old URL: its database was copied whole to --server (catalog copy); the catalogues that followed it follow --server from now on.",
                                valueName: "url"))
@@ -45,8 +48,16 @@ struct SyncCommand: ParsableCommand {
         do {
             // Retries are told on stderr, one line each; standard output stays empty.
             let logger = Logger(label: "catalog.sync") { label in StreamLogHandler.standardError(label: label) }
-            client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"],
-                                       logger: logger)
+            if let tokenFile {
+                guard token == nil else { throw CLIError("--token and --token-file: give one of them") }
+                _ = try Self.readToken(tokenFile)
+                client = try CatalogClient(store: store, server: url, tokenProvider: { _ in try Self.readToken(tokenFile) }, logger: logger)
+            } else {
+                client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"],
+                                           logger: logger)
+            }
+        } catch let error as CLIError {
+            throw error
         } catch {
             throw CLIError("--server: \(error)")
         }
@@ -69,6 +80,18 @@ struct SyncCommand: ParsableCommand {
                 throw CLIError(error.description)
             }
         }
+    }
+}
+
+extension SyncCommand {
+    /// The token in `file`: its first line, spaces around it left out.
+    static func readToken(_ file: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+            throw CLIError("--token-file \(file): \(FileManager.default.fileExists(atPath: file) ? "cannot be read" : "no such file")")
+        }
+        let token = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !token.isEmpty else { throw CLIError("--token-file \(file): holds no token") }
+        return token
     }
 }
 

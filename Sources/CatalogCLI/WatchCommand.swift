@@ -167,12 +167,15 @@ struct EventStreamFollower: Sendable {
         }
         var parser = ServerSentEventParser()
         for try await chunk in response.body {
-            for event in parser.feed(chunk.readableBytesView) {
+            for event in try parser.feed(chunk.readableBytesView) {
                 if event.event == "deleted" {
                     printer.printDeleted(catalog)
                     throw CatalogDeleted()
                 }
-                guard let id = event.id.flatMap({ Int($0) }) else { continue }
+                // A server's numbers are not trusted: an id that is not a revision, or one behind
+                // the last, drops the stream, which resumes from the last event taken.
+                guard let id = try event.revision() else { continue }
+                if let lastID, id < lastID { throw StreamWentBack(from: lastID, to: id) }
                 switch event.event {
                 case "changes":
                     let changeset = try Documents.changeset(Data(event.data.utf8))
@@ -189,6 +192,13 @@ struct EventStreamFollower: Sendable {
 
 /// The server said the catalogue was deleted: the stream's end, not a connection to make again.
 private struct CatalogDeleted: Error {}
+
+/// An event id behind the last one taken.
+private struct StreamWentBack: Error, CustomStringConvertible {
+    var from: Int
+    var to: Int
+    var description: String { "the server's stream went back from revision \(from) to \(to)" }
+}
 
 private extension String {
     func trimmingSuffix(_ suffix: String) -> String {

@@ -31,14 +31,34 @@ public final class CatalogClient: Sendable {
     private let listeners = Listeners()
 
     /// A client of `server` (its base URL) for `store`, with the bearer token the server needs.
+    /// One line or one event of the server's stream may take at most `maxEventBytes`: past it the
+    /// stream is dropped and opened again with backoff.
     ///
     /// - Throws: ``CatalogClientError/invalidServer(_:)`` when `server` is not an http or https
     ///   URL with a host.
     public init(store: CatalogStore, server: URL, token: String? = nil, httpClient: HTTPClient = .shared,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
+                maxEventBytes: Int = 64 << 20,
                 logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
         self.store = store
-        self.server = try ServerRequests(server: server, token: token, http: httpClient)
+        self.server = try ServerRequests(server: server, token: token, http: httpClient, maxEventBytes: maxEventBytes)
+        self.logger = logger
+        self.backoff = Backoff(initial: initial, maximum: maximum)
+    }
+
+    /// A client whose bearer token comes from `tokenProvider`: called with `false` for the token
+    /// to present, and again with `true` whenever the server refuses it (401), before the request
+    /// is given up — an app refreshes its JWT there. Requests refused at once share one refresh.
+    /// A provider that throws, or gives the refused token again, leaves the refusal standing
+    /// (``CatalogClientError/unauthorized(_:)``).
+    public init(store: CatalogStore, server: URL, tokenProvider: @escaping @Sendable (_ refresh: Bool) async throws -> String?,
+                httpClient: HTTPClient = .shared,
+                retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
+                maxEventBytes: Int = 64 << 20,
+                logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
+        self.store = store
+        self.server = try ServerRequests(server: server, credential: ClientCredential(provider: tokenProvider), http: httpClient,
+                                         maxEventBytes: maxEventBytes)
         self.logger = logger
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }

@@ -46,7 +46,7 @@ actor Replica {
         try start()
         while !Task.isCancelled {
             do {
-                try await follow { backoff.reset() }
+                try await follow(tookIn: { backoff.reset() })
             } catch let error as CatalogClientError {
                 // Deleted on the server (while followed, or while away): mirrored, and no longer followed.
                 if case .unknownCatalog(let name) = error, try hadCopy() { return try mirrorDeletion(of: name) }
@@ -112,24 +112,36 @@ actor Replica {
     }
 
     /// One connection of the event stream, from the revision the copy has (or a snapshot first).
-    private func follow(connected: () -> Void) async throws {
+    /// `tookIn` is called once the stream's first event has been taken in, so that the backoff
+    /// grows while a server accepts connections but sends nothing the copy can take.
+    private func follow(tookIn: () -> Void) async throws {
         let response = try await server.events(of: name, since: confirmed?.revision)
-        connected()
-        var parser = ServerSentEventParser()
+        var parser = ServerSentEventParser(limit: server.maxEventBytes)
+        var reported = false
         for try await chunk in response.body {
             // The events that arrived together are taken in together: one local transaction
             // for all of them, so a copy that falls behind (an outbox draining, a burst of
             // writes) catches up in fewer, larger steps instead of one per revision.
             var followUp = FollowUp.nothing
             do {
-                for event in parser.feed(chunk.readableBytesView) {
+                for event in try parser.feed(chunk.readableBytesView) {
                     followUp = max(followUp, try takeIn(event))
                 }
             } catch {
+                // What came before the bad event is taken in; then, for an event that cannot be
+                // trusted, the copy starts again from a snapshot.
                 try? finish(followUp)
+                if let untrusted = error as? UntrustedEvent {
+                    confirmed = nil
+                    logger.warning("event stream of \(name): \(untrusted); taking a fresh snapshot")
+                }
                 throw error
             }
             try finish(followUp)
+            if followUp != .nothing && !reported {
+                reported = true
+                tookIn()
+            }
         }
         throw ServerRequests.Retry(detail: "the server closed the stream")
     }
@@ -156,11 +168,22 @@ actor Replica {
         if event.event == "deleted" {
             throw CatalogClientError.unknownCatalog(name)
         }
-        guard let revision = event.id.flatMap({ Int($0) }) else { return .nothing }
+        // A server's numbers are not trusted: an id that is not a revision, or a change that does
+        // not go forward, drops the stream, and the copy starts again from a snapshot.
+        let revision: Int
+        do {
+            guard let given = try event.revision() else { return .nothing }
+            revision = given
+        } catch {
+            throw UntrustedEvent(detail: "the event id \"\(error.id.prefix(40))\", which is not a revision")
+        }
         let data = Data(event.data.utf8)
         switch event.event {
         case "changes":
             let (from, patch) = try Self.change(in: data)
+            guard from >= 0, revision > from else {
+                throw UntrustedEvent(detail: "a change from revision \(from) to revision \(revision)")
+            }
             guard let base = confirmed, from == base.revision else {
                 // Not from where the copy stands: start again from a snapshot.
                 let had = confirmed?.revision
@@ -305,4 +328,11 @@ actor Replica {
         options.shape = .native
         return try CatalogImporter.decode(data, fileName: "event", options: options).catalog
     }
+}
+
+/// An event whose numbers no server of CatalogKit sends: the stream is dropped and the copy starts
+/// again from a snapshot.
+struct UntrustedEvent: Error, CustomStringConvertible {
+    var detail: String
+    var description: String { "the server sent \(detail)" }
 }

@@ -7,19 +7,26 @@ import NIOHTTP1
 /// catalogue with its sections, and numbered writes.
 struct ServerRequests: Sendable {
     let base: String
-    let token: String?
+    let credential: ClientCredential
     let http: HTTPClient
+    /// The most bytes one line or one event of the stream may take (``ServerSentEventParser``).
+    let maxEventBytes: Int
 
     /// `server` checked: an http or https URL with a host.
-    init(server: URL, token: String?, http: HTTPClient) throws(CatalogClientError) {
+    init(server: URL, token: String?, http: HTTPClient, maxEventBytes: Int = ServerSentEventParser.defaultLimit) throws(CatalogClientError) {
+        try self.init(server: server, credential: ClientCredential(token: token), http: http, maxEventBytes: maxEventBytes)
+    }
+
+    init(server: URL, credential: ClientCredential, http: HTTPClient, maxEventBytes: Int = ServerSentEventParser.defaultLimit) throws(CatalogClientError) {
         guard let scheme = server.scheme?.lowercased(), scheme == "http" || scheme == "https", server.host?.isEmpty == false else {
             throw .invalidServer(server.absoluteString)
         }
         var base = server.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base
-        self.token = token
+        self.credential = credential
         self.http = http
+        self.maxEventBytes = maxEventBytes
     }
 
     func path(of catalog: String) -> String {
@@ -32,8 +39,7 @@ struct ServerRequests: Sendable {
         var request = HTTPClientRequest(url: path(of: catalog) + "/events?include=sections")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let since { request.headers.add(name: "Last-Event-ID", value: String(since)) }
-        authorize(&request)
-        let response = try await http.execute(request, timeout: .hours(24 * 365))
+        let response = try await execute(request, timeout: .hours(24 * 365))
         guard response.status == .ok else {
             let body = try await response.body.collect(upTo: 1 << 20)
             throw Self.failure(response.status, body: String(buffer: body), catalog: catalog)
@@ -45,8 +51,7 @@ struct ServerRequests: Sendable {
     func revision(of catalog: String) async throws -> Int {
         var request = HTTPClientRequest(url: path(of: catalog))
         request.method = .HEAD
-        authorize(&request)
-        let response = try await http.execute(request, timeout: .seconds(60))
+        let response = try await execute(request, timeout: .seconds(60))
         guard response.status == .ok else { throw Self.failure(response.status, body: "", catalog: catalog) }
         guard let tag = response.headers.first(name: "ETag"), let revision = Int(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"W/"))) else {
             throw CatalogClientError.unexpectedAnswer("a snapshot without a revision as its ETag")
@@ -57,7 +62,7 @@ struct ServerRequests: Sendable {
     /// Sends a queued write as `POST /catalogs/{name}/batches`, numbered.
     func send(batch: String, to catalog: String, client: String, sequence: Int) async throws -> Answer {
         let request = numbered(path(of: catalog) + "/batches", body: batch, client: client, sequence: sequence)
-        let response = try await http.execute(request, timeout: .seconds(60))
+        let response = try await execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 16 << 20)
         return Answer(status: Int(response.status.code), body: String(buffer: body))
     }
@@ -66,7 +71,7 @@ struct ServerRequests: Sendable {
     /// each, in order, as far as the server went.
     func send(batches: [String], to catalog: String, client: String, first: Int) async throws -> [Answer] {
         let request = numbered(path(of: catalog) + "/writes", body: "[" + batches.joined(separator: ",") + "]", client: client, sequence: first)
-        let response = try await http.execute(request, timeout: .seconds(120))
+        let response = try await execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 64 << 20)
         guard response.status == .ok else { return [Answer(status: Int(response.status.code), body: String(buffer: body))] }
         guard let document = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any],
@@ -88,7 +93,6 @@ struct ServerRequests: Sendable {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Catalog-Client-ID", value: client)
         request.headers.add(name: "Catalog-Client-Sequence", value: String(sequence))
-        authorize(&request)
         request.body = .bytes(ByteBuffer(string: body))
         return request
     }
@@ -123,8 +127,21 @@ struct ServerRequests: Sendable {
         }
     }
 
-    private func authorize(_ request: inout HTTPClientRequest) {
+    /// `request` with the credential's token; on a 401, once more with the token the credential
+    /// replaces it by (the app's provider asked again), when there is one.
+    private func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+        let token = try await credential.current()
+        let response = try await http.execute(authorized(request, token), timeout: timeout)
+        guard response.status == .unauthorized, let replacement = (try? await credential.replacing(token)) ?? nil else { return response }
+        _ = try? await response.body.collect(upTo: 1 << 20)
+        return try await http.execute(authorized(request, replacement), timeout: timeout)
+    }
+
+    private func authorized(_ request: HTTPClientRequest, _ token: String?) -> HTTPClientRequest {
+        var request = request
+        request.headers.remove(name: "Authorization")
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        return request
     }
 
     /// What a refused stream means: a catalogue the server lacks and a refused token stop the

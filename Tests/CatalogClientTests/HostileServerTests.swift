@@ -1,4 +1,5 @@
 @testable import CatalogClient
+import CatalogImport
 import CatalogModel
 import CatalogStore
 import Foundation
@@ -56,6 +57,82 @@ import Testing
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
             #expect(try device.followedCatalogs().first?.serverRevision == 0)
         }
+    }
+
+    /// A snapshot of ``FollowingTests/shelves`` at `revision`, as the server sends it.
+    static func snapshot(at revision: Int) -> String {
+        var catalog = FollowingTests.shelves
+        catalog.revision = revision
+        let json = String(decoding: CatalogExporter.json(catalog, includeRevision: true, pretty: false), as: UTF8.self)
+        return "event: snapshot\nid: \(revision)\ndata: \(json)\n\n"
+    }
+
+    /// Ids that overflow, are negative or go back, after a good snapshot: the client never traps,
+    /// drops the stream, takes a fresh snapshot, and its copy stays whole.
+    @Test(arguments: [
+        "event: changes\nid: -9223372036854775808\ndata: {\"fromRevision\": 5, \"toRevision\": 6, \"stages\": [], \"sections\": []}\n\n",
+        "event: changes\nid: 99999999999999999999999\ndata: {\"fromRevision\": 5, \"toRevision\": 6, \"stages\": [], \"sections\": []}\n\n",
+        "event: changes\nid: 9223372036854775807\ndata: {\"fromRevision\": -9223372036854775808, \"stages\": [], \"sections\": []}\n\n",
+        "event: changes\nid: 3\ndata: {\"fromRevision\": 5, \"toRevision\": 3, \"stages\": [], \"sections\": []}\n\n",
+        "event: snapshot\nid: -1\ndata: {}\n\n",
+    ])
+    func hostileNumbersNeverTrap(after events: String) async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        let asked = Asked()
+        try await Self.hostile(events: Self.snapshot(at: 5) + events, writeAnswer: "{}", asked: asked) { url in
+            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+            let task = Task { try await client.run(following: ["shelf"]) }
+            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
+            task.cancel()
+            _ = await task.result
+            #expect(try device.catalog(named: "shelf").sections == FollowingTests.shelves.sections)
+            #expect(try device.followedCatalogs().first?.serverRevision == 5)
+            try device.checkIntegrity()
+        }
+    }
+
+    /// A server that sends one line that never ends (or one event of endless data lines): the
+    /// client reads at most its bound, drops the stream and tries again, its copy untouched.
+    @Test(arguments: [false, true])
+    func anEndlessLineIsCutAtTheBound(manyLines: Bool) async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        let asked = Asked()
+        let router = Router()
+        let chunk = ByteBuffer(string: manyLines ? String(repeating: "data: 0123456789abcdef\n", count: 1 << 12) : String(repeating: "x", count: 1 << 16))
+        router.get("/catalogs/shelf/events") { _, _ in
+            asked.once()
+            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "event: snapshot\nid: 1\n" + (manyLines ? "" : "data: ")))
+                // 64 MiB at most per connection, so that a client that never stops ends the test.
+                for _ in 0..<((64 << 20) / chunk.readableBytes) { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            })
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
+            let following = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50),
+                                              maxEventBytes: 1 << 20)
+            let task = Task { try await following.run(following: ["shelf"]) }
+            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
+            task.cancel()
+            _ = await task.result
+            #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
+        }
+    }
+
+    @Test func theParserKeepsToItsBound() throws {
+        var parser = ServerSentEventParser(limit: 100)
+        #expect(try parser.feed(Array("data: \(String(repeating: "a", count: 90))\n\n".utf8)).count == 1)
+        #expect(throws: ServerSentEventParser.TooLarge.self) { try parser.feed(Array(repeating: UInt8(ascii: "b"), count: 101)) }
+        var lines = ServerSentEventParser(limit: 100)
+        #expect(throws: ServerSentEventParser.TooLarge.self) {
+            for _ in 0..<20 { _ = try lines.feed(Array("data: 0123456789\n".utf8)) }
+        }
+        for id in ["-1", "+3", "1e3", "99999999999999999999", " 4", ""] {
+            #expect(throws: ServerSentEventParser.InvalidID.self, "\(id)") { try ServerSentEventParser.Event(id: id).revision() }
+        }
+        #expect(try ServerSentEventParser.Event(id: "9223372036854775807").revision() == Int.max)
     }
 
     /// A write answered with something that is not CatalogKit's answer: the client stops with
