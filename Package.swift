@@ -35,6 +35,10 @@ let package = Package(
         // `GET /metrics`: counters, gauges and histograms (swift-metrics) in Prometheus' text format.
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // `catalog serve --jwt-key`: bearer JWTs signed by a team's own backend (ES256, RS256,
+        // EdDSA), and SHA-256 for the hashes in `--token-file`.
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -122,6 +126,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json, and the
             // browser console (Console/: HTML, CSS, JavaScript modules), served at /; both
@@ -186,7 +192,9 @@ let package = Package(
             dependencies: ["CatalogServer", "CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
-                           .product(name: "HTTPTypes", package: "swift-http-types")]
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           // Signing the JWTs the server's tests present.
+                           .product(name: "JWTKit", package: "jwt-kit")]
         ),
         // The store's contract on both backends (SQLite, and PostgreSQL when a server is there):
         // one suite, parameterised by backend.

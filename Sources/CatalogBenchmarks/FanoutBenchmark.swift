@@ -232,7 +232,7 @@ final class MoveWriter {
     /// Moves `book` to `index` of `shelf`; the revision the answer names.
     func move(book: String, toShelf shelf: String, index: Int) throws -> Int {
         let body = #"{"item": "\#(book)", "toSection": "\#(shelf)", "index": \#(index)}"#
-        let request = Array("POST /catalogs/shelf/moves HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
+        let request = Array("POST /catalogs/shelf/moves HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
             throw FanoutError.connect("the move could not be sent")
         }
@@ -297,7 +297,7 @@ private final class StreamReader: @unchecked Sendable {
         fds = []
         for _ in 0..<subscribers {
             let fd = try MoveWriter.open(port: port)
-            let request = Array("GET /catalogs/shelf/events?since=\(revision) HTTP/1.1\r\nHost: bench\r\n\r\n".utf8)
+            let request = Array("GET /catalogs/shelf/events?since=\(revision) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
             _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))

@@ -165,6 +165,7 @@ public struct HTTPBenchmark: Sendable {
                     for n in 0..<requestsPerConnection {
                         let spec = requests[(c * requestsPerConnection + n) % requests.count]
                         let request = TestClient.Request(spec.path, method: spec.method == "POST" ? .post : .get,
+                                                         headers: spec.body == nil ? [:] : [.contentType: "application/json"],
                                                          body: spec.body.map { ByteBuffer(string: $0) })
                         let begin = DispatchTime.now().uptimeNanoseconds
                         let response = try await http.execute(request)

@@ -8,7 +8,7 @@ public struct CatalogCommand: ParsableCommand {
         commandName: "catalog",
         abstract: "Import, inspect, change and serve CatalogKit catalogues in a local SQLite database.",
         subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, DeleteCommand.self, CopyCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
-                      LayoutCommand.self, GenerateCommand.self, WatchCommand.self, SyncCommand.self, OutboxCommand.self]
+                      LayoutCommand.self, GenerateCommand.self, WatchCommand.self, SyncCommand.self, OutboxCommand.self, TokenCommand.self]
     )
 
     /// Accepted here too, so that `catalog --db x.sqlite show shelf` works as well as

@@ -11,8 +11,12 @@ struct ServeCommand: ParsableCommand {
         abstract: "Serve the HTTP API (docs/HTTP-API.md) for the database until SIGINT or SIGTERM.",
         discussion: """
             Endpoints: \(CatalogServer.routes.joined(separator: ", ")). Errors are application/problem+json; \
-            GET /openapi.json describes every route. With --token (or CATALOG_TOKEN) writes need \
-            Authorization: Bearer <token>.
+            GET /openapi.json describes every route. With --token (or CATALOG_TOKEN), --token-file or \
+            --jwt-key, each route needs a credential of its scope (read, write, admin) as \
+            Authorization: Bearer <token or JWT>; reads need one only with --protect-reads. Requests \
+            for a Host other than a loopback name, an IP address or an --allowed-host get 421; \
+            writes from a web page of another origin than the server's (or an --allowed-origin) get 403. \
+            SIGHUP reads the token file again.
             """
     )
 
@@ -22,11 +26,26 @@ struct ServeCommand: ParsableCommand {
     @Option(help: "The port to listen on (0: any free port).")
     var port = 8080
 
-    @Option(help: "A token that writes must present as Authorization: Bearer <token> (default: $CATALOG_TOKEN).")
+    @Option(help: "A token that may do everything (scope admin), presented as Authorization: Bearer <token> (default: $CATALOG_TOKEN).")
     var token: String?
 
-    @Flag(help: "With a token, require it for reads too.")
+    @Option(help: ArgumentHelp("A file of named tokens, stored as SHA-256 hashes, each with its scope and catalogues (`catalog token` makes a line); read again on SIGHUP.", valueName: "file"))
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp("A PEM file of public keys (ES256, RS256 or EdDSA) whose signed JWTs are accepted, their scope claim among catalogs:read, catalogs:write, catalogs:admin (repeatable).", valueName: "file"))
+    var jwtKey: [String] = []
+
+    @Option(help: "With --jwt-key: the aud a JWT must name.")
+    var jwtAudience: String?
+
+    @Flag(help: "With credentials, require one (scope read) for reads too.")
     var protectReads = false
+
+    @Option(help: ArgumentHelp("A host name answered besides loopback names and IP addresses, as the Host a proxy or a public name sends; * for any (repeatable).", valueName: "name"))
+    var allowedHost: [String] = []
+
+    @Option(help: ArgumentHelp("An origin (https://console.example.com) whose web pages may call this server and read its answers (CORS; repeatable).", valueName: "origin"))
+    var allowedOrigin: [String] = []
 
     @Option(help: "The largest request body accepted, in bytes.")
     var bodyLimit = 16 << 20
@@ -104,20 +123,55 @@ struct ServeCommand: ParsableCommand {
         if let journalRevisions, !CatalogStore.journalRevisionsRange.contains(journalRevisions) {
             throw CLIError("--journal-revisions: expected a number from \(CatalogStore.journalRevisionsRange.lowerBound) to \(CatalogStore.journalRevisionsRange.upperBound), found \(journalRevisions)")
         }
+        for name in allowedHost {
+            if let problem = BrowserPolicy.problem(withHost: name) { throw CLIError("--allowed-host: \(problem)") }
+        }
+        for origin in allowedOrigin {
+            if let problem = BrowserPolicy.problem(withOrigin: origin) { throw CLIError("--allowed-origin: \(problem)") }
+        }
+        if jwtAudience != nil && jwtKey.isEmpty { throw CLIError("--jwt-audience needs --jwt-key") }
+        let credentials = try self.credentials(token: token)
         let store = try global.openDatabase(.create, connections: databaseConnections)
         if let journalRevisions { try waitFor { try await store.setJournalRevisions(journalRevisions) } }
-        try serve(store, token: token, maxEventStreams: maxEventStreams)
+        try serve(store, credentials: credentials, maxEventStreams: maxEventStreams)
     }
 
-    /// Runs the server on `store` until SIGINT or SIGTERM.
-    private func serve<Store: CatalogDatabase>(_ store: Store, token: String?, maxEventStreams: Int) throws {
+    /// The credentials of --token, --token-file and --jwt-key, read now: a file that does not
+    /// parse stops the server before it listens.
+    private func credentials(token: String?) throws -> ServerCredentials {
+        var pems: [(file: String, text: String)] = []
+        for file in jwtKey {
+            guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+                throw CLIError("--jwt-key \(file): \(FileManager.default.fileExists(atPath: file) ? "cannot be read" : "no such file")")
+            }
+            pems.append((file, text))
+        }
+        let (audience, keys) = (jwtAudience, pems)
+        let jwt: JWTVerifier?
+        do {
+            jwt = keys.isEmpty ? nil : try waitFor { try await JWTVerifier(pems: keys, audience: audience) }
+        } catch let error as JWTKeyError {
+            throw CLIError("--jwt-key \(error)")
+        }
+        do {
+            return try ServerCredentials(token: token, tokenFile: tokenFile, jwt: jwt)
+        } catch {
+            throw CLIError("--token-file \(tokenFile ?? ""): \(error)")
+        }
+    }
+
+    /// Runs the server on `store` until SIGINT or SIGTERM; SIGHUP reads the token file again.
+    private func serve<Store: CatalogDatabase>(_ store: Store, credentials: ServerCredentials, maxEventStreams: Int) throws {
         LoggingSystem.bootstrap(ServerLogHandler.standardError)
         var logger = Logger(label: "catalog.serve")
         logger.logLevel = logLevel
         let host = self.host
+        let reloads = credentials.tokenFilePath.map { path in Self.reloadingOnHangUp(credentials, path: path, logger: logger) }
+        defer { reloads?.cancel() }
         let app = CatalogServer.application(
             store: store,
-            configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, token: token, protectReads: protectReads,
+            configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, credentials: credentials, protectReads: protectReads,
+                                               browser: BrowserPolicy(allowedHosts: allowedHost, allowedOrigins: allowedOrigin),
                                                headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections,
                                                limits: DocumentLimits(maxItems: maxItems, maxSections: maxSections),
                                                maxLayoutElements: maxLayoutElements, keepAlive: keepAlive, stallTimeout: stallTimeout,
@@ -133,6 +187,25 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw CLIError("the server stopped: \(error)")
         }
+    }
+}
+
+extension ServeCommand {
+    /// A signal source that reads the token file again on each SIGHUP: the new tokens replace the
+    /// old, or, when the file does not parse, the old stay in force and the log says why.
+    static func reloadingOnHangUp(_ credentials: ServerCredentials, path: String, logger: Logger) -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            do {
+                let count = try credentials.reloadTokenFile()
+                logger.notice("SIGHUP: \(path): \(count) token\(count == 1 ? "" : "s") in force")
+            } catch {
+                logger.error("SIGHUP: \(path): \(error); the tokens read before stay in force")
+            }
+        }
+        source.resume()
+        return source
     }
 }
 

@@ -30,14 +30,14 @@ struct ShowCommand: ParsableCommand {
 
     /// The human view: a heading, then each section with its items in columns.
     static func describe(_ catalog: Catalog, maxItemsPerSection: Int = .max) -> String {
-        var lines = ["Catalogue \"\(catalog.name)\" · revision \(catalog.revision) · "
+        var lines = ["Catalogue \(visible(catalog.name)) · revision \(catalog.revision) · "
                      + "\(plural(catalog.sections.count, "section")) · \(plural(catalog.itemCount, "item"))"]
         for (s, section) in catalog.sections.enumerated() {
             let fill = section.capacity.map { "\(section.items.count)/\($0)\(section.isFull ? " full" : "")" }
                 ?? plural(section.items.count, "item")
-            let title = section.title.map { " \"\($0)\"" } ?? ""
+            let title = section.title.map { " " + visible($0) } ?? ""
             lines.append("")
-            lines.append("[\(s)] \(section.id) · \(section.kind.rawValue)\(title) · \(fill)")
+            lines.append("[\(s)] \(escapingControlCharacters(section.id)) · \(section.kind.rawValue)\(title) · \(fill)")
             let shown = section.items.prefix(maxItemsPerSection)
             if !shown.isEmpty {
                 let rows = shown.enumerated().map { i, item in ["\(i)", item.id, item.content.displayText, details(item)] }

@@ -82,9 +82,10 @@ package enum Output {
     }
 
     /// Rows padded into columns by the terminal columns their text takes (a CJK character takes
-    /// two); numeric columns (`rightAligned`) line up on the right.
+    /// two); numeric columns (`rightAligned`) line up on the right. Control characters in a cell
+    /// are written escaped (``escapingControlCharacters(_:)``).
     package static func table(_ header: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
-        let all = [header] + rows
+        let all = [header] + rows.map { $0.map(escapingControlCharacters) }
         let cellWidths = all.map { row in row.map(\.terminalWidth) }
         let widths = header.indices.map { column in cellWidths.map { $0[column] }.max() ?? 0 }
         return zip(all, cellWidths).map { row, rowWidths in
@@ -172,4 +173,25 @@ func waitFor<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) thro
 /// Carries a result from a task to the thread that waits for it.
 private final class ResultBox<T>: @unchecked Sendable {
     var result: Result<T, any Error>?
+}
+
+/// `text` in double quotes, with control characters (terminal escapes among them) written as
+/// `\u{1b}`, so that a name or title from a file or a server cannot drive the terminal it is
+/// printed on.
+func visible(_ text: String) -> String {
+    "\"" + escapingControlCharacters(text) + "\""
+}
+
+/// `text` with every control character (C0, DEL, C1) written as `\u{…}`.
+func escapingControlCharacters(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var shown = ""
+    for scalar in text.unicodeScalars {
+        if isControl(scalar) { shown += "\\u{\(String(scalar.value, radix: 16))}" } else { shown.unicodeScalars.append(scalar) }
+    }
+    return shown
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }

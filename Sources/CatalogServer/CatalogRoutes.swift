@@ -29,6 +29,20 @@ enum RouteLimits {
     static let openAPI = ByteBuffer(string: EmbeddedDocuments.all.first { $0.name == "openapi" }?.text ?? "")
 }
 
+/// The parameters of the routes' paths.
+enum PathParameters {
+    /// The catalogue name in the path, percent-decoded once (`my%20shelf` is `my shelf`), so that
+    /// a path names the catalogue the command line calls by the same name.
+    static func catalogName<Context: RequestContext>(_ context: Context) throws -> String {
+        let raw = try context.parameters.require("name")
+        guard let name = raw.removingPercentEncoding else {
+            throw Problem(status: .badRequest, kind: "invalid-parameter",
+                          detail: "the catalogue name in the path is not valid percent-encoded UTF-8: \(raw)", path: "name")
+        }
+        return name
+    }
+}
+
 /// The headers of a client's numbered write (docs/Following-a-server.md).
 enum ClientHeaders {
     static let client = HTTPField.Name("Catalog-Client-ID")!
@@ -64,29 +78,33 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     var bodyWork: WorkLimiter { RouteLimits.bodyWork }
     var layoutWork: WorkLimiter { RouteLimits.layoutWork }
 
-    func register<Context: RemoteAddressRequestContext>(on router: Router<Context>) {
-        router.get("/catalogs") { _, _ in try json(Documents.summaries(await store.summaries())) }
-        router.get("/catalogs/:name") { request, context in try await snapshot(request, name: try catalogName(context)) }
-        router.put("/catalogs/:name") { request, context in try await importCatalog(request, name: try catalogName(context)) }
-        router.delete("/catalogs/:name") { request, context in try await deleteCatalog(request, name: try catalogName(context)) }
-        router.post("/catalogs/:name/batches") { request, context in try await batch(request, name: try catalogName(context)) }
-        router.post("/catalogs/:name/moves") { request, context in try await move(request, name: try catalogName(context)) }
-        router.post("/catalogs/:name/writes") { request, context in
+    func register<Context: RemoteAddressRequestContext>(on router: Router<Context>, authorizer: Authorizer) {
+        let routes = AuthorizedRoutes(router: router, authorizer: authorizer)
+        routes.on(.get, "/catalogs") { _, _, grant in
+            let summaries = try await store.summaries()
+            return try json(Documents.summaries(grant.map { grant in summaries.filter { grant.reaches($0.name) } } ?? summaries))
+        }
+        routes.on(.get, "/catalogs/:name") { request, context, _ in try await snapshot(request, name: try catalogName(context)) }
+        routes.on(.put, "/catalogs/:name") { request, context, _ in try await importCatalog(request, name: try catalogName(context)) }
+        routes.on(.delete, "/catalogs/:name") { request, context, _ in try await deleteCatalog(request, name: try catalogName(context)) }
+        routes.on(.post, "/catalogs/:name/batches") { request, context, _ in try await batch(request, name: try catalogName(context)) }
+        routes.on(.post, "/catalogs/:name/moves") { request, context, _ in try await move(request, name: try catalogName(context)) }
+        routes.on(.post, "/catalogs/:name/writes") { request, context, _ in
             try await writes(request, name: try catalogName(context), logger: context.logger)
         }
-        router.get("/catalogs/:name/events") { request, context in
+        routes.on(.get, "/catalogs/:name/events") { request, context, _ in
             try await events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
         }
-        router.get("/catalogs/:name/changes") { request, context in try await changes(request, name: try catalogName(context)) }
-        router.get("/catalogs/:name/history") { request, context in try await history(request, name: try catalogName(context)) }
-        router.get("/catalogs/:name/layout") { request, context in try await layout(request, name: try catalogName(context)) }
-        router.get("/openapi.json") { _, _ in openAPIDocument() }
-        ConsoleRoutes.register(on: router)
-        router.get("/health") { _, _ in json(.object([("status", .string("alive"))])) }
-        router.get("/metrics") { _, _ in
+        routes.on(.get, "/catalogs/:name/changes") { request, context, _ in try await changes(request, name: try catalogName(context)) }
+        routes.on(.get, "/catalogs/:name/history") { request, context, _ in try await history(request, name: try catalogName(context)) }
+        routes.on(.get, "/catalogs/:name/layout") { request, context, _ in try await layout(request, name: try catalogName(context)) }
+        routes.on(.get, "/openapi.json") { _, _, _ in openAPIDocument() }
+        ConsoleRoutes.register(on: routes)
+        routes.on(.get, "/health") { _, _, _ in json(.object([("status", .string("alive"))])) }
+        routes.on(.get, "/metrics") { _, _, _ in
             buffer(metrics.exposition(), type: "text/plain; version=0.0.4; charset=utf-8")
         }
-        router.get("/ready") { _, _ in
+        routes.on(.get, "/ready") { _, _, _ in
             if let problem = await store.readinessProblem() {
                 throw Problem(status: .serviceUnavailable, kind: "not-ready", detail: problem)
             }
@@ -94,16 +112,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         }
     }
 
-    /// The catalogue name in the path, percent-decoded once (`my%20shelf` is `my shelf`), so that
-    /// a path names the catalogue the command line calls by the same name.
-    func catalogName<Context: RequestContext>(_ context: Context) throws -> String {
-        let raw = try context.parameters.require("name")
-        guard let name = raw.removingPercentEncoding else {
-            throw Problem(status: .badRequest, kind: "invalid-parameter",
-                          detail: "the catalogue name in the path is not valid percent-encoded UTF-8: \(raw)", path: "name")
-        }
-        return name
-    }
+    func catalogName<Context: RequestContext>(_ context: Context) throws -> String { try PathParameters.catalogName(context) }
 
     // MARK: Reads
 

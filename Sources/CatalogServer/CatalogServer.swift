@@ -11,10 +11,13 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Request bodies larger than this are refused with 413.
     public var bodyLimit: Int
-    /// When set, writes need `Authorization: Bearer <token>` (401 otherwise).
-    public var token: String?
-    /// With a token, reads need it too.
+    /// The credentials requests present (``ServerCredentials``): with any, each route needs the
+    /// scope ``RouteAccess/table`` gives it (401 without a credential, 403 with too little).
+    public var credentials: ServerCredentials
+    /// With credentials, reads need `read` too.
     public var protectReads: Bool
+    /// The `Host` names and browser origins answered (421 and 403 for others).
+    public var browser: BrowserPolicy
     /// Seconds a client has to send a whole request head, from connecting or from its last
     /// answer; a connection that takes longer (trickling headers, or idle) is closed.
     public var headTimeout: Double
@@ -40,7 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var maxEventStreamsPerClient: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
-                token: String? = nil, protectReads: Bool = false,
+                token: String? = nil, credentials: ServerCredentials? = nil, protectReads: Bool = false,
+                browser: BrowserPolicy = BrowserPolicy(),
                 headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096,
                 limits: DocumentLimits = .requests, maxLayoutElements: Int = 20_000,
                 keepAlive: Double = 15, stallTimeout: Double = 30,
@@ -48,8 +52,9 @@ public struct ServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.bodyLimit = bodyLimit
-        self.token = token
+        self.credentials = credentials ?? token.map { ServerCredentials(adminToken: $0) } ?? .none
         self.protectReads = protectReads
+        self.browser = browser
         self.headTimeout = headTimeout
         self.bodyTimeout = bodyTimeout
         self.maxConnections = maxConnections
@@ -92,13 +97,12 @@ public enum CatalogServer {
         // Requests are logged at `info`; a logger above that level would drop every line.
         if logger.logLevel <= .info { router.add(middleware: LogRequestsMiddleware(.info)) }
         router.add(middleware: ProblemMiddleware())
-        if let token = configuration.token {
-            router.add(middleware: BearerTokenMiddleware(token: token, protectReads: configuration.protectReads))
-        }
+        router.add(middleware: BrowserPolicyMiddleware(policy: configuration.browser))
         let events = EventStream(store: store, keepAlive: .milliseconds(Int64(configuration.keepAlive * 1000)), resetThreshold: 10_000,
                                  slots: slots)
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
-                      maxLayoutElements: configuration.maxLayoutElements, events: events, metrics: metrics).register(on: router)
+                      maxLayoutElements: configuration.maxLayoutElements, events: events, metrics: metrics)
+            .register(on: router, authorizer: Authorizer(credentials: configuration.credentials, protectReads: configuration.protectReads))
         extraRoutes(router)
         let (head, body, stall) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
                                    TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)),

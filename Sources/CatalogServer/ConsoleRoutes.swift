@@ -29,10 +29,10 @@ enum ConsoleRoutes {
         path == "/" || path == "/index.html" || path.hasPrefix("/console/")
     }
 
-    static func register<Context: RequestContext>(on router: Router<Context>) {
-        router.get("/") { _, _ in try response(for: "/console/index.html") }
-        router.get("/index.html") { _, _ in try response(for: "/console/index.html") }
-        router.get("/console/:file") { request, _ in try response(for: request.uri.path) }
+    static func register<Context: RequestContext>(on routes: AuthorizedRoutes<Context>) {
+        routes.on(.get, "/") { _, _, _ in try response(for: "/console/index.html") }
+        routes.on(.get, "/index.html") { _, _, _ in try response(for: "/console/index.html") }
+        routes.on(.get, "/console/:file") { request, _, _ in try response(for: request.uri.path) }
     }
 
     static func response(for path: String) throws -> Response {

@@ -135,38 +135,3 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 }
-
-/// Writes (and with `protectReads`, reads) need `Authorization: Bearer <token>`.
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: String
-    let protectReads: Bool
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let isRead = request.method == .get || request.method == .head
-        let path = request.uri.path
-        if isRead && path != "/metrics" && (!protectReads || Self.isPublic(path)) { return try await next(request, context) }
-        guard let presented = request.headers[.authorization], Self.equalInConstantTime(presented, "Bearer \(token)") else {
-            var response = Problem(status: .unauthorized, kind: "unauthorized",
-                                   detail: "this request needs the header Authorization: Bearer <token>").response
-            response.headers[.wwwAuthenticate] = "Bearer"
-            return response
-        }
-        return try await next(request, context)
-    }
-
-    /// A balancer's liveness and readiness checks, which carry no token, and the console's files,
-    /// which hold no catalogue data (the page asks for the token). (`/metrics`, which tells of
-    /// every client's traffic, needs the token whenever there is one.)
-    static func isPublic(_ path: String) -> Bool { path == "/health" || path == "/ready" || ConsoleRoutes.isConsole(path) }
-
-    /// Compares every byte whatever the first difference, so the time an answer takes tells a
-    /// client nothing about how much of a guessed token was right.
-    static func equalInConstantTime(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        var difference = UInt8(truncatingIfNeeded: x.count ^ y.count) | (x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return difference == 0
-    }
-}

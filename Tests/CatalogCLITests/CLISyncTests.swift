@@ -82,7 +82,7 @@ struct CLISyncTests {
         let client = try CatalogStore(path: device).clientID()
         // The write reaches the server, which commits it and dies before its answer is read.
         let connection = try RawConnection(port: port)
-        #expect(connection.send("POST /catalogs/shelf/batches HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        #expect(connection.send("POST /catalogs/shelf/batches HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                                 + "Catalog-Client-ID: \(client)\r\nCatalog-Client-Sequence: \(queued.sequence)\r\n"
                                 + "Content-Length: \(queued.batch.utf8.count)\r\n\r\n\(queued.batch)"))
         try await Self.eventually("the commit") { try CatalogStore.openForReading(path: serverDB).revision(of: "shelf") == 2 }

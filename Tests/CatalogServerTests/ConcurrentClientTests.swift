@@ -49,13 +49,13 @@ import Testing
                             let response: TestClient.Response
                             if n % 2 == 0 {
                                 batch = Batch(operations: [.moveItem(id: book, toSection: target, index: 0, policy: policy)])
-                                response = try await http.post("/catalogs/shelf/moves", body: ByteBuffer(string:
+                                response = try await http.post("/catalogs/shelf/moves", headers: [.contentType: "application/json"], body: ByteBuffer(string:
                                     #"{"item": "\#(book)", "toSection": "\#(target)", "index": 0, "policy": "\#(policy.rawValue)"}"#))
                             } else {
                                 let title = "c\(c)n\(n)"
                                 batch = Batch(operations: [.updateItem(id: book, fields: ItemFields(title: title)),
                                                            .moveItem(id: book, toSection: target, index: 0, policy: policy)])
-                                response = try await http.post("/catalogs/shelf/batches", body: ByteBuffer(string: #"""
+                                response = try await http.post("/catalogs/shelf/batches", headers: [.contentType: "application/json"], body: ByteBuffer(string: #"""
                                     {"operations": [{"op": "updateItem", "id": "\#(book)", "fields": {"title": "\#(title)"}},
                                                     {"op": "moveItem", "id": "\#(book)", "toSection": "\#(target)", "index": 0, "policy": "\#(policy.rawValue)"}]}
                                     """#))

@@ -120,7 +120,7 @@ import Testing
             let (atTop, scrolled) = (try await headerY("a", offset: 0), try await headerY("a", offset: 60))
             #expect(atTop == 0 && scrolled == 60, "the pinned header follows the offset: \(String(describing: atTop)), \(String(describing: scrolled))")
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: ServerTests.body(#"{"item": "b0", "toSection": "c"}"#)) { #expect($0.status == .ok) }
+                                     headers: [.contentType: "application/json"], body: ServerTests.body(#"{"item": "b0", "toSection": "c"}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: base + "&include=items", method: .get) { response in
                 let object = try #require(try ServerTests.json(response.body) as? [String: Any])
                 #expect(object["revision"] as? Int == 2)
@@ -139,7 +139,7 @@ import Testing
         try await ServerTests.withServer(on: backend) { client, _ in
             for (item, section) in [("a0", "c"), ("b0", "c"), ("a1", "b")] {
                 try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                         body: ServerTests.body(#"{"item": "\#(item)", "toSection": "\#(section)"}"#)) { #expect($0.status == .ok) }
+                                         headers: [.contentType: "application/json"], body: ServerTests.body(#"{"item": "\#(item)", "toSection": "\#(section)"}"#)) { #expect($0.status == .ok) }
             }
             try await client.execute(uri: "/catalogs/shelf/history?count=3", method: .get) { response in
                 let object = try #require(try ServerTests.json(response.body) as? [String: Any])

@@ -198,7 +198,7 @@ import Testing
             #expect(await stalled.drainUntilClosed(quietFor: 10), "the stalled stream is still open")
             // Everyone else is still served (on a new connection: the test client's has idled).
             let other = try RawConnection(port: port)
-            other.send("GET /catalogs/shelf HTTP/1.1\r\nHost: x\r\n\r\n")
+            other.send("GET /catalogs/shelf HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect(await other.awaitResponses(1), "\(other.text.prefix(200))")
             #expect(other.text.hasPrefix("HTTP/1.1 200"))
         }

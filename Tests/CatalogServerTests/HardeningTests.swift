@@ -37,7 +37,7 @@ import Testing
             // The persistent variant: a stored size that no picture could draw is refused at the door.
             let batch = #"{"operations": [{"op": "insertItem", "section": "c", "index": 0, "#
                 + #""item": {"id": "huge", "kind": "book", "title": "Huge", "cover": "h", "size": [1e300, 120]}}]}"#
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Server.body(batch)) {
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Server.body(batch)) {
                 try Server.problem($0, status: 422, kind: "invalid-body")
             }
             #expect(try await store.revision(of: "shelf") == 1)
@@ -58,8 +58,8 @@ import Testing
             func insert(_ id: String) -> ByteBuffer {
                 Server.body(#"{"operations": [{"op": "insertItem", "section": "c", "index": 0, "item": {"id": "\#(id)", "kind": "book", "title": "t", "cover": "c"}}]}"#)
             }
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: insert(decomposed)) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: insert(composed)) {
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: insert(decomposed)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: insert(composed)) {
                 try Server.problem($0, status: 422, kind: "rejected-operation")
             }
             // Stored in one form; found whichever form a client sends.
@@ -67,7 +67,7 @@ import Testing
             #expect(stored.count == 1 && Array(stored[0].utf8) == Array(composed.utf8))
             try await client.execute(uri: "/catalogs/shelf/changes?since=1", method: .get) { #expect($0.status == .ok) }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Server.body(#"{"item": "\#(decomposed)", "toSection": "b", "index": 0}"#)) { #expect($0.status == .ok) }
+                                     headers: [.contentType: "application/json"], body: Server.body(#"{"item": "\#(decomposed)", "toSection": "b", "index": 0}"#)) { #expect($0.status == .ok) }
             try await client.execute(uri: "/catalogs/shelf/changes?since=1", method: .get) { #expect($0.status == .ok) }
             try await store.checkIntegrity()
             // A whole catalogue with both forms is refused as repeating an id.
@@ -86,7 +86,7 @@ import Testing
             let batch = #"{"operations": [{"op": "moveItem", "id": "a1", "toSection": "b", "index": 0}, {"op": "deleteSection", "id": "a"}, "#
                 + #"{"op": "insertSection", "index": 2, "section": {"id": "a", "kind": "bookshelf", "capacity": 3}}, "#
                 + #"{"op": "moveItem", "id": "a1", "toSection": "a", "index": 0}]}"#
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Server.body(batch)) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Server.body(batch)) { #expect($0.status == .ok) }
             let catalog = try await store.catalog(named: "shelf")
             #expect(catalog.sections.map(\.id) == ["b", "c", "a"])
             #expect(catalog.sections[2].items.map(\.id) == ["a1"] && catalog.sections[2].capacity == 3)
@@ -122,12 +122,12 @@ import Testing
     func repeatedKeysAreRefusedByName(backend: Backend) async throws {
         try await Server.withServer(on: backend) { client, store in
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Server.body(#"{"item": "a0", "item": "b0", "toSection": "c"}"#)) { response in
+                                     headers: [.contentType: "application/json"], body: Server.body(#"{"item": "a0", "item": "b0", "toSection": "c"}"#)) { response in
                 try Server.problem(response, status: 400, kind: "malformed-body")
                 #expect(String(buffer: response.body).contains(#"\"item\" appears twice"#))
             }
             let batch = #"{"operations": [{"op": "deleteItem", "id": "a0", "id": "b0"}]}"#
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Server.body(batch)) {
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Server.body(batch)) {
                 try Server.problem($0, status: 400, kind: "malformed-body")
             }
             let config = Self.query(#"{"style":"flow","style":"circular"}"#)
@@ -143,7 +143,7 @@ import Testing
     func aWriteThatChangesNothingKeepsTheRevision(backend: Backend) async throws {
         try await Server.withServer(on: backend) { client, store in
             for body in [#"{"item": "a0", "toSection": "a", "index": 0}"#, #"{"item": "b0", "toSection": "b"}"#] {
-                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: Server.body(body)) { response in
+                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json"], body: Server.body(body)) { response in
                     #expect(response.status == .ok)
                     let object = try #require(try Server.json(response.body) as? [String: Any])
                     #expect(object["revision"] as? Int == 1)
@@ -153,7 +153,7 @@ import Testing
                 }
             }
             let batch = #"{"operations": [{"op": "updateItem", "id": "a0", "fields": {"title": "a 0"}}, {"op": "moveSection", "id": "c", "index": 2}]}"#
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Server.body(batch)) { response in
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Server.body(batch)) { response in
                 #expect(response.status == .ok)
                 let object = try #require(try Server.json(response.body) as? [String: Any])
                 #expect(object["revision"] as? Int == 1)
@@ -183,16 +183,37 @@ import Testing
         #expect(!Problem(CocoaError(.fileReadCorruptFile)).detail.contains("Cocoa"))
     }
 
-    @Test func tokensAreComparedWholly() async throws {
-        #expect(BearerTokenMiddleware<BasicRequestContext>.equalInConstantTime("Bearer abc", "Bearer abc"))
-        for other in ["Bearer abd", "Bearer ab", "Bearer abcd", "", "bearer abc"] {
-            #expect(!BearerTokenMiddleware<BasicRequestContext>.equalInConstantTime(other, "Bearer abc"))
+    /// A capacity either backend could not store is refused alike by both (422), before any
+    /// write; the largest both store is taken by both.
+    @Test(arguments: Backend.available)
+    func capacitiesAreBoundedAlikeOnBothBackends(backend: Backend) async throws {
+        try await Server.withServer(on: backend) { client, store in
+            func shelf(_ capacity: Int) -> ByteBuffer {
+                Server.body(#"{"sections": [{"id": "s", "kind": "bookshelf", "capacity": \#(capacity), "items": []}]}"#)
+            }
+            for capacity in [Int(Int32.max) + 1, Int(Int64.max), 0] {
+                try await client.execute(uri: "/catalogs/big", method: .put, headers: [.contentType: "application/json"], body: shelf(capacity)) {
+                    try Server.problem($0, status: 422, kind: "invalid-body")
+                }
+                let batch = #"{"operations": [{"op": "insertSection", "index": 0, "section": {"id": "n", "kind": "bookshelf", "capacity": \#(capacity)}}]}"#
+                try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Server.body(batch)) {
+                    #expect($0.status.code == 422, "\(capacity)")
+                }
+            }
+            #expect(try await store.summaries().map(\.name) == ["shelf"])
+            try await client.execute(uri: "/catalogs/big", method: .put, headers: [.contentType: "application/json"], body: shelf(Int(Int32.max))) {
+                #expect($0.status == .created)
+            }
+            #expect(try await store.catalog(named: "big").sections[0].capacity == Int(Int32.max))
         }
+    }
+
+    @Test func tokensAreComparedWholly() async throws {
         try await Server.withServer(ServerConfiguration(port: 0, token: "abc")) { client, _ in
             let move = Server.body(#"{"item": "a0", "toSection": "c"}"#)
-            for header in ["Bearer abd", "Bearer ab", "Bearer abcd", "Bearer  abc"] {
-                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.authorization: header], body: move) {
-                    try Server.problem($0, status: 401, kind: "unauthorized")
+            for header in ["Bearer abd", "Bearer ab", "Bearer abcd", "Bearer abc ", "Basic abc", "abc", "Bearer"] {
+                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json", .authorization: header], body: move) {
+                    #expect($0.status == (header == "Bearer abc " ? .ok : .unauthorized), "\(header)")
                 }
             }
         }
@@ -211,10 +232,10 @@ import Testing
             let brackets = Server.body("[" + Array(repeating: "[0]", count: 200_000).joined(separator: ",") + "]")
             try await client.execute(uri: "/catalogs/brackets", method: .put, headers: json, body: brackets) { try Server.problem($0, status: 413, kind: "too-large") }
             let batch = Server.body(#"{"operations": ["# + Array(repeating: #"{"op": "deleteItem", "id": "a0"}"#, count: 51).joined(separator: ",") + "]}")
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: batch) { try Server.problem($0, status: 413, kind: "too-large") }
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: batch) { try Server.problem($0, status: 413, kind: "too-large") }
             // A move is a handful of keys: a large body is refused before it is read.
             let move = Server.body(#"{"item": "\#(String(repeating: "a", count: 70_000))", "toSection": "c"}"#)
-            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: move) { try Server.problem($0, status: 413, kind: "body-too-large") }
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json"], body: move) { try Server.problem($0, status: 413, kind: "body-too-large") }
             #expect(try await store.summaries().map(\.name) == ["icons", "shelf"])
             #expect(try await store.revision(of: "shelf") == 1)
             try await Self.stillServes(client)

@@ -98,7 +98,7 @@ import Testing
     func movesAndTheirErrors(backend: Backend) async throws {
         try await Self.withServer(on: backend) { client, store in
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Self.body(#"{"item": "a0", "toSection": "b", "index": 0}"#)) { response in
+                                     headers: [.contentType: "application/json"], body: Self.body(#"{"item": "a0", "toSection": "b", "index": 0}"#)) { response in
                 #expect(response.status == .ok)
                 let object = try #require(try Self.json(response.body) as? [String: Any])
                 #expect(object["revision"] as? Int == 2)
@@ -107,20 +107,20 @@ import Testing
             }
             // b is now full.
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Self.body(#"{"item": "a1", "toSection": "b"}"#)) { try Self.problem($0, status: 409, kind: "shelf-full") }
+                                     headers: [.contentType: "application/json"], body: Self.body(#"{"item": "a1", "toSection": "b"}"#)) { try Self.problem($0, status: 409, kind: "shelf-full") }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Self.body(#"{"item": "ghost", "toSection": "c", "index": 0}"#)) { response in
+                                     headers: [.contentType: "application/json"], body: Self.body(#"{"item": "ghost", "toSection": "c", "index": 0}"#)) { response in
                 try Self.problem(response, status: 422, kind: "rejected-operation")
                 let object = try Self.json(response.body) as? [String: Any]
                 #expect(object?["path"] as? String == "operations[0]")
             }
-            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.ifMatch: "\"1\""],
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json", .ifMatch: "\"1\""],
                                      body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0}"#)) { try Self.problem($0, status: 412, kind: "precondition-failed") }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0, "baseRevision": 1}"#)) { try Self.problem($0, status: 409, kind: "stale-revision") }
+                                     headers: [.contentType: "application/json"], body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0, "baseRevision": 1}"#)) { try Self.problem($0, status: 409, kind: "stale-revision") }
             try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                     body: Self.body(#"{"item": "a1", "toSection": "c", "policy": "shove"}"#)) { try Self.problem($0, status: 422, kind: "invalid-body") }
-            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: Self.body("{")) { try Self.problem($0, status: 400, kind: "malformed-body") }
+                                     headers: [.contentType: "application/json"], body: Self.body(#"{"item": "a1", "toSection": "c", "policy": "shove"}"#)) { try Self.problem($0, status: 422, kind: "invalid-body") }
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json"], body: Self.body("{")) { try Self.problem($0, status: 400, kind: "malformed-body") }
             // A body of the wrong shape names the offending field (a misspelt key is refused, not
             // ignored: the book would otherwise go to the end of the shelf).
             for (body, path) in [(#"{"item": "a1", "toSection": "c", "idx": 0}"#, "idx"),
@@ -129,14 +129,14 @@ import Testing
                                  (#"{"item": "a1", "toSection": "c", "index": "0"}"#, "index"),
                                  (#"{"item": "a1", "toSection": "c", "baseRevision": 1.5}"#, "baseRevision"),
                                  (#"["a1", "c"]"#, nil)] {
-                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: Self.body(body)) { response in
+                try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json"], body: Self.body(body)) { response in
                     try Self.problem(response, status: 422, kind: "invalid-body")
                     let object = try Self.json(response.body) as? [String: Any]
                     #expect(object?["path"] as? String == path, "\(body)")
                 }
             }
             try await client.execute(uri: "/catalogs/nope/moves", method: .post,
-                                     body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0}"#)) { try Self.problem($0, status: 404, kind: "unknown-catalog") }
+                                     headers: [.contentType: "application/json"], body: Self.body(#"{"item": "a1", "toSection": "c", "index": 0}"#)) { try Self.problem($0, status: 404, kind: "unknown-catalog") }
             #expect(try await store.revision(of: "shelf") == 2, "refused writes change nothing")
         }
     }
@@ -144,7 +144,7 @@ import Testing
     @Test(arguments: Backend.available)
     func batchesAndChanges(backend: Backend) async throws {
         try await Self.withServer(on: backend) { client, _ in
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.ifMatch: "\"1\""], body: Self.body(#"""
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json", .ifMatch: "\"1\""], body: Self.body(#"""
                 {"operations": [{"op": "moveItem", "id": "a1", "toSection": "c", "index": 0},
                                 {"op": "updateSection", "id": "c", "fields": {"title": "Favourites"}}]}
                 """#)) { response in
@@ -152,12 +152,12 @@ import Testing
                 let object = try Self.json(response.body) as? [String: Any]
                 #expect(object?["revision"] as? Int == 2)
             }
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Self.body(#"{"operations": [{"op": "teleport"}]}"#)) { response in
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Self.body(#"{"operations": [{"op": "teleport"}]}"#)) { response in
                 try Self.problem(response, status: 422, kind: "invalid-body")
                 let object = try Self.json(response.body) as? [String: Any]
                 #expect(object?["path"] as? String == "operations[0].op")
             }
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Self.body("[1,")) { try Self.problem($0, status: 400, kind: "malformed-body") }
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Self.body("[1,")) { try Self.problem($0, status: 400, kind: "malformed-body") }
             try await client.execute(uri: "/catalogs/shelf/changes?since=1", method: .get) { response in
                 #expect(response.status == .ok)
                 let object = try #require(try Self.json(response.body) as? [String: Any])
@@ -177,12 +177,12 @@ import Testing
             let operations = (0..<1_500).map { #"{"op": "updateItem", "id": "a0", "fields": {"title": "Title \#($0)"}}"# }
             let text = #"{"operations": ["# + operations.joined(separator: ",") + "]}"
             #expect(text.utf8.count > 64 << 10)
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Self.body(text)) { response in
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Self.body(text)) { response in
                 #expect(response.status == .ok)
                 let object = try Self.json(response.body) as? [String: Any]
                 #expect(object?["revision"] as? Int == 2)
             }
-            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, body: Self.body(String(text.dropLast()))) {
+            try await client.execute(uri: "/catalogs/shelf/batches", method: .post, headers: [.contentType: "application/json"], body: Self.body(String(text.dropLast()))) {
                 try Self.problem($0, status: 400, kind: "malformed-body")
             }
             try await client.execute(uri: "/catalogs/shelf", method: .get) { response in
@@ -258,11 +258,11 @@ import Testing
     func tokensProtectWrites(backend: Backend) async throws {
         try await Self.withServer(on: backend, ServerConfiguration(port: 0, token: "s3cret")) { client, _ in
             let move = Self.body(#"{"item": "a0", "toSection": "c", "index": 0}"#)
-            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, body: move) { try Self.problem($0, status: 401, kind: "unauthorized") }
-            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.authorization: "Bearer wrong"], body: move) {
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json"], body: move) { try Self.problem($0, status: 401, kind: "unauthorized") }
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer wrong"], body: move) {
                 try Self.problem($0, status: 401, kind: "unauthorized")
             }
-            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.authorization: "Bearer s3cret"], body: move) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/catalogs/shelf/moves", method: .post, headers: [.contentType: "application/json", .authorization: "Bearer s3cret"], body: move) { #expect($0.status == .ok) }
             try await client.execute(uri: "/catalogs/shelf", method: .get) { #expect($0.status == .ok) }
         }
         try await Self.withServer(on: backend, ServerConfiguration(port: 0, token: "s3cret", protectReads: true)) { client, _ in

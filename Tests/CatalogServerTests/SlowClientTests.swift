@@ -13,7 +13,7 @@ import Testing
         try await ServerTests.withServer(configuration) { client, _ in
             let port = try #require(client.port)
             let trickling = try (0..<20).map { _ in try RawConnection(port: port) }
-            for connection in trickling { connection.send("GET /catalogs HTTP/1.1\r\nHost: x\r\n") }
+            for connection in trickling { connection.send("GET /catalogs HTTP/1.1\r\nHost: localhost\r\n") }
             let started = ContinuousClock.now
             // Headers keep coming, a line every 100 ms: the server still closes the connection
             // once the whole head is overdue, and answers other clients meanwhile. (The deadline
@@ -29,7 +29,7 @@ import Testing
 
             // A body that stops halfway is cut off too, while others are answered.
             let stalled = try RawConnection(port: port)
-            stalled.send("PUT /catalogs/x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"sec")
+            stalled.send("PUT /catalogs/x HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"sec")
             let stalledAt = ContinuousClock.now
             var cutOff = false
             while !cutOff, ContinuousClock.now - stalledAt < .seconds(10) {
@@ -46,7 +46,7 @@ import Testing
     /// idle past these short timeouts on a busy machine and be closed).
     static func expectAnswered(_ path: String, port: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let other = try RawConnection(port: port)
-        other.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        other.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         _ = await other.drainUntilClosed(quietFor: 5)
         #expect(other.text.hasPrefix("HTTP/1.1 200"), "\(other.text)", sourceLocation: sourceLocation)
     }
@@ -60,7 +60,7 @@ import Testing
             // One connection, kept alive: every request on it is answered, and it stays open.
             let connection = try RawConnection(port: port)
             for _ in 0..<5 {
-                #expect(connection.send("GET /catalogs HTTP/1.1\r\nHost: x\r\n\r\n"))
+                #expect(connection.send("GET /catalogs HTTP/1.1\r\nHost: localhost\r\n\r\n"))
                 #expect(await connection.awaitResponses(1), "\(connection.text)")
                 connection.clear()
                 try await Task.sleep(for: .milliseconds(100))
@@ -113,9 +113,9 @@ import Testing
             for _ in 0..<5 {
                 try await client.execute(uri: "/catalogs", method: .get) { #expect($0.status == .ok) }
                 try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                         body: ByteBuffer(string: #"{"item": "a0", "toSection": "c"}"#)) { #expect($0.status == .ok) }
+                                         headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"item": "a0", "toSection": "c"}"#)) { #expect($0.status == .ok) }
                 try await client.execute(uri: "/catalogs/shelf/moves", method: .post,
-                                         body: ByteBuffer(string: #"{"item": "a0", "toSection": "a", "index": 0}"#)) { #expect($0.status == .ok) }
+                                         headers: [.contentType: "application/json"], body: ByteBuffer(string: #"{"item": "a0", "toSection": "a", "index": 0}"#)) { #expect($0.status == .ok) }
             }
             withExtendedLifetime(open) {}
         }
