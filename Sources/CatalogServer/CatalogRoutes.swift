@@ -99,6 +99,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         routes.on(.get, "/catalogs/:name/history") { request, context, _ in try await history(request, name: try catalogName(context)) }
         routes.on(.get, "/catalogs/:name/layout") { request, context, _ in try await layout(request, name: try catalogName(context)) }
         routes.on(.get, "/openapi.json") { _, _, _ in openAPIDocument() }
+        routes.on(.get, "/access") { request, _, _ in json(try await authorizer.describe(request)) }
         ConsoleRoutes.register(on: routes)
         routes.on(.get, "/health") { _, _, _ in json(.object([("status", .string("alive"))])) }
         routes.on(.get, "/metrics") { _, _, _ in

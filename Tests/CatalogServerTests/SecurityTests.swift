@@ -190,6 +190,9 @@ import Testing
                         let status = try await client.execute(uri: uri, method: method, headers: headers, body: body) { $0.status.code }
                         let refused = status == 401 || status == 403
                         switch access {
+                        case .open where route == "GET /access" && (kind.contains("expired") || kind.contains("signature")):
+                            // The one open route that reads the credential: it says it is refused.
+                            #expect(status == 401, "\(route), \(kind): \(status)")
                         case .open:
                             #expect(!refused, "\(route) is open, \(kind) got \(status)")
                         case .scope(let needed):
@@ -413,4 +416,35 @@ struct TestClaims: JWTPayload {
     }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension SecurityTests {
+    /// `GET /access`: what the console shows and hides by.
+    @Test func theAccessRouteSaysWhatACredentialMayDo() async throws {
+        try await Server.withServer { client, _ in
+            try await client.execute(uri: "/access", method: .get) { response in
+                let object = try #require(try Server.json(response.body) as? [String: Any])
+                #expect(object["checked"] as? Bool == false && object["scope"] as? String == "catalogs:admin")
+            }
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "app \(TokenFile.hash("t")) write shelf,b\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let credentials = try ServerCredentials(tokenFile: path)
+        try await Server.withServer(ServerConfiguration(port: 0, credentials: credentials, protectReads: true)) { client, _ in
+            try await client.execute(uri: "/access", method: .get, headers: [.authorization: "Bearer t"]) { response in
+                let object = try #require(try Server.json(response.body) as? [String: Any])
+                #expect(object["checked"] as? Bool == true && object["readsNeedCredential"] as? Bool == true)
+                #expect(object["holder"] as? String == "app" && object["scope"] as? String == "catalogs:write")
+                #expect(object["catalogs"] as? [String] == ["b", "shelf"])
+            }
+            try await client.execute(uri: "/access", method: .get) { response in
+                let object = try #require(try Server.json(response.body) as? [String: Any])
+                #expect(object["scope"] is NSNull)
+            }
+            try await client.execute(uri: "/access", method: .get, headers: [.authorization: "Bearer nope"]) {
+                try Server.problem($0, status: 401, kind: "unauthorized")
+            }
+        }
+    }
 }

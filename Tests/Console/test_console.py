@@ -342,3 +342,55 @@ class TokenTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ScopedTokenTests(unittest.TestCase):
+    """A token of the file (`catalog token new`) that may only read: the console says which scope it
+    holds, offers no import, and moves no book; one that may write moves books and still offers no
+    import (that needs admin)."""
+
+    def setUp(self):
+        folder = tempfile.mkdtemp(prefix="catalog-tokens-")
+        tokens = os.path.join(folder, "tokens")
+        self.reader = run_catalog("token", "new", "reader", "--scope", "read", "--file", tokens).stdout.strip()
+        self.writer = run_catalog("token", "new", "shelver", "--scope", "write", "--catalog", "bookshelf", "--file", tokens).stdout.strip()
+        self.server = Server("--token-file", tokens, "--protect-reads")
+        run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)
+        self.driver = browser()
+
+    def tearDown(self):
+        self.driver.quit()
+        self.server.stop()
+
+    def give(self, token):
+        driver = self.driver
+        wait_for_css(driver, "#token-dialog[open]")
+        driver.find_element(By.ID, "token-input").send_keys(token)
+        driver.find_element(By.ID, "token-use").click()
+
+    def test_a_read_token_shows_its_scope_and_offers_no_writes(self):
+        driver = self.driver
+        driver.get(self.server.url)
+        self.give(self.reader)
+        wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
+        wait(driver, lambda d: d.find_element(By.ID, "access").text == "catalogs:read (reader)", "the scope is not shown")
+        self.assertEqual(driver.find_elements(By.ID, "import"), [])
+        self.assertIn("catalogs:admin", driver.find_element(By.ID, "import-refused").text)
+
+        open_bookshelf(driver, self.server)
+        drag(driver, "b-moby", shelf(driver, "poetry"), offset=(120, 0))
+        wait(driver, lambda d: "catalogs:write" in d.find_element(By.ID, "status").text, "the refused move was not explained")
+        self.assertEqual(drawn_section(driver, "b-moby"), "classics")
+        self.assertEqual(section_of(self.server.stored("bookshelf"), "b-moby")[0], "classics")
+
+    def test_a_write_token_moves_books_but_does_not_import(self):
+        driver = self.driver
+        driver.get(self.server.url)
+        self.give(self.writer)
+        wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
+        wait(driver, lambda d: d.find_element(By.ID, "access").text == "catalogs:write on bookshelf (shelver)", "the scope is not shown")
+        self.assertEqual(driver.find_elements(By.ID, "import"), [])
+        open_bookshelf(driver, self.server)
+        drag(driver, "b-moby", shelf(driver, "poetry"), offset=(120, 0))
+        wait(driver, lambda d: drawn_section(d, "b-moby") == "poetry", "the move with a write token was not drawn")
+        self.assertEqual(section_of(self.server.stored("bookshelf"), "b-moby")[0], "poetry")

@@ -27,6 +27,8 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
         "GET /health": .open,
         "GET /ready": .open,
         "GET /openapi.json": .open,
+        // What the presented credential may do (the console asks); 401 for one not accepted.
+        "GET /access": .open,
         "GET /metrics": .scope(.admin),
         "GET /catalogs": .scope(.read),
         "GET /catalogs/{name}": .scope(.read),

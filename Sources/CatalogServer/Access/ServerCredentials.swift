@@ -1,3 +1,4 @@
+import CatalogImport
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -47,8 +48,9 @@ public final class ServerCredentials: Sendable {
         return file.grants.count
     }
 
-    /// What the bearer token `token` may do, or why it is refused.
-    func grant(for token: String) async -> Result<AccessGrant, JWTRefusal> {
+    /// What the bearer token `token` may do, or why it is refused: the check every request that
+    /// needs a credential makes (the benchmarks time it alone).
+    public func grant(for token: String) async -> Result<AccessGrant, JWTRefusal> {
         let hash = TokenFile.hash(token)
         if let adminTokenHash, hash == adminTokenHash { return .success(AccessGrant(holder: "--token", scope: .admin)) }
         if let grant = tokenFile.withLockedValue({ $0.grants[hash] }) { return .success(grant) }
@@ -80,18 +82,9 @@ struct Authorizer: Sendable {
     func authorize(_ request: Request, access: RouteAccess, target: Target) async throws -> AccessGrant? {
         guard case .scope(let needed) = access, !credentials.isEmpty else { return nil }
         if needed == .read && !protectReads { return nil }
-        guard let header = request.headers[.authorization] else {
+        guard let grant = try await presented(request) else {
             throw Self.unauthorized("this request needs a credential with \(needed.claim): the header Authorization: Bearer <token or JWT>",
                                     challenge: "Bearer")
-        }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw Self.unauthorized("the Authorization header must be Bearer <token or JWT>", challenge: "Bearer")
-        }
-        let grant: AccessGrant
-        switch await credentials.grant(for: parts[1].trimmingCharacters(in: .whitespaces)) {
-        case .success(let given): grant = given
-        case .failure(let refusal): throw Self.unauthorized(refusal.reason, challenge: "Bearer error=\"invalid_token\"")
         }
         guard grant.scope >= needed else {
             var problem = Problem(status: .forbidden, kind: "insufficient-scope",
@@ -112,6 +105,34 @@ struct Authorizer: Sendable {
                           detail: "this request concerns every catalogue; the credential \(grant.holder) holds \(grant.summary)")
         }
         return grant
+    }
+
+    /// The grant of the credential `request` presents; nil when it presents none; a 401 problem
+    /// when the credential is not accepted.
+    func presented(_ request: Request) async throws -> AccessGrant? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Self.unauthorized("the Authorization header must be Bearer <token or JWT>", challenge: "Bearer")
+        }
+        switch await credentials.grant(for: parts[1].trimmingCharacters(in: .whitespaces)) {
+        case .success(let grant): return grant
+        case .failure(let refusal): throw Self.unauthorized(refusal.reason, challenge: "Bearer error=\"invalid_token\"")
+        }
+    }
+
+    /// `GET /access`: what the request's credential may do here, for the console to show and to
+    /// hide what it may not do — `{"checked", "readsNeedCredential", "holder", "scope", "catalogs"}`
+    /// (a server that checks no credential lets everyone do everything: `admin`, every catalogue).
+    func describe(_ request: Request) async throws -> OrderedJSON {
+        let grant: AccessGrant? = credentials.isEmpty ? AccessGrant(holder: "", scope: .admin) : try await presented(request)
+        return .object([
+            ("checked", .bool(!credentials.isEmpty)),
+            ("readsNeedCredential", .bool(!credentials.isEmpty && protectReads)),
+            ("holder", grant.map { .string($0.holder) } ?? .null),
+            ("scope", grant.map { .string($0.scope.claim) } ?? .null),
+            ("catalogs", grant?.catalogs.map { .array($0.sorted().map { .string($0) }) } ?? .null),
+        ])
     }
 
     static func unauthorized(_ detail: String, challenge: String) -> Problem {

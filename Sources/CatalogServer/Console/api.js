@@ -129,3 +129,31 @@ function parseEvent(block) {
   if (data.length === 0 && id == null) return null;
   return { event, id, data: data.join("\n") };
 }
+
+// What the tab's credential may do (GET /access), so that the console shows the scope it holds and
+// hides what the server would refuse. Asked again whenever the token changes.
+const SCOPES = ["catalogs:read", "catalogs:write", "catalogs:admin"];
+let granted = null;
+
+/** Reads GET /access for the current token; a token the server does not accept throws (401). */
+export async function loadAccess() {
+  granted = (await request("GET", "/access")).data;
+  return granted;
+}
+
+/** Whether the credential holds `scope` ("read", "write", "admin") on `catalog` (any, when left out). */
+export function may(scope, catalog) {
+  if (!granted) return true;
+  if (!granted.checked) return true;
+  const needed = SCOPES.indexOf(`catalogs:${scope}`);
+  if (SCOPES.indexOf(granted.scope) < needed) return false;
+  return catalog == null || granted.catalogs == null || granted.catalogs.includes(catalog);
+}
+
+/** One line for the header: `catalogs:write on bookshelf (app)`, or why nothing is held. */
+export function accessSummary() {
+  if (!granted || !granted.checked) return "";
+  if (!granted.scope) return granted.readsNeedCredential ? "no token" : "no token: reading only";
+  const on = granted.catalogs ? ` on ${granted.catalogs.join(", ")}` : "";
+  return `${granted.scope}${on}${granted.holder ? ` (${granted.holder})` : ""}`;
+}

@@ -1,6 +1,6 @@
 // The console's entry: routes (#/, #/catalog/NAME, #/catalog/NAME/history) and the token dialog.
 
-import { ApiError } from "./api.js";
+import { accessSummary, ApiError, loadAccess } from "./api.js";
 import { el, say, show } from "./dom.js";
 import { showHistory } from "./history.js";
 import { showList } from "./list.js";
@@ -41,9 +41,12 @@ function route() {
   }
 }
 
-/** Runs a screen; a 401 asks for the token and runs it again, other errors are shown. */
+/** Runs a screen once the token's access is known; a 401 asks for the token and runs it again,
+ * other errors are shown. */
 async function run(screen) {
   try {
+    await loadAccess();
+    document.getElementById("access").textContent = accessSummary();
     await screen();
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {

@@ -1,6 +1,6 @@
 // The list of catalogues, and importing a file (dropped or picked) as PUT /catalogs/{name}.
 
-import { ApiError, catalogPath, request } from "./api.js";
+import { ApiError, catalogPath, may, request } from "./api.js";
 import { el, say, show } from "./dom.js";
 import { askForToken } from "./token.js";
 
@@ -62,7 +62,10 @@ export async function showList(main) {
     }
   }
 
-  show(main, el("h1", {}, "Catalogues"), table, zone);
+  // Importing needs admin: without it the page says so instead of offering what the server refuses.
+  const importing = may("admin") ? zone
+    : el("p", { id: "import-refused", class: "quiet" }, "Importing a catalogue needs a token with catalogs:admin.");
+  show(main, el("h1", {}, "Catalogues"), table, importing);
 }
 
 /** The import's error as the command line words it: `error: FILE: PATH: what was expected`. */

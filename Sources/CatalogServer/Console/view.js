@@ -2,7 +2,7 @@
 // are in the page (the layout's rect query), updates animate from old frames to new ones, and
 // books are moved by dragging them.
 
-import { ApiError, catalogPath, follow, request } from "./api.js";
+import { ApiError, catalogPath, follow, may, request } from "./api.js";
 import { el, say, show } from "./dom.js";
 import { askForToken } from "./token.js";
 
@@ -315,12 +315,20 @@ export class CatalogView {
   pointerDown(event) {
     const node = event.target.closest?.(".cell");
     if (!node || event.button !== 0 || this.drag) return;
+    if (!this.mayMove()) return;
     const element = this.elements.get(`cell ${node.dataset.id}`);
     if (!element) return;
     event.preventDefault();
     node.setPointerCapture(event.pointerId);
     const [x, y] = this.contentPoint(event.clientX, event.clientY);
     this.drag = { node, element, clientX: event.clientX, clientY: event.clientY, x, y, moving: false, target: null, speed: [0, 0] };
+  }
+
+  /** Whether the tab's token may move books here (catalogs:write); says so when it may not. */
+  mayMove() {
+    if (may("write", this.name)) return true;
+    say(`Moving books in “${this.name}” needs a token with catalogs:write on it.`, "problem");
+    return false;
   }
 
   /** A point of the window in the content's coordinates (the layout's). */
@@ -412,6 +420,7 @@ export class CatalogView {
     if (!picked) {
       const node = event.target.closest?.(".cell");
       if (!node || !(event.key === "Enter" || event.key === " ")) return;
+      if (!this.mayMove()) return;
       const element = this.elements.get(`cell ${node.dataset.id}`);
       if (!element) return;
       event.preventDefault();
