@@ -39,6 +39,8 @@ let package = Package(
         // EdDSA), and SHA-256 for the hashes in `--token-file`.
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The tests' TLS certificates, made when they run (`serve --tls-cert`).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         // Pure value types: catalogues, sections, items. No GRDB, no I/O.
@@ -108,6 +110,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Baseline for the diff benchmark.
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                // The JWT the http suite's moves present.
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
 
@@ -128,6 +132,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // `catalog serve --tls-cert --tls-key`: TLS without a proxy (swift-nio-ssl).
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
             ],
             // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json, and the
             // browser console (Console/: HTML, CSS, JavaScript modules), served at /; both
@@ -185,7 +191,10 @@ let package = Package(
             name: "CatalogClientTests",
             dependencies: ["CatalogClient", "CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "HummingbirdTesting", package: "hummingbird")]
+                           .product(name: "HummingbirdTesting", package: "hummingbird"),
+                           // A certificate made for the TLS test.
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "CatalogServerTests",

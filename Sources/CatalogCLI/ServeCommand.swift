@@ -4,6 +4,7 @@ import CatalogServer
 import CatalogStore
 import Foundation
 import Logging
+import struct NIOSSL.TLSConfiguration
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,6 +41,12 @@ struct ServeCommand: ParsableCommand {
 
     @Flag(help: "With credentials, require one (scope read) for reads too.")
     var protectReads = false
+
+    @Option(help: ArgumentHelp("A PEM certificate chain: with --tls-key, the server speaks HTTPS only.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
+    var tlsKey: String?
 
     @Option(help: ArgumentHelp("A host name answered besides loopback names and IP addresses, as the Host a proxy or a public name sends; * for any (repeatable).", valueName: "name"))
     var allowedHost: [String] = []
@@ -130,10 +137,19 @@ struct ServeCommand: ParsableCommand {
             if let problem = BrowserPolicy.problem(withOrigin: origin) { throw CLIError("--allowed-origin: \(problem)") }
         }
         if jwtAudience != nil && jwtKey.isEmpty { throw CLIError("--jwt-audience needs --jwt-key") }
+        var tls: TLSConfiguration? = nil
+        switch (tlsCert, tlsKey) {
+        case (nil, nil): break
+        case (let cert?, let key?):
+            do { tls = try ServerConfiguration.tlsConfiguration(certificateFile: cert, keyFile: key) } catch {
+                throw CLIError("--tls-cert/--tls-key: \(error)")
+            }
+        default: throw CLIError("--tls-cert and --tls-key go together")
+        }
         let credentials = try self.credentials(token: token)
         let store = try global.openDatabase(.create, connections: databaseConnections)
         if let journalRevisions { try waitFor { try await store.setJournalRevisions(journalRevisions) } }
-        try serve(store, credentials: credentials, maxEventStreams: maxEventStreams)
+        try serve(store, credentials: credentials, tls: tls, maxEventStreams: maxEventStreams)
     }
 
     /// The credentials of --token, --token-file and --jwt-key, read now: a file that does not
@@ -161,7 +177,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// Runs the server on `store` until SIGINT or SIGTERM; SIGHUP reads the token file again.
-    private func serve<Store: CatalogDatabase>(_ store: Store, credentials: ServerCredentials, maxEventStreams: Int) throws {
+    private func serve<Store: CatalogDatabase>(_ store: Store, credentials: ServerCredentials, tls: TLSConfiguration?, maxEventStreams: Int) throws {
         LoggingSystem.bootstrap(ServerLogHandler.standardError)
         var logger = Logger(label: "catalog.serve")
         logger.logLevel = logLevel
@@ -171,7 +187,7 @@ struct ServeCommand: ParsableCommand {
         let app = CatalogServer.application(
             store: store,
             configuration: ServerConfiguration(host: host, port: port, bodyLimit: bodyLimit, credentials: credentials, protectReads: protectReads,
-                                               browser: BrowserPolicy(allowedHosts: allowedHost, allowedOrigins: allowedOrigin),
+                                               browser: BrowserPolicy(allowedHosts: allowedHost, allowedOrigins: allowedOrigin), tls: tls,
                                                headTimeout: headTimeout, bodyTimeout: bodyTimeout, maxConnections: maxConnections,
                                                limits: DocumentLimits(maxItems: maxItems, maxSections: maxSections),
                                                maxLayoutElements: maxLayoutElements, keepAlive: keepAlive, stallTimeout: stallTimeout,
@@ -179,7 +195,8 @@ struct ServeCommand: ParsableCommand {
             logger: logger,
             onServerRunning: { port in
                 // Straight to the file descriptor: scripts wait for this line, and stdout may be a pipe.
-                FileHandle.standardOutput.write(Data("catalog serve: listening on http://\(host):\(port) (database \(store.location)); the console: http://\(host):\(port)/\n".utf8))
+                let scheme = tls == nil ? "http" : "https"
+                FileHandle.standardOutput.write(Data("catalog serve: listening on \(scheme)://\(host):\(port) (database \(store.location)); the console: \(scheme)://\(host):\(port)/\n".utf8))
             })
         // The server runs on its own event loops; this thread waits until it has shut down.
         do {

@@ -2,6 +2,7 @@ import CatalogImport
 import CatalogStore
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 
@@ -18,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var protectReads: Bool
     /// The `Host` names and browser origins answered (421 and 403 for others).
     public var browser: BrowserPolicy
+    /// When set, the server speaks TLS only (``tlsConfiguration(certificateFile:keyFile:)``).
+    public var tls: TLSConfiguration?
     /// Seconds a client has to send a whole request head, from connecting or from its last
     /// answer; a connection that takes longer (trickling headers, or idle) is closed.
     public var headTimeout: Double
@@ -44,7 +47,7 @@ public struct ServerConfiguration: Sendable {
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
                 token: String? = nil, credentials: ServerCredentials? = nil, protectReads: Bool = false,
-                browser: BrowserPolicy = BrowserPolicy(),
+                browser: BrowserPolicy = BrowserPolicy(), tls: TLSConfiguration? = nil,
                 headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096,
                 limits: DocumentLimits = .requests, maxLayoutElements: Int = 20_000,
                 keepAlive: Double = 15, stallTimeout: Double = 30,
@@ -55,6 +58,7 @@ public struct ServerConfiguration: Sendable {
         self.credentials = credentials ?? token.map { ServerCredentials(adminToken: $0) } ?? .none
         self.protectReads = protectReads
         self.browser = browser
+        self.tls = tls
         self.headTimeout = headTimeout
         self.bodyTimeout = bodyTimeout
         self.maxConnections = maxConnections
@@ -64,6 +68,21 @@ public struct ServerConfiguration: Sendable {
         self.stallTimeout = stallTimeout
         self.maxEventStreams = maxEventStreams ?? Self.defaultMaxEventStreams(maxConnections: maxConnections)
         self.maxEventStreamsPerClient = maxEventStreamsPerClient
+    }
+
+    /// A server's TLS from a PEM certificate chain and its PEM private key; the error says which
+    /// file and why.
+    public static func tlsConfiguration(certificateFile: String, keyFile: String) throws(TLSFileError) -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do { chain = try NIOSSLCertificate.fromPEMFile(certificateFile) } catch {
+            throw TLSFileError(file: certificateFile, reason: "is not a PEM certificate chain (\(error))")
+        }
+        guard !chain.isEmpty else { throw TLSFileError(file: certificateFile, reason: "holds no certificate") }
+        let key: NIOSSLPrivateKey
+        do { key = try NIOSSLPrivateKey(file: keyFile, format: .pem) } catch {
+            throw TLSFileError(file: keyFile, reason: "is not a PEM private key (\(error))")
+        }
+        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 
     /// Three quarters of the connections: a quarter stays for every other request.
@@ -107,10 +126,21 @@ public enum CatalogServer {
         let (head, body, stall) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
                                    TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)),
                                    TimeAmount.milliseconds(Int64(configuration.stallTimeout * 1000)))
+        let http1 = HTTPServerBuilder.http1(configuration: HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body, stallTimeout: stall)]))
+        let server: HTTPServerBuilder
+        if let tls = configuration.tls {
+            // `.tls` builds its channel when the server starts; should it refuse now, the server
+            // refuses to start, never falls back to plain HTTP.
+            do { server = try .tls(http1, tlsConfiguration: tls) } catch {
+                server = HTTPServerBuilder { _ in throw TLSFileError(file: "", reason: "TLS could not be set up: \(error)") }
+            }
+        } else {
+            server = http1
+        }
         return Application(
             router: router,
-            server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body, stallTimeout: stall)])),
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: "catalog",
                                                     availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
@@ -118,4 +148,11 @@ public enum CatalogServer {
             logger: logger
         )
     }
+}
+
+/// A certificate or key file `--tls-cert`/`--tls-key` cannot use.
+public struct TLSFileError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var reason: String
+    public var description: String { file.isEmpty ? reason : "\(file): \(reason)" }
 }

@@ -35,7 +35,7 @@ final class ServerProcess {
             line += chunk
         }
         let text = String(decoding: line, as: UTF8.self)
-        let address = text.split(separator: "http://").dropFirst().first?.prefix { $0 != " " }
+        let address = text.split(separator: "://").dropFirst().first?.prefix { $0 != " " }
         guard let port = address?.split(separator: ":").last.flatMap({ Int($0) }) else {
             process.interrupt()
             throw ServerDidNotStart(output: text + (try String(contentsOfFile: logPath, encoding: .utf8)))
