@@ -4,6 +4,7 @@ import CatalogStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import JWTKit
 import Logging
 
 /// `catalog-bench http`: the API on loopback under 64 concurrent keep-alive connections —
@@ -86,13 +87,22 @@ public struct HTTPBenchmark: Sendable {
             router.get("/baseline") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: constant)) }
             router.post("/baseline-small") { _, _ in Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: small)) }
         })
+        // The same moves on a server that checks credentials: a static token, and an ES256 JWT.
+        let signing = ES256PrivateKey()
+        let signer = JWTKeyCollection()
+        await signer.add(ecdsa: signing)
+        let jwt = try await signer.sign(BenchmarkClaims(exp: Date().timeIntervalSince1970 + 86_400, scope: "catalogs:write", catalogs: ["shelf"]))
+        let credentials = try ServerCredentials(token: "bench-admin-token",
+                                                jwt: try await JWTVerifier(pems: [("bench", signing.publicKey.pemRepresentation)], audience: nil))
+        let checking = CatalogServer.application(store: store, configuration: ServerConfiguration(port: 0, credentials: credentials), logger: logger)
         let (connections, generator, rounds) = (self.connections, loadGenerator, max(1, self.rounds))
         log("http: load from \(generator.label), \(connections) connections")
-        return try await app.test(.live) { client in
+        return try await checking.test(.live) { checkingClient in try await app.test(.live) { client in
             let port = client.port!
+            let checkingPort = checkingClient.port!
             /// `share`: of the in-process client's requests per connection, for slow cases (wrk runs
             /// every case for the same time).
-            func load(_ name: String, _ requests: [WrkLoad.Request], share: Int = 1) async throws -> LoadResult {
+            func load(_ name: String, _ requests: [WrkLoad.Request], share: Int = 1, port: Int = port) async throws -> LoadResult {
                 log("http: \(name)")
                 switch generator {
                 case .wrk(let path, let seconds):
@@ -102,16 +112,21 @@ public struct HTTPBenchmark: Sendable {
                                                         requests: requests)
                 }
             }
+            func presenting(_ authorization: String) -> [WrkLoad.Request] {
+                moves.map { var move = $0; move.authorization = authorization; return move }
+            }
             var runs: [String: [LoadResult]] = [:]
             for round in 1...rounds {
                 if rounds > 1 { log("http: round \(round) of \(rounds)") }
-                func measure(_ name: String, _ requests: [WrkLoad.Request], share: Int = 1) async throws {
-                    runs[name, default: []].append(try await load(name, requests, share: share))
+                func measure(_ name: String, _ requests: [WrkLoad.Request], share: Int = 1, port: Int = port) async throws {
+                    runs[name, default: []].append(try await load(name, requests, share: share, port: port))
                 }
                 try await measure("baseline", [WrkLoad.Request(path: "/baseline")])
                 try await measure("small baseline", [WrkLoad.Request(method: "POST", path: "/baseline-small", body: moves[0].body)])
                 try await measure("GET snapshot", [WrkLoad.Request(path: "/catalogs/shelf")])
                 try await measure("POST moves", moves)
+                try await measure("POST moves, static token", presenting("Bearer bench-admin-token"), port: checkingPort)
+                try await measure("POST moves, JWT", presenting("Bearer \(jwt)"), port: checkingPort)
                 let revision = try store.revision(of: "shelf")
                 try await measure("GET changes", (0..<50).map { n in
                     WrkLoad.Request(path: "/catalogs/shelf/changes?since=\(max(1, revision - 1 - n))")
@@ -129,6 +144,8 @@ public struct HTTPBenchmark: Sendable {
             var results: [BenchmarkResult] = []
             let rows = [("GET /catalogs/shelf (1,000 items)", "GET snapshot", "baseline", "constant \(snapshotSize / 1_000) kB body"),
                         ("POST /catalogs/shelf/moves", "POST moves", "small baseline", "constant 120 B answer to a POST"),
+                        ("POST /catalogs/shelf/moves with a static token (--token)", "POST moves, static token", "POST moves", "the same moves with no credential"),
+                        ("POST /catalogs/shelf/moves with an ES256 JWT (--jwt-key)", "POST moves, JWT", "POST moves", "the same moves with no credential"),
                         ("GET /catalogs/shelf/changes?since=", "GET changes", "small baseline", "constant 120 B answer to a POST"),
                         ("GET /catalogs/shelf/changes?since= (1-900 behind, uncached)", "GET changes, uncached", "GET changes", "the same, cached")]
             let over = rounds > 1 ? ", median of \(rounds) runs" : ""
@@ -146,8 +163,20 @@ public struct HTTPBenchmark: Sendable {
                                                baseline: "\(label): \(Int(base.perSecond)) requests/s",
                                                baselineMedianMS: 1_000 / base.perSecond, items: 1))
             }
+            // The check alone, as each request makes it: a static token hashed and looked up, a
+            // JWT found among those verified (its signature was checked once).
+            for (name, token) in [("a static token", "bench-admin-token"), ("an ES256 JWT, kept verified", jwt)] {
+                let count = 100_000
+                _ = await credentials.grant(for: token)
+                let start = DispatchTime.now().uptimeNanoseconds
+                for _ in 0..<count { guard case .success = await credentials.grant(for: token) else { throw HTTPBenchmarkError.loadGenerator("\(name) refused") } }
+                let each = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(count)
+                let moveP50 = LoadSummary(runs["POST moves"]!).p50
+                results.append(BenchmarkResult(suite: "http", name: "the authorization check, \(name)", medianMS: each,
+                                               baseline: "a move's p50 with no credential", baselineMedianMS: moveP50, items: 1))
+            }
             return results
-        }
+        } }
     }
 
     /// `connections` keep-alive clients in this process, each sending `requestsPerConnection`
@@ -164,12 +193,16 @@ public struct HTTPBenchmark: Sendable {
                     times.reserveCapacity(requestsPerConnection)
                     for n in 0..<requestsPerConnection {
                         let spec = requests[(c * requestsPerConnection + n) % requests.count]
-                        let request = TestClient.Request(spec.path, method: spec.method == "POST" ? .post : .get,
-                                                         headers: spec.body == nil ? [:] : [.contentType: "application/json"],
+                        var headers: HTTPFields = spec.body == nil ? [:] : [.contentType: "application/json"]
+                        if let authorization = spec.authorization { headers[.authorization] = authorization }
+                        let request = TestClient.Request(spec.path, method: spec.method == "POST" ? .post : .get, headers: headers,
                                                          body: spec.body.map { ByteBuffer(string: $0) })
                         let begin = DispatchTime.now().uptimeNanoseconds
                         let response = try await http.execute(request)
                         guard response.status.code < 500 else { throw HTTPBenchmarkError.serverError(count: 1) }
+                        guard response.status.code != 401 && response.status.code != 403 else {
+                            throw HTTPBenchmarkError.loadGenerator("the server refused a request with \(response.status.code)")
+                        }
                         times.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
                     }
                     try await http.shutdown()
@@ -184,6 +217,15 @@ public struct HTTPBenchmark: Sendable {
         return LoadResult(requests: times.count, perSecond: Double(times.count) / seconds,
                           p50: Clock.percentile(times, 0.5), p99: Clock.percentile(times, 0.99))
     }
+}
+
+/// The claims of the JWT the http suite's moves present.
+struct BenchmarkClaims: JWTPayload {
+    var exp: Double
+    var scope: String
+    var catalogs: [String]
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 enum HTTPBenchmarkError: Error, CustomStringConvertible {

@@ -26,6 +26,8 @@ struct WrkLoad: Sendable {
         var method: String = "GET"
         var path: String
         var body: String?
+        /// Sent as `Authorization`, when set.
+        var authorization: String? = nil
     }
 
     /// `wrk` on `PATH`, if installed (Debian: `apt-get install wrk`).
@@ -67,7 +69,7 @@ struct WrkLoad: Sendable {
             return out + "\""
         }
         let list = requests.map { request in
-            "{\(quoted(request.method)), \(quoted(request.path)), \(request.body.map(quoted) ?? "nil")}"
+            "{\(quoted(request.method)), \(quoted(request.path)), \(request.body.map(quoted) ?? "nil"), \(request.authorization.map(quoted) ?? "nil")}"
         }.joined(separator: ",\n  ")
         return """
             local specs = {
@@ -77,6 +79,7 @@ struct WrkLoad: Sendable {
             local turn = 0
             local threads = {}
             server_errors = 0
+            refused = 0
 
             function setup(thread)
               table.insert(threads, thread)
@@ -84,8 +87,9 @@ struct WrkLoad: Sendable {
 
             function init(args)
               for i, spec in ipairs(specs) do
-                local headers = nil
-                if spec[3] ~= nil then headers = { ["Content-Type"] = "application/json" } end
+                local headers = {}
+                if spec[3] ~= nil then headers["Content-Type"] = "application/json" end
+                if spec[4] ~= nil then headers["Authorization"] = spec[4] end
                 prepared[i] = wrk.format(spec[1], spec[2], headers, spec[3])
               end
             end
@@ -97,13 +101,18 @@ struct WrkLoad: Sendable {
 
             function response(status, headers, body)
               if status >= 500 then server_errors = server_errors + 1 end
+              if status == 401 or status == 403 then refused = refused + 1 end
             end
 
             function done(summary, latency, requests)
               local errors = 0
-              for _, thread in ipairs(threads) do errors = errors + thread:get("server_errors") end
-              io.write(string.format("catalog-bench: requests=%d duration_us=%d p50_us=%d p99_us=%d server_errors=%d socket_errors=%d\\n",
-                summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), errors,
+              local refusals = 0
+              for _, thread in ipairs(threads) do
+                errors = errors + thread:get("server_errors")
+                refusals = refusals + thread:get("refused")
+              end
+              io.write(string.format("catalog-bench: requests=%d duration_us=%d p50_us=%d p99_us=%d server_errors=%d refused=%d socket_errors=%d\\n",
+                summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), errors, refusals,
                 summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout))
             end
 
@@ -125,6 +134,7 @@ struct WrkLoad: Sendable {
             throw HTTPBenchmarkError.loadGenerator("cannot read wrk's report: \(line)")
         }
         guard errors == 0 else { throw HTTPBenchmarkError.serverError(count: errors) }
+        if let refused = fields["refused"], refused > 0 { throw HTTPBenchmarkError.loadGenerator("the server refused \(refused) request(s) with 401 or 403") }
         return LoadResult(requests: requests, perSecond: Double(requests) / (Double(duration) / 1e6),
                           p50: Double(p50) / 1_000, p99: Double(p99) / 1_000)
     }

@@ -39,8 +39,10 @@ struct WrkLoadTests {
     }
 
     @Test func theScriptQuotesBodies() {
-        let script = WrkLoad.script([.init(method: "POST", path: "/a", body: #"{"item": "say \"hi\" \\ now"}"#)])
-        #expect(script.contains(#"{"POST", "/a", "{\"item\": \"say \\\"hi\\\" \\\\ now\"}"}"#))
+        let script = WrkLoad.script([.init(method: "POST", path: "/a", body: #"{"item": "say \"hi\" \\ now"}"#),
+                                     .init(path: "/b", authorization: "Bearer t")])
+        #expect(script.contains(#"{"POST", "/a", "{\"item\": \"say \\\"hi\\\" \\\\ now\"}", nil}"#))
+        #expect(script.contains(#"{"GET", "/b", nil, "Bearer t"}"#))
     }
 
     /// A live server: bodies arrive as sent, every request is counted, and a route that answers

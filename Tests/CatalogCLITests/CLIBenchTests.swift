@@ -82,13 +82,14 @@ struct CLIBenchTests {
         defer { cli.cleanUp() }
         let rows = try #require(try CLIRunner.json(cli.succeed(["http", "--connections", "4", "--queries", "500",
                                                                 "--load-generator", "internal", "--runs", "1", "--json"])) as? [[String: Any]])
-        #expect(rows.count == 12)
+        // Six cases, each p50, p99 and requests/s, and the authorization check for two credentials.
+        #expect(rows.count == 20)
         for row in rows {
             #expect(row["suite"] as? String == "http")
             #expect((row["median_ms"] as? Double ?? 0) > 0 && (row["baseline_median_ms"] as? Double ?? 0) > 0)
         }
         #expect(Set(rows.compactMap { ($0["case"] as? String)?.split(separator: " ").prefix(2).joined(separator: " ") })
-                == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="])
+                == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since=", "the authorization"])
     }
 
     @Test("bench follow --json: a follower's latency, catch-up and outbox drain against their baselines")
@@ -113,10 +114,13 @@ struct CLIBenchTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("round 1 of 2") && result.stderr.contains("round 2 of 2"), "\(result.stderr)")
         let rows = try #require(try CLIRunner.json(result.stdout) as? [[String: Any]])
-        // Four cases, each p50, p99, worst p99 and requests/s.
-        #expect(rows.count == 16)
+        // Six cases (moves with no credential, a static token and a JWT among them), each p50, p99,
+        // worst p99 and requests/s; and the authorization check alone, for each credential.
+        #expect(rows.count == 26)
         let byCase = Dictionary(uniqueKeysWithValues: rows.map { ($0["case"] as? String ?? "", $0["median_ms"] as? Double ?? 0) })
-        for name in ["GET /catalogs/shelf (1,000 items)", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since="] {
+        #expect((byCase["the authorization check, a static token"] ?? 0) > 0 && (byCase["the authorization check, an ES256 JWT, kept verified"] ?? 0) > 0)
+        for name in ["GET /catalogs/shelf (1,000 items)", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since=",
+                     "POST /catalogs/shelf/moves with an ES256 JWT (--jwt-key)"] {
             let median = try #require(byCase["\(name) p99, median of 2 runs"])
             let worst = try #require(byCase["\(name) p99, worst of 2 runs"])
             #expect(worst >= median && median > 0)
