@@ -44,6 +44,11 @@ struct ServerRequests: Sendable {
             let body = try await response.body.collect(upTo: 1 << 20)
             throw Self.failure(response.status, body: String(buffer: body), catalog: catalog)
         }
+        // A 200 that is not an event stream (a proxy's page, another program) is not read.
+        let type = response.headers.first(name: "Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "text/event-stream" else {
+            throw Retry(detail: "the server answered the event stream with \(type.map { "a body of \($0)" } ?? "no Content-Type"), not text/event-stream")
+        }
         return response
     }
 

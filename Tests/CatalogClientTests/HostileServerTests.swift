@@ -121,6 +121,65 @@ import Testing
         }
     }
 
+    /// A 200 whose body is not an event stream (a proxy's HTML page that happens to hold event
+    /// lines) is not taken in: the client asks again and its copy stays as it was.
+    @Test func anAnswerThatIsNotAnEventStreamIsNotRead() async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        let asked = Asked()
+        let router = Router()
+        let page = ByteBuffer(string: Self.snapshot(at: 3))
+        router.get("/catalogs/shelf/events") { _, _ in
+            asked.once()
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
+            let following = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+            let task = Task { try await following.run(following: ["shelf"]) }
+            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
+            task.cancel()
+            _ = await task.result
+            #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
+        }
+    }
+
+    /// A server that redirects the stream to another origin: the client follows, but the token
+    /// is not sent there.
+    @Test func aRedirectToAnotherHostGetsNoToken() async throws {
+        let (device, _) = try FollowingTests.deviceStore()
+        final class Seen: @unchecked Sendable {
+            private let lock = NSLock()
+            private var headers: [String?] = []
+            func add(_ value: String?) { lock.withLock { headers.append(value) } }
+            var all: [String?] { lock.withLock { headers } }
+        }
+        let seen = Seen()
+        let elsewhere = Router()
+        elsewhere.get("/catalogs/shelf/events") { request, _ in
+            seen.add(request.headers[.authorization])
+            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: ": nothing\n\n")))
+        }
+        let other = Application(router: elsewhere, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await other.test(.live) { otherClient in
+            let otherPort = try #require(otherClient.port)
+            let router = Router()
+            router.get("/catalogs/shelf/events") { _, _ in
+                Response(status: .found, headers: [.location: "http://127.0.0.1:\(otherPort)/catalogs/shelf/events"])
+            }
+            let hostile = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await hostile.test(.live) { client in
+                let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
+                let following = try CatalogClient(store: device, server: url, token: "s3cret", retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+                let task = Task { try await following.run(following: ["shelf"]) }
+                try await FollowingTests.eventually("the redirected stream (\(seen.all.count))") { seen.all.count >= 2 }
+                task.cancel()
+                _ = await task.result
+                #expect(seen.all.allSatisfy { $0 == nil }, "\(seen.all)")
+            }
+        }
+    }
+
     @Test func theParserKeepsToItsBound() throws {
         var parser = ServerSentEventParser(limit: 100)
         #expect(try parser.feed(Array("data: \(String(repeating: "a", count: 90))\n\n".utf8)).count == 1)
