@@ -76,6 +76,9 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// layout. Bounded by the items they lay out.
     let preparedLayouts = RevisionCache<PreparedLayout>(limit: 8, budget: 2_000_000, cost: { $0.layout.numberOfItems })
     var bodyWork: WorkLimiter { RouteLimits.bodyWork }
+    /// Bodies of imports, large batches and numbered writes being received: four bodies' worth
+    /// at most, each received before it waits for ``bodyWork``.
+    let receiving: ByteBudget
     var layoutWork: WorkLimiter { RouteLimits.layoutWork }
 
     func register<Context: RemoteAddressRequestContext>(on router: Router<Context>, authorizer: Authorizer) {
@@ -267,8 +270,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
                           detail: "send the catalogue as application/json or application/x-plist, not \(other.isEmpty ? "no Content-Type" : other)")
         }
         let (store, options, bodyWork) = (self.store, try importOptions(request, name: name, format: format), self.bodyWork)
-        let result = try await bodyWork.withPermit {
-            let body = try await self.body(request, limit: bodyLimit)
+        let result = try await received(request) { body in try await bodyWork.withPermit {
             let (catalog, record) = try await bodyWork.offload {
                 let imported = try Self.reading(body) { data in try CatalogImporter.decode(data, fileName: "request body", options: options) }
                 var catalog = imported.catalog
@@ -276,7 +278,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
                 return (catalog, ImportRecord(imported.report))
             }
             return try await metrics.write("import") { try await store.replace([(catalog, record)], progress: nil)[0] }
-        }
+        } }
         return written(result, status: result.previousRevision == 0 ? .created : .ok)
     }
 
@@ -333,8 +335,8 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             if let declared, declared <= min(bodyLimit, RouteLimits.moveBodyLimit) {
                 return try await apply(try await body(request, limit: declared), offloading: false)
             }
-            return try await bodyWork.withPermit {
-                try await apply(try await self.body(request, limit: bodyLimit), offloading: true)
+            return try await received(request) { body in
+                try await bodyWork.withPermit { try await apply(body, offloading: true) }
             }
         }
     }
@@ -400,12 +402,11 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
                           path: "Catalog-Client-ID")
         }
         let (limits, bodyWork, maxWrites) = (self.limits, self.bodyWork, RouteLimits.maxWritesPerRequest)
-        let batches = try await bodyWork.withPermit {
-            let body = try await self.body(request, limit: bodyLimit)
-            return try await bodyWork.offload {
+        let batches = try await received(request) { body in try await bodyWork.withPermit {
+            try await bodyWork.offload {
                 try Self.reading(body) { data in try BatchReader.decodeList(data, fileName: "request body", limits: limits, maxBatches: maxWrites) }
             }
-        }
+        } }
         var answers: [String] = []
         for (index, batch) in batches.enumerated() {
             let client = ClientWrite(client: first.client, sequence: first.sequence + index, requestStart: first.sequence)
@@ -480,6 +481,16 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     }
 
     // MARK: Helpers
+
+    /// `use` of the request's whole body, received under a reservation of its declared length
+    /// (or the limit) from ``receiving`` and before any permit is taken: a client that trickles
+    /// its body waits alone.
+    func received<T: Sendable>(_ request: Request, _ use: (ByteBuffer) async throws -> T) async throws -> T {
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        return try await receiving.withReservation(of: min(declared ?? bodyLimit, bodyLimit)) {
+            try await use(try await body(request, limit: bodyLimit))
+        }
+    }
 
     /// The request's body, refused with 413 past `limit` bytes (before it is read, when the
     /// request says its length).

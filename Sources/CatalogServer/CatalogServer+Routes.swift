@@ -13,7 +13,8 @@ extension CatalogServer {
         CatalogRoutes(store: store, bodyLimit: 0, limits: .requests, maxLayoutElements: 0,
                       events: EventStream(store: store, keepAlive: .seconds(1), resetThreshold: 0,
                                           slots: EventStreamSlots(limit: 1, perClient: 1)),
-                      metrics: ServerMetrics(database: { DatabaseStatistics() }, eventStreams: { 0 })).register(on: router, authorizer: .everyone)
+                      metrics: ServerMetrics(database: { DatabaseStatistics() }, eventStreams: { 0 }),
+                      receiving: ByteBudget(bytes: 1)).register(on: router, authorizer: .everyone)
         return router.routes
             .map { route in (pattern(route.path.description), route.method.rawValue) }
             .sorted { $0 < $1 }

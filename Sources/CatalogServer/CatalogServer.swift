@@ -120,7 +120,8 @@ public enum CatalogServer {
         let events = EventStream(store: store, keepAlive: .milliseconds(Int64(configuration.keepAlive * 1000)), resetThreshold: 10_000,
                                  slots: slots)
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
-                      maxLayoutElements: configuration.maxLayoutElements, events: events, metrics: metrics)
+                      maxLayoutElements: configuration.maxLayoutElements, events: events, metrics: metrics,
+                      receiving: ByteBudget(bytes: min(configuration.bodyLimit, Int.max / 4) * 4))
             .register(on: router, authorizer: Authorizer(credentials: configuration.credentials, protectReads: configuration.protectReads))
         extraRoutes(router)
         let (head, body, stall) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),

@@ -1,6 +1,7 @@
 import CatalogServer
 import CatalogTestSupport
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -39,6 +40,36 @@ import Testing
             }
             #expect(cutOff, "a body stalled for 10 s against a 0.5 s timeout is still open")
             try await Self.expectAnswered("/catalogs/shelf", port: port)
+        }
+    }
+
+    /// A client trickling a large upload holds only its own reservation of the bodies' budget:
+    /// other clients' imports and numbered writes are received and written meanwhile, while it is
+    /// still sending. (Before, it held the one body permit, and every import waited for it.)
+    @Test(.timeLimit(.minutes(10))) func aTricklingUploadWaitsAlone() async throws {
+        let configuration = ServerConfiguration(port: 0, headTimeout: 3_600, bodyTimeout: 3_600)
+        try await ServerTests.withServer(configuration) { client, store in
+            let port = try #require(client.port)
+            let trickler = try RawConnection(port: port)
+            defer { trickler.close() }
+            #expect(trickler.send("PUT /catalogs/slow HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                  + "Content-Length: 9000000\r\n\r\n{\"sections\": ["))
+            // The server has its head (a request on another connection is answered after it).
+            try await Self.expectAnswered("/catalogs", port: port)
+            for n in 0..<3 {
+                let body = #"{"sections": [{"id": "s", "kind": "bookshelf", "items": []}]}"#
+                try await client.execute(uri: "/catalogs/quick\(n)", method: .put, headers: [.contentType: "application/json"],
+                                         body: ByteBuffer(string: body)) { #expect($0.status == .created) }
+                #expect(trickler.send(" "), "the trickling client was cut off")
+            }
+            try await client.execute(uri: "/catalogs/shelf/writes", method: .post,
+                                     headers: [.contentType: "application/json", HTTPField.Name("Catalog-Client-ID")!: "phone",
+                                               HTTPField.Name("Catalog-Client-Sequence")!: "1"],
+                                     body: ByteBuffer(string: #"[{"operations": [{"op": "moveItem", "id": "b0", "toSection": "c", "index": 0}]}]"#)) {
+                #expect($0.status == .ok)
+            }
+            #expect(try store.summaries().map(\.name) == ["quick0", "quick1", "quick2", "shelf"])
+            #expect(!trickler.isClosedByServer)
         }
     }
 
