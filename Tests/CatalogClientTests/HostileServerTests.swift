@@ -47,16 +47,23 @@ import Testing
         let (device, _) = try FollowingTests.deviceStore()
         let asked = Asked()
         try await Self.hostile(events: events, writeAnswer: "{}", asked: asked) { url in
-            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
-            let task = Task { try await client.run(following: ["shelf"]) }
             // Each connection after the first means the client read the nonsense, refused it and
             // came back: three of them, and it has written nothing.
-            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
-            task.cancel()
-            _ = await task.result
+            try await Self.followUntilAskedThrice(device, url, asked)
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
             #expect(try device.followedCatalogs().first?.serverRevision == 0)
         }
+    }
+
+    /// Follows the "shelf" of `url` into `device` until the server was asked for its stream three
+    /// times: each connection after the first means the client refused what it read and came back.
+    static func followUntilAskedThrice(_ device: CatalogStore, _ url: URL, _ asked: Asked, maxEventBytes: Int = 64 << 20) async throws {
+        let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50),
+                                       maxEventBytes: maxEventBytes)
+        let task = Task { try await client.run(following: ["shelf"]) }
+        try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
+        task.cancel()
+        _ = await task.result
     }
 
     /// A snapshot of ``FollowingTests/shelves`` at `revision`, as the server sends it.
@@ -80,11 +87,7 @@ import Testing
         let (device, _) = try FollowingTests.deviceStore()
         let asked = Asked()
         try await Self.hostile(events: Self.snapshot(at: 5) + events, writeAnswer: "{}", asked: asked) { url in
-            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
-            let task = Task { try await client.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
-            task.cancel()
-            _ = await task.result
+            try await Self.followUntilAskedThrice(device, url, asked)
             #expect(try device.catalog(named: "shelf").sections == FollowingTests.shelves.sections)
             #expect(try device.followedCatalogs().first?.serverRevision == 5)
             try device.checkIntegrity()
@@ -111,12 +114,7 @@ import Testing
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
-            let following = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50),
-                                              maxEventBytes: 1 << 20)
-            let task = Task { try await following.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
-            task.cancel()
-            _ = await task.result
+            try await Self.followUntilAskedThrice(device, url, asked, maxEventBytes: 1 << 20)
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
         }
     }
@@ -135,11 +133,7 @@ import Testing
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
-            let following = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
-            let task = Task { try await following.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
-            task.cancel()
-            _ = await task.result
+            try await Self.followUntilAskedThrice(device, url, asked)
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
         }
     }

@@ -368,13 +368,18 @@ class ScopedTokenTests(unittest.TestCase):
         driver.find_element(By.ID, "token-input").send_keys(token)
         driver.find_element(By.ID, "token-use").click()
 
-    def test_a_read_token_shows_its_scope_and_offers_no_writes(self):
+    def sign_in(self, token, access):
+        """Opens the list with `token` given in the dialog; the header shows `access`, and no import is offered."""
         driver = self.driver
         driver.get(self.server.url)
-        self.give(self.reader)
+        self.give(token)
         wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
-        wait(driver, lambda d: d.find_element(By.ID, "access").text == "catalogs:read (reader)", "the scope is not shown")
+        wait(driver, lambda d: d.find_element(By.ID, "access").text == access, "the scope is not shown")
         self.assertEqual(driver.find_elements(By.ID, "import"), [])
+        return driver
+
+    def test_a_read_token_shows_its_scope_and_offers_no_writes(self):
+        driver = self.sign_in(self.reader, "catalogs:read (reader)")
         self.assertIn("catalogs:admin", driver.find_element(By.ID, "import-refused").text)
 
         open_bookshelf(driver, self.server)
@@ -384,12 +389,7 @@ class ScopedTokenTests(unittest.TestCase):
         self.assertEqual(section_of(self.server.stored("bookshelf"), "b-moby")[0], "classics")
 
     def test_a_write_token_moves_books_but_does_not_import(self):
-        driver = self.driver
-        driver.get(self.server.url)
-        self.give(self.writer)
-        wait_for_css(driver, 'tr[data-catalog="bookshelf"]')
-        wait(driver, lambda d: d.find_element(By.ID, "access").text == "catalogs:write on bookshelf (shelver)", "the scope is not shown")
-        self.assertEqual(driver.find_elements(By.ID, "import"), [])
+        driver = self.sign_in(self.writer, "catalogs:write on bookshelf (shelver)")
         open_bookshelf(driver, self.server)
         drag(driver, "b-moby", shelf(driver, "poetry"), offset=(120, 0))
         wait(driver, lambda d: drawn_section(d, "b-moby") == "poetry", "the move with a write token was not drawn")
