@@ -336,6 +336,10 @@ import Testing
                 #expect(error.line == line && error.reason.contains(reason), "\(text): \(error)")
             }
         }
+        // The hash in the file, in either case, is the token's SHA-256 (a known vector).
+        #expect(TokenFile.hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(try TokenFile(parsing: "up \(TokenFile.hash("abc").uppercased()) read").grant(for: "abc")?.holder == "up")
+        #expect(TokenHash(hex: String(repeating: "g", count: 64)) == nil && TokenHash(hex: "abc") == nil)
         let (token, line) = TokenFile.newToken(name: "app", scope: .write, catalogs: ["my shelf"])
         #expect(try TokenFile(parsing: line).grant(for: token) == AccessGrant(holder: "app", scope: .write, catalogs: ["my shelf"]))
     }

@@ -10,7 +10,7 @@ import NIOConcurrencyHelpers
 /// developer's machine does (its ``BrowserPolicy`` still keeps web pages out).
 public final class ServerCredentials: Sendable {
     /// The SHA-256 of `--token`.
-    private let adminTokenHash: String?
+    private let adminTokenHash: TokenHash?
     public let tokenFilePath: String?
     private let tokenFile: NIOLockedValueBox<TokenFile>
     public let jwt: JWTVerifier?
@@ -18,7 +18,7 @@ public final class ServerCredentials: Sendable {
     /// No credential: every request may do everything.
     public static let none = ServerCredentials(adminTokenHash: nil, tokenFilePath: nil, tokenFile: TokenFile(), jwt: nil)
 
-    private init(adminTokenHash: String?, tokenFilePath: String?, tokenFile: TokenFile, jwt: JWTVerifier?) {
+    private init(adminTokenHash: TokenHash?, tokenFilePath: String?, tokenFile: TokenFile, jwt: JWTVerifier?) {
         (self.adminTokenHash, self.tokenFilePath, self.jwt) = (adminTokenHash, tokenFilePath, jwt)
         self.tokenFile = NIOLockedValueBox(tokenFile)
     }
@@ -26,12 +26,12 @@ public final class ServerCredentials: Sendable {
     /// `token` (an admin token), the tokens of the file at `tokenFile`, JWTs `jwt` verifies.
     public convenience init(token: String? = nil, tokenFile: String? = nil, jwt: JWTVerifier? = nil) throws(TokenFileError) {
         let file = try tokenFile.map { path throws(TokenFileError) in try TokenFile(contentsOf: path) } ?? TokenFile()
-        self.init(adminTokenHash: token.map(TokenFile.hash), tokenFilePath: tokenFile, tokenFile: file, jwt: jwt)
+        self.init(adminTokenHash: token.map { TokenHash(of: $0) }, tokenFilePath: tokenFile, tokenFile: file, jwt: jwt)
     }
 
     /// One admin token (`--token`).
     public convenience init(adminToken: String) {
-        self.init(adminTokenHash: TokenFile.hash(adminToken), tokenFilePath: nil, tokenFile: TokenFile(), jwt: nil)
+        self.init(adminTokenHash: TokenHash(of: adminToken), tokenFilePath: nil, tokenFile: TokenFile(), jwt: nil)
     }
 
     /// Whether any credential is set (else nothing needs one).
@@ -51,13 +51,19 @@ public final class ServerCredentials: Sendable {
     /// What the bearer token `token` may do, or why it is refused: the check every request that
     /// needs a credential makes (the benchmarks time it alone).
     public func grant(for token: String) async -> Result<AccessGrant, JWTRefusal> {
-        let hash = TokenFile.hash(token)
+        // A JWT (three parts) is looked up among those verified, or verified; a static token is
+        // hashed and looked up. A static token that looks like a JWT is still found.
+        var refusal = JWTRefusal("the token is not one this server accepts")
+        if let jwt, token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 {
+            switch await jwt.grant(for: token) {
+            case .success(let grant): return .success(grant)
+            case .failure(let reason): refusal = reason
+            }
+        }
+        let hash = TokenHash(of: token)
         if let adminTokenHash, hash == adminTokenHash { return .success(AccessGrant(holder: "--token", scope: .admin)) }
         if let grant = tokenFile.withLockedValue({ $0.grants[hash] }) { return .success(grant) }
-        if let jwt, token.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
-            return await jwt.grant(for: token)
-        }
-        return .failure(JWTRefusal("the token is not one this server accepts"))
+        return .failure(refusal)
     }
 }
 

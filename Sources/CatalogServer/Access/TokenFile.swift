@@ -18,14 +18,14 @@ import Foundation
 /// the file may be read by more people than the tokens are given to; `catalog token` makes a
 /// token and its line.
 public struct TokenFile: Sendable, Equatable {
-    /// Grants by the SHA-256 of their token, as lowercase hex.
-    public var grants: [String: AccessGrant]
+    /// Grants by the SHA-256 of their token.
+    public var grants: [TokenHash: AccessGrant]
 
-    public init(grants: [String: AccessGrant] = [:]) { self.grants = grants }
+    public init(grants: [TokenHash: AccessGrant] = [:]) { self.grants = grants }
 
     /// A token file's text read; the error names the line and what is wrong with it.
     public init(parsing text: String) throws(TokenFileError) {
-        var grants: [String: AccessGrant] = [:]
+        var grants: [TokenHash: AccessGrant] = [:]
         var names = Set<String>()
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -36,8 +36,7 @@ public struct TokenFile: Sendable, Equatable {
                 throw fail("expected NAME SHA256 SCOPE [CATALOGUES], found \(fields.count) field\(fields.count == 1 ? "" : "s")")
             }
             let name = String(fields[0])
-            let hash = fields[1].lowercased()
-            guard hash.utf8.count == 64, hash.allSatisfy(\.isHexDigit) else {
+            guard let hash = TokenHash(hex: fields[1]) else {
                 throw fail("the second field must be the token's SHA-256 as 64 hex digits, found \(fields[1].count) characters")
             }
             guard let scope = AccessScope(name: fields[2]) else {
@@ -72,15 +71,10 @@ public struct TokenFile: Sendable, Equatable {
     }
 
     /// The grant of `token`, if the file holds its hash.
-    public func grant(for token: String) -> AccessGrant? { grants[Self.hash(token)] }
+    public func grant(for token: String) -> AccessGrant? { grants[TokenHash(of: token)] }
 
     /// A token's SHA-256 as lowercase hex, as the file holds it.
-    public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
-    }
+    public static func hash(_ token: String) -> String { TokenHash(of: token).hex }
 
     /// A new random token (32 bytes from the system's generator, base64url) and its line.
     public static func newToken(name: String, scope: AccessScope, catalogs: [String]?) -> (token: String, line: String) {
@@ -90,6 +84,72 @@ public struct TokenFile: Sendable, Equatable {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let names = catalogs.map { $0.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",") } ?? "*"
         return (token, "\(name)\t\(hash(token))\t\(scope.name)\t\(names)")
+    }
+}
+
+/// The SHA-256 of a token, as the server keeps it: 32 bytes compared and hashed as four words,
+/// so that looking a presented token up costs its digest and one dictionary probe.
+public struct TokenHash: Hashable, Sendable {
+    private var words: (UInt64, UInt64, UInt64, UInt64)
+
+    /// The SHA-256 of `token`'s UTF-8 bytes.
+    public init(of token: String) {
+        var token = token
+        let digest = token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+        words = digest.withUnsafeBytes { bytes in
+            (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        }
+    }
+
+    /// 64 hex digits (either case); nil for anything else.
+    public init?(hex: some StringProtocol) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 64 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for index in 0..<32 {
+            guard let high = Self.value(of: digits[2 * index]), let low = Self.value(of: digits[2 * index + 1]) else { return nil }
+            bytes[index] = high << 4 | low
+        }
+        words = bytes.withUnsafeBytes { bytes in
+            (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+             bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        }
+    }
+
+    /// Lowercase hex, as a token file holds it.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var copy = words
+        return withUnsafeBytes(of: &copy) { bytes in
+            String(unsafeUninitializedCapacity: 64) { buffer in
+                for (index, byte) in bytes.enumerated() {
+                    buffer[2 * index] = digits[Int(byte >> 4)]
+                    buffer[2 * index + 1] = digits[Int(byte & 15)]
+                }
+                return 64
+            }
+        }
+    }
+
+    public static func == (a: TokenHash, b: TokenHash) -> Bool {
+        a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+        hasher.combine(words.3)
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 
