@@ -132,6 +132,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "DequeModule", package: "swift-collections"),
                 // `catalog serve --tls-cert --tls-key`: TLS without a proxy (swift-nio-ssl).
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
             ],

@@ -79,9 +79,9 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// Bodies of imports, large batches and numbered writes being received: four bodies' worth
     /// at most, each received before it waits for ``bodyWork``.
     let receiving: ByteBudget
-    var layoutWork: WorkLimiter { RouteLimits.layoutWork }
+    var layoutWork = RouteLimits.layoutWork
 
-    func register<Context: RemoteAddressRequestContext>(on router: Router<Context>, authorizer: Authorizer) {
+    func register(on router: Router<CatalogRequestContext>, authorizer: Authorizer) {
         let routes = AuthorizedRoutes(router: router, authorizer: authorizer)
         routes.on(.get, "/catalogs") { _, _, grant in
             let summaries = try await store.summaries()
@@ -98,9 +98,20 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         routes.on(.get, "/catalogs/:name/events") { request, context, _ in
             try await events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
         }
-        routes.on(.get, "/catalogs/:name/changes") { request, context, _ in try await changes(request, name: try catalogName(context)) }
-        routes.on(.get, "/catalogs/:name/history") { request, context, _ in try await history(request, name: try catalogName(context)) }
-        routes.on(.get, "/catalogs/:name/layout") { request, context, _ in try await layout(request, name: try catalogName(context)) }
+        // Work done for one answer stops when its client hangs up (shared work goes on for the
+        // other clients waiting for it).
+        routes.on(.get, "/catalogs/:name/changes") { request, context, _ in
+            let name = try catalogName(context)
+            return try await context.whileClientStays { try await changes(request, name: name) }
+        }
+        routes.on(.get, "/catalogs/:name/history") { request, context, _ in
+            let name = try catalogName(context)
+            return try await context.whileClientStays { try await history(request, name: name) }
+        }
+        routes.on(.get, "/catalogs/:name/layout") { request, context, _ in
+            let name = try catalogName(context)
+            return try await context.whileClientStays { try await layout(request, name: name) }
+        }
         routes.on(.get, "/openapi.json") { _, _, _ in openAPIDocument() }
         routes.on(.get, "/access") { request, _, _ in json(try await authorizer.describe(request)) }
         ConsoleRoutes.register(on: routes)

@@ -44,6 +44,8 @@ public struct ServerConfiguration: Sendable {
     /// and `Retry-After`.
     public var maxEventStreams: Int
     public var maxEventStreamsPerClient: Int
+    /// The threads layouts are drawn on (tests give a server its own, to hold them).
+    var layoutWork = RouteLimits.layoutWork
 
     public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
                 token: String? = nil, credentials: ServerCredentials? = nil, protectReads: Bool = false,
@@ -121,14 +123,14 @@ public enum CatalogServer {
                                  slots: slots)
         CatalogRoutes(store: store, bodyLimit: configuration.bodyLimit, limits: configuration.limits,
                       maxLayoutElements: configuration.maxLayoutElements, events: events, metrics: metrics,
-                      receiving: ByteBudget(bytes: min(configuration.bodyLimit, Int.max / 4) * 4))
+                      receiving: ByteBudget(bytes: min(configuration.bodyLimit, Int.max / 4) * 4), layoutWork: configuration.layoutWork)
             .register(on: router, authorizer: Authorizer(credentials: configuration.credentials, protectReads: configuration.protectReads))
         extraRoutes(router)
         let (head, body, stall) = (TimeAmount.milliseconds(Int64(configuration.headTimeout * 1000)),
                                    TimeAmount.milliseconds(Int64(configuration.bodyTimeout * 1000)),
                                    TimeAmount.milliseconds(Int64(configuration.stallTimeout * 1000)))
         let http1 = HTTPServerBuilder.http1(configuration: HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body, stallTimeout: stall)]))
+            additionalChannelHandlers: [RequestDeadlineHandler(headTimeout: head, bodyTimeout: body, stallTimeout: stall), ClientPresenceHandler()]))
         let server: HTTPServerBuilder
         if let tls = configuration.tls {
             // `.tls` builds its channel when the server starts; should it refuse now, the server

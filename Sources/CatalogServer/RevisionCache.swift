@@ -7,16 +7,31 @@ import NIOCore
 ///
 /// Requests that miss the same entry at the same time share one computation: after a write, or
 /// when a server starts, 64 clients asking for the same change feed make one body, not 64.
-/// Bounded by a number of entries and by the cost (bytes) of the values it keeps; past either,
-/// the least recently used entries leave, one at a time (a client asking for one new key after
-/// another evicts only entries nobody used since).
+/// A computation goes on while one of its requests still waits for it: when every one of them
+/// is cancelled (their clients have gone, ``ClientPresence``), it is cancelled too and leaves
+/// the cache, so the next request starts afresh. Bounded by a number of entries and by the cost
+/// (bytes) of the values it keeps; past either, the least recently used entries leave, one at a
+/// time (a client asking for one new key after another evicts only entries nobody used since).
 final class RevisionCache<Value: Sendable>: Sendable {
     private let entries: NIOLockedValueBox<LRUCache<String, Entry>>
     private let cost: @Sendable (Value) -> Int
 
     private struct Entry: Sendable {
         var revision: Int
-        var value: Task<Value, any Error>
+        var computation: Computation
+    }
+
+    /// One computation and the requests waiting for it; its counts are guarded by the lock of
+    /// `entries`.
+    private final class Computation: @unchecked Sendable {
+        var task: Task<Value, any Error>?
+        var waiters = 1
+        var finished = false
+    }
+
+    /// One request's wait for a computation: it leaves once, whether cancelled or answered.
+    private final class Wait: @unchecked Sendable {
+        var left = false
     }
 
     init(limit: Int, budget: Int, cost: @escaping @Sendable (Value) -> Int) {
@@ -27,30 +42,67 @@ final class RevisionCache<Value: Sendable>: Sendable {
     /// The number of values kept (tests).
     var count: Int { entries.withLockedValue { $0.count } }
 
+    /// The number of requests waiting for `key`'s computation (tests).
+    func waiters(for key: String) -> Int {
+        entries.withLockedValue { entries in entries.value(for: key).map { $0.computation.finished ? 0 : $0.computation.waiters } ?? 0 }
+    }
+
     /// The cached value for `key` at `revision`, or `make()`'s. A failed `make()` is not kept:
     /// the next request tries again.
+    /// - Throws: `make()`'s error, or `CancellationError` when every request waiting for this
+    ///   computation was cancelled before it finished.
     func value(for key: String, revision: Int, make: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        let (task, made): (Task<Value, any Error>, Bool) = entries.withLockedValue { entries in
-            if let entry = entries.value(for: key), entry.revision == revision { return (entry.value, false) }
-            let task = Task { try await make() }
-            entries.set(Entry(revision: revision, value: task), for: key)
-            return (task, true)
+        let (computation, task, made): (Computation, Task<Value, any Error>, Bool) = entries.withLockedValue { entries in
+            if let entry = entries.value(for: key), entry.revision == revision, let task = entry.computation.task {
+                entry.computation.waiters += 1
+                return (entry.computation, task, false)
+            }
+            let computation = Computation()
+            let task = Task {
+                defer { self.entries.withLockedValue { _ in computation.finished = true } }
+                return try await make()
+            }
+            computation.task = task
+            entries.set(Entry(revision: revision, computation: computation), for: key)
+            return (computation, task, true)
         }
+        let wait = Wait()
         do {
-            let value = try await task.value
+            let value = try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                leave(computation, wait, key: key, cancelled: true)
+            }
+            leave(computation, wait, key: key, cancelled: false)
             if made {
                 let spent = cost(value)
                 entries.withLockedValue { entries in
-                    if let entry = entries.value(for: key), entry.revision == revision { entries.addCost(spent, for: key) }
+                    if let entry = entries.value(for: key), entry.computation === computation { entries.addCost(spent, for: key) }
                 }
             }
             return value
         } catch {
+            leave(computation, wait, key: key, cancelled: false)
             entries.withLockedValue { entries in
-                if let entry = entries.value(for: key), entry.revision == revision { entries.removeValue(for: key) }
+                if let entry = entries.value(for: key), entry.computation === computation { entries.removeValue(for: key) }
             }
             throw error
         }
+    }
+
+    /// A request stops waiting for `computation`; when it was the last one and was cancelled
+    /// before the value came, nobody wants the value: the computation is cancelled and
+    /// forgotten (a later request makes its own).
+    private func leave(_ computation: Computation, _ wait: Wait, key: String, cancelled: Bool) {
+        let abandoned: Task<Value, any Error>? = entries.withLockedValue { entries in
+            guard !wait.left else { return nil }
+            wait.left = true
+            computation.waiters -= 1
+            guard cancelled, computation.waiters == 0, !computation.finished else { return nil }
+            if let entry = entries.value(for: key), entry.computation === computation { entries.removeValue(for: key) }
+            return computation.task
+        }
+        abandoned?.cancel()
     }
 }
 

@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import NIOPosix
 
@@ -9,11 +10,17 @@ import NIOPosix
 /// or a move; and the memory that heavy work holds is bounded by the number of permits. The
 /// threads are always the same ones, so the memory one piece frees is reused by the next (the C
 /// allocator keeps separate pools for the threads that allocate).
+///
+/// A task cancelled while it waits for a permit leaves the line at once with `CancellationError`
+/// (its client has gone: ``ClientPresence``), so work nobody waits for any more never runs.
 final class WorkLimiter: @unchecked Sendable {
     private let lock = NSLock()
     private var available: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-    private var next = 0
+    /// The waiting tasks by ticket, and the tickets in the order they came (a cancelled one's
+    /// ticket stays in `order` until its turn comes, and is skipped then).
+    private var waiting: [Int: CheckedContinuation<Bool, Never>] = [:]
+    private var order = Deque<Int>()
+    private var nextTicket = 0
     private let threads: NIOThreadPool
 
     init(permits: Int) {
@@ -22,9 +29,13 @@ final class WorkLimiter: @unchecked Sendable {
         threads.start()
     }
 
+    /// The number of tasks waiting for a permit.
+    var waitingCount: Int { lock.withLock { waiting.count } }
+
     /// Runs `body` holding one permit (waiting for one first).
+    /// - Throws: `CancellationError` when the task is cancelled before it has a permit.
     func withPermit<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        await acquire()
+        try await acquire()
         defer { release() }
         return try await body()
     }
@@ -35,40 +46,50 @@ final class WorkLimiter: @unchecked Sendable {
         try await threads.runIfActive(work)
     }
 
-    /// ``offload(_:)`` under a permit of its own.
+    /// ``offload(_:)`` under a permit of its own; not started when the task is cancelled by the
+    /// time it has the permit.
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withPermit { try await offload(work) }
+        try await withPermit {
+            try Task.checkCancellation()
+            return try await offload(work)
+        }
     }
 
-    private func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = lock.withLock {
-                if available > 0 {
-                    available -= 1
-                    return true
-                }
-                waiting.append(continuation)
-                return false
-            }
-            if granted { continuation.resume() }
+    private func acquire() async throws {
+        let ticket = lock.withLock {
+            nextTicket += 1
+            return nextTicket
         }
+        let granted = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                // Under the lock, so that a cancellation either comes first (and is seen here) or
+                // finds the continuation to resume.
+                let answer: Bool? = lock.withLock {
+                    if Task.isCancelled { return false }
+                    if available > 0 {
+                        available -= 1
+                        return true
+                    }
+                    waiting[ticket] = continuation
+                    order.append(ticket)
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            lock.withLock { waiting.removeValue(forKey: ticket) }?.resume(returning: false)
+        }
+        if !granted { throw CancellationError() }
     }
 
     private func release() {
-        let successor: CheckedContinuation<Void, Never>? = lock.withLock {
-            guard next < waiting.count else {
-                available += 1
-                return nil
+        let successor: CheckedContinuation<Bool, Never>? = lock.withLock {
+            while let ticket = order.popFirst() {
+                if let first = waiting.removeValue(forKey: ticket) { return first }
             }
-            let first = waiting[next]
-            next += 1
-            // Forget the served prefix now and then, so the list does not grow without end.
-            if next > 64 && next * 2 > waiting.count {
-                waiting.removeFirst(next)
-                next = 0
-            }
-            return first
+            available += 1
+            return nil
         }
-        successor?.resume()
+        successor?.resume(returning: true)
     }
 }
