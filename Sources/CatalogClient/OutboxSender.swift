@@ -22,10 +22,13 @@ struct OutboxSender: Sendable {
     func run(wake: AsyncStream<Void>, backoff initial: Backoff) async throws {
         var backoff = initial
         var wakes = wake.makeAsyncIterator()
+        // Halved when a request is refused as a whole (a proxy's 413), down to one write; grows
+        // back as requests pass.
+        var limit = Self.writesPerRequest
         while !Task.isCancelled {
             let run: [OutboxEntry]
             do {
-                run = try store.nextPending(in: Array(replicas.keys), limit: Self.writesPerRequest)
+                run = try store.nextPending(in: Array(replicas.keys), limit: limit)
             } catch {
                 throw CatalogClientError.store(error)
             }
@@ -36,6 +39,11 @@ struct OutboxSender: Sendable {
             do {
                 try await send(run)
                 backoff.reset()
+                limit = min(Self.writesPerRequest, limit * 2)
+            } catch let refused as ServerRequests.WholeRequestRefused where run.count > 1 {
+                // Not an answer to any of its writes: sent again in smaller requests at once.
+                limit = max(1, run.count / 2)
+                logger.info("sending writes \(head.sequence)…\(head.sequence + run.count - 1): \(refused); sending \(limit) at a time")
             } catch let error as CatalogClientError {
                 throw error
             } catch is CancellationError {
@@ -121,8 +129,12 @@ struct OutboxSender: Sendable {
             }
             if expected < entry.sequence { throw NumbersMissing(numbers: expected..<entry.sequence) }
             return (0, nil)
-        case _ where RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
+        case _ where answer.isServersProblem && RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
+            // Only the server's own problem document refuses a write: a proxy's 404 or 413 says
+            // nothing of it.
             return (nil, RecordedAnswer(status: answer.status, body: answer.body))
+        case 400..<500 where !answer.isServersProblem:
+            throw ServerRequests.Retry(detail: "status \(answer.status) that is not the server's own answer: the server is unavailable")
         default:
             throw ServerRequests.Retry(detail: "status \(answer.status)")
         }

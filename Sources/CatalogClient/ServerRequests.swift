@@ -78,7 +78,14 @@ struct ServerRequests: Sendable {
         let request = numbered(path(of: catalog) + "/writes", body: "[" + batches.joined(separator: ",") + "]", client: client, sequence: first)
         let response = try await execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 64 << 20)
-        guard response.status == .ok else { return [Answer(status: Int(response.status.code), body: String(buffer: body))] }
+        // The server answers each write in a 200; any other status refused the request as a
+        // whole (the server's 413 or 400 before any write was read, a proxy's page): no write's
+        // answer.
+        guard response.status == .ok else {
+            let answer = Answer(status: Int(response.status.code), body: String(buffer: body))
+            if response.status == .unauthorized || response.status == .forbidden { return [answer] }
+            throw WholeRequestRefused(status: answer.status, detail: answer.detail ?? String(answer.body.prefix(120)))
+        }
         guard let document = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any],
               let answers = document["answers"] as? [[String: Any]] else {
             throw CatalogClientError.unexpectedAnswer("the answer to numbered writes is not {\"answers\": […]}")
@@ -105,10 +112,15 @@ struct ServerRequests: Sendable {
     /// A write's answer: its status, what the client reads of its document, and the document
     /// itself (kept with a refusal).
     struct Answer: Sendable {
+        /// Where the types of CatalogKit's problem documents live.
+        static let problemTypes = "https://catalogkit.dev/problems/"
         var status: Int
         var body: String
         /// An applied write's revision.
         var revision: Int?
+        /// Whether the body is a problem document of CatalogKit's (its `type` under
+        /// `https://catalogkit.dev/problems/`): the server's own answer, not a proxy's.
+        var isServersProblem: Bool
         /// A problem's kind, the last part of its `type` (`shelf-full`), and its members.
         var kind: String?
         var detail: String?
@@ -125,11 +137,20 @@ struct ServerRequests: Sendable {
         init(status: Int, document: [String: Any], body: String? = nil) {
             self.status = status
             revision = document["revision"] as? Int
-            kind = (document["type"] as? String)?.split(separator: "/").last.map(String.init)
+            let type = document["type"] as? String
+            isServersProblem = type?.hasPrefix(Self.problemTypes) ?? false
+            kind = type?.split(separator: "/").last.map(String.init)
             detail = document["detail"] as? String
             expected = document["expected"] as? Int
             self.body = body ?? (status == 200 ? "" : (try? JSONSerialization.data(withJSONObject: document)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
         }
+    }
+
+    /// A request of several writes refused as a whole: none of its writes was answered.
+    struct WholeRequestRefused: Error, CustomStringConvertible {
+        var status: Int
+        var detail: String
+        var description: String { "the request was refused as a whole (\(status): \(detail))" }
     }
 
     /// `request` with the credential's token; on a 401, once more with the token the credential
@@ -149,12 +170,15 @@ struct ServerRequests: Sendable {
         return request
     }
 
-    /// What a refused stream means: a catalogue the server lacks and a refused token stop the
-    /// client; anything else is retried.
+    /// What a refused stream means: a catalogue the server lacks — in its own words, a problem
+    /// document of type `unknown-catalog` — and a refused token stop the client; anything else
+    /// (another 404, a proxy's page, a 5xx) is the server being unavailable, and retried.
     static func failure(_ status: HTTPResponseStatus, body: String, catalog: String) -> any Error {
-        let detail = ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any])?["detail"] as? String ?? status.reasonPhrase
+        let answer = Answer(status: Int(status.code), body: body)
+        let detail = answer.detail ?? status.reasonPhrase
         switch status.code {
-        case 404: return CatalogClientError.unknownCatalog(catalog)
+        case 404 where answer.isServersProblem && answer.kind == "unknown-catalog": return CatalogClientError.unknownCatalog(catalog)
+        case 404: return Retry(detail: "404 that is not the server's own answer (\(String(body.prefix(80)).debugDescription)): the server is unavailable")
         case 401, 403: return CatalogClientError.unauthorized(detail)
         default: return Retry(detail: "\(status.code) \(detail)")
         }

@@ -1,0 +1,89 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A reverse proxy between a device and a live server that answers some requests itself, as a
+/// proxy, load balancer or captive portal does: each request is given to `fault` first, and
+/// forwarded (streaming the answer back, event streams too) when it returns nil.
+enum FaultProxy {
+    /// What the proxy is shown of a request: its method, path (with query) and body.
+    struct Seen: Sendable {
+        var method: String
+        var path: String
+        var body: String
+        var headers: HTTPFields
+    }
+
+    static func html(_ status: HTTPResponse.Status) -> Response {
+        Response(status: status, headers: [.contentType: "text/html"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body><h1>\(status.code) \(status.reasonPhrase)</h1><hr>nginx</body></html>")))
+    }
+
+    static func run(to upstream: URL, fault: @escaping @Sendable (Seen) -> Response?,
+                    _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
+        let router = Router()
+        let open = OpenStreams()
+        let base = upstream.absoluteString.hasSuffix("/") ? String(upstream.absoluteString.dropLast()) : upstream.absoluteString
+        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let body = try await request.body.collect(upTo: 64 << 20)
+            let seen = Seen(method: request.method.rawValue, path: request.uri.string, body: String(buffer: body), headers: request.headers)
+            if let answer = fault(seen) { return answer }
+            var forwarded = HTTPClientRequest(url: base + request.uri.string)
+            forwarded.method = HTTPMethod(rawValue: request.method.rawValue)
+            for field in request.headers where field.name.canonicalName != "host" { forwarded.headers.add(name: field.name.rawName, value: field.value) }
+            if body.readableBytes > 0 { forwarded.body = .bytes(body) }
+            let response = try await HTTPClient.shared.execute(forwarded, timeout: .hours(1))
+            var headers = HTTPFields()
+            for (name, value) in response.headers {
+                guard let field = HTTPField.Name(name), !["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) else { continue }
+                headers.append(HTTPField(name: field, value: value))
+            }
+            // Streamed through until the upstream ends it or the test does (an event stream would
+            // otherwise hold the proxy's shutdown until the server's next keep-alive).
+            let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+            let pump = Task {
+                do {
+                    for try await chunk in response.body { continuation.yield(chunk) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in pump.cancel() }
+            open.add(continuation)
+            return Response(status: .init(code: Int(response.status.code)), headers: headers, body: ResponseBody(asyncSequence: stream))
+        }
+        for method in [HTTPRequest.Method.get, .head, .post, .put, .delete] {
+            router.on("**", method: method, use: handler)
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            defer { open.finishAll() }
+            try await test(URL(string: "http://127.0.0.1:\(try #require(client.port))")!)
+        }
+    }
+
+    /// The answers being streamed through, ended together when the test ends.
+    final class OpenStreams: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuations: [AsyncThrowingStream<ByteBuffer, any Error>.Continuation] = []
+        func add(_ continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation) { lock.withLock { continuations.append(continuation) } }
+        func finishAll() { for continuation in lock.withLock({ continuations }) { continuation.finish() } }
+    }
+}
+
+/// A switch a test flips while a proxy or server reads it.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Bool
+    init(_ value: Bool = false) { self.value = value }
+    var isOn: Bool {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}

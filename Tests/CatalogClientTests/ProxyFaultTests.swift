@@ -1,0 +1,86 @@
+@testable import CatalogClient
+import CatalogModel
+import CatalogServer
+import CatalogStore
+import Foundation
+import Hummingbird
+import Testing
+
+/// What a proxy between the device and the server answers is not the server's word: a device
+/// behind one that fails keeps its copy and its writes, and sends them once it passes.
+@Suite struct ProxyFaultTests {
+    typealias Following = FollowingTests
+
+    /// A proxy's HTML 404 (a deploy, a wrong route) for the event stream and the writes: the copy
+    /// stays, the write stays pending, the catalogue stays followed, and once the proxy passes
+    /// again the write is applied. (Before, the client deleted the copy, rejected the write with
+    /// "the server deleted the catalogue" and stopped following.)
+    @Test func aProxys404IsNotADeletion() async throws {
+        try await Following.servedShelves { server, device, url in
+            let failing = Flag()
+            let streams = HostileServerTests.Asked()
+            try await FaultProxy.run(to: url, fault: { seen in
+                if seen.path.contains("/events") { streams.once() }
+                return failing.isOn ? FaultProxy.html(.notFound) : nil
+            }) { proxy in
+                try await Following.following(device, proxy) { _ in
+                    try await Following.eventually("the first snapshot") { try Following.same(device, server) }
+                }
+                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+                failing.isOn = true
+                let before = streams.times
+                let client = try CatalogClient(store: device, server: proxy, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+                let task = Task { try await client.run(following: ["shelf"]) }
+                try await Following.eventually("three refused streams") { streams.times >= before + 3 }
+                #expect(try device.followedCatalogs().map(\.name) == ["shelf"])
+                #expect(try device.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"])
+                #expect(try device.outbox().map(\.state) == [.pending])
+                failing.isOn = false
+                try await Following.eventually("the write on the server") { try client.outbox().isEmpty && Following.same(device, server) }
+                #expect(try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"])
+                task.cancel()
+                _ = await task.result
+            }
+        }
+    }
+
+    /// A proxy that refuses requests over a size (413) with several writes in them: the client
+    /// sends them in smaller requests, down to one, and every one is applied — none is rejected
+    /// for the proxy's refusal of the request that carried it. (Before, two of three valid moves
+    /// were marked `rejected: 413` and never reached the server.)
+    @Test func aProxys413SplitsTheRequest() async throws {
+        try await Following.servedShelves { server, device, url in
+            let sizes = Sizes()
+            try await FaultProxy.run(to: url, fault: { seen in
+                guard seen.method == "POST" else { return nil }
+                let count = seen.path.hasSuffix("/writes") ? seen.body.components(separatedBy: "\"operations\"").count - 1 : 1
+                sizes.add(count)
+                return count > 1 ? FaultProxy.html(.contentTooLarge) : nil
+            }) { proxy in
+                try await Following.following(device, proxy) { _ in
+                    try await Following.eventually("the first snapshot") { try Following.same(device, server) }
+                }
+                // Offline: three moves, sent together when the device is back.
+                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+                try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
+                try await device.move(item: "a1", toSection: "b", index: 1, in: "shelf")
+                try await Following.following(device, proxy) { client in
+                    try await Following.eventually("the writes on the server \((try? client.outbox()) ?? [])") {
+                        try client.outbox().isEmpty && Following.same(device, server)
+                    }
+                }
+                #expect(try server.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [["a2"], ["a0", "a1"], ["b0"]])
+                // 3 refused, then smaller requests; no request of several writes passed.
+                #expect(sizes.all.first == 3 && sizes.all.filter { $0 == 1 }.count == 3, "\(sizes.all)")
+            }
+        }
+    }
+
+    /// The writes' counts the proxy saw, in order.
+    final class Sizes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [Int] = []
+        func add(_ count: Int) { lock.withLock { list.append(count) } }
+        var all: [Int] { lock.withLock { list } }
+    }
+}
