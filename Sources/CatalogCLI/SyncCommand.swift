@@ -103,7 +103,8 @@ struct OutboxCommand: ParsableCommand {
             The outbox of a database that follows a server (`catalog sync`), oldest first; \
             --forget-rejected then drops the rejected ones. With --json, \
             an array of {"sequence", "catalog", "state", "batch"} with "serverRevision" when acknowledged \
-            and "status" and "problem" (the server's problem document) when rejected.
+            and "status" and "problem" (the server's problem document, or its answer as a string when \
+            that was not JSON) when rejected.
             """
     )
 
@@ -134,11 +135,17 @@ struct OutboxCommand: ParsableCommand {
             if let revision = entry.serverRevision, entry.state == .acknowledged { members.append(("serverRevision", .integer(revision))) }
             if let status = entry.status { members.append(("status", .integer(status))) }
             var text = String(OrderedJSON.object(members).serialized(pretty: false).dropLast())
-            text += ",\"batch\":" + entry.batch
-            if let answer = entry.answer { text += ",\"problem\":" + answer }
+            text += ",\"batch\":" + Self.document(entry.batch)
+            if let answer = entry.answer { text += ",\"problem\":" + Self.document(answer) }
             return text + "}"
         }
         return "[" + objects.joined(separator: ",\n") + "]"
+    }
+
+    /// `text` as it is when it is a JSON document, else as a JSON string (a proxy's page).
+    static func document(_ text: String) -> String {
+        if (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil { return text }
+        return OrderedJSON.string(text).serialized(pretty: false)
     }
 
     static func table(_ entries: [OutboxEntry]) -> String {

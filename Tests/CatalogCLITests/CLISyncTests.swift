@@ -158,6 +158,24 @@ struct CLISyncTests {
         #expect(try store.outbox().map(\.state) == [.acknowledged, .pending])
     }
 
+    /// A recorded answer that is not JSON (a proxy's page, kept by an older client) is printed as
+    /// a JSON string: `--json` is valid JSON whatever the server answered. (Before:
+    /// `"problem":<html>…`.)
+    @Test func theOutboxIsValidJSONWhateverTheAnswer() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let (_, device) = try Self.databases(cli)
+        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
+        let store = try CatalogStore(path: device)
+        _ = try store.follow("shelf", server: "http://127.0.0.1:1")
+        _ = try cli.succeed(["move", "shelf", "a0", "--to", "c", "--db", device])
+        let page = "<html><body><h1>413 Request Entity Too Large</h1>\u{1b}]52;c;x\u{7}</body></html>"
+        try store.settle([(1, nil, RecordedAnswer(status: 413, body: page))])
+        let rows = try #require(try CLIRunner.json(cli.succeed(["outbox", "--json", "--db", device])) as? [[String: Any]])
+        #expect(rows.first?["problem"] as? String == page)
+        #expect(try cli.succeed(["outbox", "--db", device]).contains("413: refused"))
+    }
+
     @Test("an unknown catalogue, a bad URL or a refused token: one line, exit 1")
     func whatCannotWorkSaysSo() throws {
         let cli = try CLIRunner()
