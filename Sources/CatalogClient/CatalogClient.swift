@@ -112,7 +112,7 @@ public final class CatalogClient: Sendable {
         } catch let error as StoreError {
             throw CatalogClientError.store(error)
         }
-        let sender = OutboxSender(store: store, server: server, client: client, logger: logger, replicas: replicas, changed: changed)
+        let sender = OutboxSender(store: store, server: server, logger: logger, replicas: replicas, changed: changed)
         let (store, backoff) = (self.store, self.backoff)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for replica in replicas.values {

@@ -12,7 +12,6 @@ import Logging
 struct OutboxSender: Sendable {
     let store: CatalogStore
     let server: ServerRequests
-    let client: String
     let logger: Logger
     /// The replica of each followed catalogue, to settle after an answer.
     let replicas: [String: Replica]
@@ -61,9 +60,10 @@ struct OutboxSender: Sendable {
     /// Sends consecutive writes to one catalogue (one alone as `POST …/batches`, more as `POST
     /// …/writes`) and records each answer; throws what is worth trying again.
     func send(_ run: [OutboxEntry]) async throws {
+        guard let head = run.first, let client = head.client, let first = head.number else { return }
         let answers = run.count == 1
-            ? [try await server.send(batch: run[0].batch, to: run[0].catalog, client: client, sequence: run[0].sequence)]
-            : try await server.send(batches: run.map(\.batch), to: run[0].catalog, client: client, first: run[0].sequence)
+            ? [try await server.send(batch: head.batch, to: head.catalog, client: client, sequence: first)]
+            : try await server.send(batches: run.map(\.batch), to: head.catalog, client: client, first: first)
         // The answers up to the first that must be tried again are recorded together.
         var settled: [(entry: OutboxEntry, serverRevision: Int?, refusal: RecordedAnswer?)] = []
         var failure: (any Error)?
@@ -77,41 +77,31 @@ struct OutboxSender: Sendable {
             }
         }
         try await settle(settled)
-        if let missing = failure as? NumbersMissing {
-            try await fill(missing.numbers, catalog: run[0].catalog)
+        if let strange = failure as? StrangeNumbers {
+            // The writes still waiting are sent again, numbered afresh under a new id.
+            let renamed: String
+            do { renamed = try store.renumber(head.catalog) } catch { throw CatalogClientError.store(error) }
+            logger.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
             return
         }
         if let failure { throw failure }
     }
 
-    /// The server has no record of the client's numbers in `numbers`, below its next waiting
-    /// write's: its database was copied without the devices' records, or restored from a backup.
-    /// Each is taken with a write that changes nothing, so that the waiting writes keep their
-    /// numbers and each is still applied once.
-    struct NumbersMissing: Error, CustomStringConvertible {
-        var numbers: Range<Int>
-        var description: String { "the server has no record of writes \(numbers.lowerBound) to \(numbers.upperBound - 1)" }
-    }
-
-    /// Sends empty numbered writes for `numbers`, in order, as many to a request as a run.
-    func fill(_ numbers: Range<Int>, catalog: String) async throws {
-        logger.info("\(NumbersMissing(numbers: numbers)); taking their numbers with writes that change nothing")
-        var next = numbers.lowerBound
-        while next < numbers.upperBound {
-            let count = min(Self.writesPerRequest, numbers.upperBound - next)
-            let answers = try await server.send(batches: Array(repeating: Batch(operations: []).json, count: count), to: catalog, client: client, first: next)
-            for answer in answers {
-                guard answer.status == 200 || RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind) else {
-                    throw ServerRequests.Retry(detail: "taking write number \(next): status \(answer.status)")
-                }
-                next += 1
-            }
-        }
+    /// The server's record of the client id of a catalogue's writes does not fit the device's:
+    /// another device uses the id (its database a copy of this one: the number is taken by
+    /// another write, or the server is further on than this device ever sent), or the server
+    /// lost its record (its database restored from a backup, or copied without the devices'
+    /// records). A new client id has no record anywhere: the waiting writes are numbered afresh
+    /// under it, and each is applied once.
+    struct StrangeNumbers: Error, CustomStringConvertible {
+        var detail: String
+        var description: String { detail }
     }
 
     /// What the server's answer to one write means for its entry: applied at a revision, or
     /// refused for good; throws what is worth trying again.
     func outcome(of answer: ServerRequests.Answer, for entry: OutboxEntry) throws -> (serverRevision: Int?, refusal: RecordedAnswer?) {
+        let number = entry.number ?? 0
         switch answer.status {
         case 200:
             guard let revision = answer.revision else {
@@ -120,15 +110,18 @@ struct OutboxSender: Sendable {
             return (revision, nil)
         case 401, 403:
             throw CatalogClientError.unauthorized(answer.detail ?? "status \(answer.status)")
-        case 409 where answer.kind == "out-of-sequence":
-            // The server has this number already and no longer keeps its answer: it was applied
-            // (or refused) long ago. A lower number expected means the server lost the record of
-            // the ones between (see `NumbersMissing`).
-            guard let expected = answer.expected, expected >= 1, expected != entry.sequence else {
+        case 409 where answer.isServersProblem && answer.kind == "number-taken":
+            throw StrangeNumbers(detail: "the server has another write under number \(number) (a copy of this database on another device?)")
+        case 409 where answer.isServersProblem && answer.kind == "out-of-sequence":
+            // A device sends its next request only once it has the answer to the one before,
+            // and a resend of that request is answered from the server's record: so the server
+            // expecting another number than this one means its record is not this device's.
+            guard let expected = answer.expected, expected >= 1, expected != number else {
                 throw ServerRequests.Retry(detail: "the server expects another write number: \(answer.body.prefix(200))")
             }
-            if expected < entry.sequence { throw NumbersMissing(numbers: expected..<entry.sequence) }
-            return (0, nil)
+            throw StrangeNumbers(detail: expected > number
+                ? "the server expects write \(expected), past write \(number), which this device never had answered (a copy of this database on another device?)"
+                : "the server expects write \(expected), before write \(number): it lost its record of this device's writes")
         case _ where answer.isServersProblem && RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
             // Only the server's own problem document refuses a write: a proxy's 404 or 413 says
             // nothing of it.

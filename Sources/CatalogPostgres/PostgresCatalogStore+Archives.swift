@@ -37,9 +37,10 @@ extension PostgresCatalogStore {
             var records: [String: ClientRecord] = [:]
             for try await (client, sequence) in try await connection.query("SELECT client, sequence FROM client_write", logger: logger)
                 .decode((String, Int64).self) { records[client] = ClientRecord(client: client, lastSequence: Int(sequence), answers: [:]) }
-            for try await (client, sequence, status, body) in try await connection.query(
-                "SELECT client, sequence, status, answer FROM client_answer", logger: logger).decode((String, Int64, Int32, String).self) {
-                records[client]?.answers[Int(sequence)] = RecordedAnswer(status: Int(status), body: body)
+            for try await (client, sequence, status, body, fingerprint) in try await connection.query(
+                "SELECT client, sequence, status, answer, fingerprint FROM client_answer", logger: logger)
+                .decode((String, Int64, Int32, String, String?).self) {
+                records[client]?.answers[Int(sequence)] = RecordedAnswer(status: Int(status), body: body, fingerprint: fingerprint)
             }
             return records.values.sorted { $0.client < $1.client }
         }
@@ -107,8 +108,8 @@ extension PostgresCatalogStore {
                 try await connection.query("DELETE FROM client_answer WHERE client = \(record.client)", logger: logger)
                 for (number, answer) in record.answers.sorted(by: { $0.key < $1.key }) {
                     try await connection.query("""
-                        INSERT INTO client_answer (client, sequence, status, answer)
-                        VALUES (\(record.client), \(Int64(number)), \(Int32(answer.status)), \(answer.body))
+                        INSERT INTO client_answer (client, sequence, status, answer, fingerprint)
+                        VALUES (\(record.client), \(Int64(number)), \(Int32(answer.status)), \(answer.body), \(answer.fingerprint))
                         """, logger: logger)
                 }
             }

@@ -10,11 +10,13 @@ extension PostgresCatalogStore {
     public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
         let (batch, name, logger) = (batch.canonicalized(), Identifier.canonical(catalog), self.logger)
+        let fingerprint = ClientWrite.fingerprint(of: batch)
         do {
             let (result, given) = try await transaction { connection in
                 try write.check(last: try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true))
                 let result = try await Self.write(batch, to: name, on: connection, logger: logger)
-                let given = answer(result)
+                var given = answer(result)
+                given.fingerprint = fingerprint
                 try await Self.record(write, answer: given, on: connection, logger: logger)
                 return (result, given)
             }
@@ -25,7 +27,7 @@ extension PostgresCatalogStore {
             let recorded = try await withConnection { connection in
                 try await Self.answer(to: write, on: connection, logger: logger)
             }
-            if let recorded { return .answeredBefore(recorded) }
+            if let recorded { return try write.replay(recorded, of: batch) }
             throw error
         }
     }
@@ -71,17 +73,20 @@ extension PostgresCatalogStore {
             try await connection.query("DELETE FROM client_answer WHERE client = \(write.client) AND sequence < \(sequence)", logger: logger)
         }
         try await connection.query("""
-            INSERT INTO client_answer (client, sequence, status, answer) VALUES (\(write.client), \(sequence), \(status), \(answer.body))
-            ON CONFLICT (client, sequence) DO UPDATE SET status = excluded.status, answer = excluded.answer
+            INSERT INTO client_answer (client, sequence, status, answer, fingerprint)
+            VALUES (\(write.client), \(sequence), \(status), \(answer.body), \(answer.fingerprint))
+            ON CONFLICT (client, sequence) DO UPDATE SET status = excluded.status, answer = excluded.answer, fingerprint = excluded.fingerprint
             """, logger: logger)
     }
 
     /// The answer recorded for `write`, while it is kept (a write of the client's last request).
     static func answer(to write: ClientWrite, on connection: PostgresConnection, logger: Logger) async throws -> RecordedAnswer? {
         let rows = try await connection.query("""
-            SELECT status, answer FROM client_answer WHERE client = \(write.client) AND sequence = \(Int64(write.sequence))
+            SELECT status, answer, fingerprint FROM client_answer WHERE client = \(write.client) AND sequence = \(Int64(write.sequence))
             """, logger: logger)
-        for try await (status, body) in rows.decode((Int32, String).self) { return RecordedAnswer(status: Int(status), body: body) }
+        for try await (status, body, fingerprint) in rows.decode((Int32, String, String?).self) {
+            return RecordedAnswer(status: Int(status), body: body, fingerprint: fingerprint)
+        }
         return nil
     }
 }

@@ -395,10 +395,15 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// A client's numbered write, its answer (what ``written(_:status:)`` sends) recorded with its
     /// number in the write's transaction.
     func numbered(_ batch: Batch, to name: String, kind: String, as client: ClientWrite) async throws -> ClientWriteOutcome {
-        try await metrics.write(kind) {
-            try await store.apply(batch, to: name, as: client) { result in
-                RecordedAnswer(status: 200, body: String(decoding: Documents.compactWrite(result), as: UTF8.self))
+        do {
+            return try await metrics.write(kind) {
+                try await store.apply(batch, to: name, as: client) { result in
+                    RecordedAnswer(status: 200, body: String(decoding: Documents.compactWrite(result), as: UTF8.self))
+                }
             }
+        } catch {
+            // Recorded with the write's fingerprint: a resend must be this write.
+            throw await refusal(error, of: client, fingerprint: ClientWrite.fingerprint(of: batch))
         }
     }
 
@@ -454,10 +459,11 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
     /// good (``Problem/isRefusedForGood``), recorded as that number's answer, so that the
     /// client's next number follows it. A record that fails is not an error: the client sends
     /// the write again, and it is judged again.
-    func refusal(_ error: any Error, of client: ClientWrite) async -> Problem {
-        let problem = Problem(error)
-        if problem.isRefusedForGood {
-            try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document), to: client)
+    func refusal(_ error: any Error, of client: ClientWrite, fingerprint: String? = nil) async -> Problem {
+        var problem = Problem(error)
+        if problem.isRefusedForGood && !problem.isRecorded {
+            try? await store.recordRefusal(RecordedAnswer(status: problem.status.code, body: problem.document, fingerprint: fingerprint), to: client)
+            problem.isRecorded = true
         }
         return problem
     }

@@ -17,6 +17,8 @@ struct Problem: Error {
     var headers: HTTPFields = [:]
     /// Members the document carries after the standard ones (`expected`, say).
     var extensions: [(String, OrderedJSON)] = []
+    /// Already recorded as the answer to a client's numbered write (``CatalogRoutes/refusal(_:of:fingerprint:)``).
+    var isRecorded = false
 
     static let typeBase = "https://catalogkit.dev/problems/"
 
@@ -115,6 +117,8 @@ struct Problem: Error {
             var problem = Problem(status: .conflict, kind: "out-of-sequence", detail: error.description, path: "Catalog-Client-Sequence")
             problem.extensions = [("expected", .integer(expected))]
             return problem
+        case .numberTaken:
+            return Problem(status: .conflict, kind: "number-taken", detail: error.description, path: "Catalog-Client-ID")
         case .cannotOpen, .database, .positionsOutOfOrder, .overCapacity, .nonCanonicalID, .cannotWatch:
             return Problem(status: .internalServerError, kind: "database", detail: internalDetail)
         }

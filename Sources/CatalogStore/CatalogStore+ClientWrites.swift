@@ -10,16 +10,19 @@ extension CatalogStore {
     ///   client's last request, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded
     ///   answer (nothing is applied again).
     /// - Throws: ``StoreError/outOfSequence(client:sequence:expected:)`` for any other number
-    ///   but the next; the errors of `apply(_:to:)`, with nothing recorded.
+    ///   but the next; ``StoreError/numberTaken(client:sequence:)`` for a resend whose write is
+    ///   not the one recorded under its number; the errors of `apply(_:to:)`, with nothing recorded.
     public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
         let batch = batch.canonicalized()
+        let fingerprint = ClientWrite.fingerprint(of: batch)
         let recorded = RecordedAnswerBox()
         do {
             let result = try await combinedWrite { db in
                 try write.check(last: try ClientWriteRows.last(of: write.client, in: db))
                 let result = try Self.write(batch, to: catalog, in: db)
-                let given = answer(result)
+                var given = answer(result)
+                given.fingerprint = fingerprint
                 try ClientWriteRows.record(write, answer: given, in: db)
                 recorded.value = given
                 return result
@@ -27,7 +30,7 @@ extension CatalogStore {
             return .applied(result, answer: recorded.value!)
         } catch {
             guard write.isResend(refusedWith: error) else { throw error }
-            if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return .answeredBefore(recorded) }
+            if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return try write.replay(recorded, of: batch) }
             throw error
         }
     }
@@ -72,8 +75,8 @@ enum ClientWriteRows {
             try db.cachedStatement(sql: "DELETE FROM client_answer WHERE client = ? AND sequence < ?")
                 .execute(arguments: [write.client, write.sequence])
         }
-        try db.cachedStatement(sql: "INSERT OR REPLACE INTO client_answer (client, sequence, status, answer) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [write.client, write.sequence, answer.status, answer.body])
+        try db.cachedStatement(sql: "INSERT OR REPLACE INTO client_answer (client, sequence, status, answer, fingerprint) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [write.client, write.sequence, answer.status, answer.body, answer.fingerprint])
     }
 
     /// Every client's record, by client id.
@@ -82,8 +85,8 @@ enum ClientWriteRows {
         for row in try Row.fetchAll(db, sql: "SELECT client, sequence FROM client_write") {
             records[row[0]] = ClientRecord(client: row[0], lastSequence: row[1], answers: [:])
         }
-        for row in try Row.fetchAll(db, sql: "SELECT client, sequence, status, answer FROM client_answer") {
-            records[row[0]]?.answers[row[1]] = RecordedAnswer(status: row[2], body: row[3])
+        for row in try Row.fetchAll(db, sql: "SELECT client, sequence, status, answer, fingerprint FROM client_answer") {
+            records[row[0]]?.answers[row[1]] = RecordedAnswer(status: row[2], body: row[3], fingerprint: row[4])
         }
         return records.values.sorted { $0.client < $1.client }
     }
@@ -96,15 +99,15 @@ enum ClientWriteRows {
                        arguments: [record.client, record.lastSequence])
         try db.execute(sql: "DELETE FROM client_answer WHERE client = ?", arguments: [record.client])
         for (sequence, answer) in record.answers.sorted(by: { $0.key < $1.key }) {
-            try db.execute(sql: "INSERT INTO client_answer (client, sequence, status, answer) VALUES (?, ?, ?, ?)",
-                           arguments: [record.client, sequence, answer.status, answer.body])
+            try db.execute(sql: "INSERT INTO client_answer (client, sequence, status, answer, fingerprint) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [record.client, sequence, answer.status, answer.body, answer.fingerprint])
         }
     }
 
     /// The answer recorded for `write`, while it is kept (a write of the client's last request).
     static func answer(to write: ClientWrite, in db: Database) throws -> RecordedAnswer? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT status, answer FROM client_answer WHERE client = ? AND sequence = ?",
+        guard let row = try Row.fetchOne(db, sql: "SELECT status, answer, fingerprint FROM client_answer WHERE client = ? AND sequence = ?",
                                          arguments: [write.client, write.sequence]) else { return nil }
-        return RecordedAnswer(status: row[0], body: row[1])
+        return RecordedAnswer(status: row[0], body: row[1], fingerprint: row[2])
     }
 }

@@ -32,9 +32,14 @@ public struct OutboxEntry: Sendable, Hashable {
         case rejected
     }
 
-    /// The write's number, sent with the database's client id.
+    /// The order the device made its writes in (across catalogues); what the outbox lists by.
     public var sequence: Int
     public var catalog: String
+    /// The client id and number the write is sent with: each followed catalogue numbers its
+    /// writes 1, 2, 3… under an id of its own (nil for a write answered before the device
+    /// numbered per catalogue).
+    public var client: String?
+    public var number: Int?
     /// The batch as JSON (docs/Batches-and-moves.md), as it is sent.
     public var batch: String
     public var state: State
@@ -61,22 +66,50 @@ extension CatalogStore {
         try read { db in try Self.outbox(of: catalog, in: db) }
     }
 
-    /// The oldest pending write to one of `catalogs` and the pending writes right after it to
-    /// the same catalogue, up to `limit` in all, numbers consecutive: what one request sends.
+    /// The oldest pending write to one of `catalogs` and the pending writes after it to the same
+    /// catalogue under the same client id, numbers consecutive, up to `limit` in all: what one
+    /// request sends. Writes to other catalogues in between do not matter: each catalogue's
+    /// writes are numbered on their own.
     package func nextPending(in catalogs: [String], limit: Int) throws(StoreError) -> [OutboxEntry] {
         guard !catalogs.isEmpty else { return [] }
         let places = catalogs.map { _ in "?" }.joined(separator: ", ")
         return try read { db in
-            guard let head = try Int.fetchOne(db, sql: "SELECT sequence FROM outbox WHERE state = 'pending' AND catalog IN (\(places)) ORDER BY sequence LIMIT 1",
-                                              arguments: StatementArguments(catalogs)) else { return [] }
+            guard let head = try Row.fetchOne(db, sql: """
+                SELECT * FROM outbox WHERE state = 'pending' AND number IS NOT NULL AND catalog IN (\(places)) ORDER BY sequence LIMIT 1
+                """, arguments: StatementArguments(catalogs)).map(Self.entry), let client = head.client, let number = head.number else { return [] }
             var run: [OutboxEntry] = []
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE sequence >= ? ORDER BY sequence LIMIT ?", arguments: [head, limit]) {
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE client = ? AND number >= ? ORDER BY number LIMIT ?",
+                                        arguments: [client, number, limit]) {
                 let entry = Self.entry(row)
-                guard entry.sequence == head + run.count, entry.catalog == run.first?.catalog ?? entry.catalog, entry.state == .pending else { break }
+                guard entry.number == number + run.count, entry.state == .pending else { break }
                 run.append(entry)
             }
             return run
         }
+    }
+
+    /// Gives catalogue `name` a new client id and numbers its pending writes afresh under it, in
+    /// the order they were made — when the server shows that another device shares the id (a
+    /// copied database), or that it lost its record of the id: a new id has no history on any
+    /// server, so each waiting write is applied once. Returns the new id.
+    package func renumber(_ name: String) throws(StoreError) -> String {
+        try writeWithoutRevision { db in
+            let client = Self.newClientID()
+            let pending = try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
+                                           arguments: [name])
+            // Out of the way of the unique numbers first, then numbered.
+            try db.execute(sql: "UPDATE outbox SET client = NULL, number = NULL WHERE catalog = ? AND state = 'pending'", arguments: [name])
+            for (index, sequence) in pending.enumerated() {
+                try db.execute(sql: "UPDATE outbox SET client = ?, number = ? WHERE sequence = ?", arguments: [client, index + 1, sequence])
+            }
+            try db.execute(sql: "UPDATE followed_catalog SET client = ?, last_number = ? WHERE name = ?", arguments: [client, pending.count, name])
+            return client
+        }
+    }
+
+    /// A random client id (a UUID's hex digits).
+    static func newClientID() -> String {
+        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     /// The oldest writes to `catalog` that server revision `revision` does not hold yet (pending,
@@ -108,7 +141,7 @@ extension CatalogStore {
     }
 
     static func entry(_ row: Row) -> OutboxEntry {
-        OutboxEntry(sequence: row["sequence"], catalog: row["catalog"], batch: row["batch"],
+        OutboxEntry(sequence: row["sequence"], catalog: row["catalog"], client: row["client"], number: row["number"], batch: row["batch"],
                     state: OutboxEntry.State(rawValue: row["state"]) ?? .pending,
                     serverRevision: row["server_revision"], status: row["status"], answer: row["answer"])
     }
@@ -128,8 +161,8 @@ extension CatalogStore {
     package func follow(_ name: String, server: String) throws(StoreError) -> FollowedCatalog {
         _ = try clientID()
         return try writeWithoutRevision { db in
-            try db.execute(sql: "INSERT INTO followed_catalog (name, server) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                           arguments: [name, server])
+            try db.execute(sql: "INSERT INTO followed_catalog (name, server, client) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                           arguments: [name, server, Self.newClientID()])
             let row = try Row.fetchOne(db, sql: "SELECT name, server, server_revision FROM followed_catalog WHERE name = ?", arguments: [name])!
             let followed = FollowedCatalog(name: row[0], server: row[1], serverRevision: row[2])
             guard followed.server == server else {
@@ -176,9 +209,11 @@ extension CatalogStore {
               try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM followed_catalog WHERE name = ?"), arguments: [result.catalog]) == true
         else { return }
         let sequence = try Int.fetchOne(db, sql: "UPDATE follower_identity SET last_sequence = last_sequence + 1 RETURNING last_sequence")
-        guard let sequence else { throw StoreError.database("a followed catalogue without a client id") }
-        try db.execute(sql: "INSERT INTO outbox (sequence, catalog, batch) VALUES (?, ?, ?)",
-                       arguments: [sequence, result.catalog, Batch(operations: batch.operations).json])
+        let numbered = try Row.fetchOne(db, sql: "UPDATE followed_catalog SET last_number = last_number + 1 WHERE name = ? RETURNING client, last_number",
+                                        arguments: [result.catalog])
+        guard let sequence, let numbered, let client = numbered[0] as String? else { throw StoreError.database("a followed catalogue without a client id") }
+        try db.execute(sql: "INSERT INTO outbox (sequence, catalog, batch, client, number) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [sequence, result.catalog, Batch(operations: batch.operations).json, client, numbered[1] as Int])
     }
 
     /// Takes a server's catalogue in: the copy of catalogue `name` is brought by `patch` from

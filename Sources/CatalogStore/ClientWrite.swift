@@ -1,3 +1,5 @@
+import CatalogModel
+
 /// A write that a client numbered: a device sending its queued writes in order, each with its
 /// client id and the next sequence number (docs/Following-a-server.md).
 ///
@@ -56,6 +58,30 @@ public struct ClientWrite: Sendable, Hashable {
         guard case .outOfSequence(_, let sent, let expected) = error else { return false }
         return sent == sequence && sent < expected
     }
+
+    /// What a resend of this write (``isResend(refusedWith:)``) with `batch` gets, given the
+    /// answer recorded under its number: that answer, when the recorded write was this one — or
+    /// ``StoreError/numberTaken(client:sequence:)`` when another write took the number (two
+    /// devices with one client id). A write refused before it could be read has no fingerprint
+    /// and is answered as recorded.
+    package func replay(_ recorded: RecordedAnswer, of batch: Batch) throws(StoreError) -> ClientWriteOutcome {
+        if let taken = recorded.fingerprint, taken != Self.fingerprint(of: batch) {
+            throw StoreError.numberTaken(client: client, sequence: sequence)
+        }
+        // The answer as it was sent; the fingerprint is the server's bookkeeping.
+        return .answeredBefore(RecordedAnswer(status: recorded.status, body: recorded.body))
+    }
+
+    /// What tells two writes apart under one number: a 64-bit FNV-1a hash of the canonical batch's
+    /// JSON, in hex — the same on every backend and in every process.
+    package static func fingerprint(of batch: Batch) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in batch.canonicalized().json.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
 }
 
 /// What a server answered a numbered write, kept with its number: a resend gets it again.
@@ -64,10 +90,14 @@ public struct RecordedAnswer: Sendable, Hashable {
     public var status: Int
     /// The answer's body (the write's result, or the problem document of a refusal).
     public var body: String
+    /// The ``ClientWrite/fingerprint(of:)`` of the write answered, when it could be read: a
+    /// resend must carry the same write (``StoreError/numberTaken(client:sequence:)``).
+    public var fingerprint: String?
 
-    public init(status: Int, body: String) {
+    public init(status: Int, body: String, fingerprint: String? = nil) {
         self.status = status
         self.body = body
+        self.fingerprint = fingerprint
     }
 
     /// Whether an answer of `status`, with a problem document of type `kind` (`shelf-full`),
@@ -77,7 +107,7 @@ public struct RecordedAnswer: Sendable, Hashable {
     /// server records the former with the write's number; a client stops resending it.
     public static func refusesForGood(status: Int, kind: String?) -> Bool {
         (400..<500).contains(status) && ![401, 403, 408, 412, 429].contains(status)
-            && !["stale-revision", "out-of-sequence"].contains(kind ?? "")
+            && !["stale-revision", "out-of-sequence", "number-taken"].contains(kind ?? "")
     }
 }
 

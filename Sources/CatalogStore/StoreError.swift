@@ -48,6 +48,10 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// that client: a gap (a write missing before it) or a write applied long ago, whose answer is
     /// no longer kept. Nothing was written.
     case outOfSequence(client: String, sequence: Int, expected: Int)
+    /// A client's numbered write came again with its number but another content: the number is
+    /// taken by a write this one is not (two devices sharing a client id — a device database
+    /// copied, or restored from a backup). Nothing was written; the recorded answer is not given.
+    case numberTaken(client: String, sequence: Int)
 
     public var description: String {
         switch self {
@@ -89,6 +93,8 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
             "client \"\(client)\" sent write \(sequence) but write \(expected) is the next one: send the writes in order, without a gap"
         case .outOfSequence(let client, let sequence, let expected):
             "client \"\(client)\" sent write \(sequence), which was applied before; only the answer to the last write (\(expected - 1)) is kept, and write \(expected) is the next one"
+        case .numberTaken(let client, let sequence):
+            "client \"\(client)\" sent write \(sequence) with another content than the write recorded under that number: two devices share the client id (a copied device database?); the device takes a new one"
         }
     }
 }

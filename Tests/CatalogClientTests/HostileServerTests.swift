@@ -211,33 +211,34 @@ import Testing
         }
     }
 
-    /// An out-of-sequence answer is read by the number it expects: one past the write's (the
-    /// server had it long ago) settles it; one from 1 below it means the server lost the record
-    /// of the numbers between, which are filled; anything else — below 1, the write's own — is
-    /// tried again later, never filled.
+    /// An out-of-sequence answer is read by the number it expects: any other number than the
+    /// write's means the server's record of the id is not this device's — a copy of the database
+    /// went further (above), or the server lost the record (below) — and the waiting writes are
+    /// numbered afresh under a new id; a number below 1 or the write's own is tried again later.
+    /// Never is a write taken as "applied long ago", nor a number filled with an empty write.
     @Test func anOutOfSequenceAnswerIsReadByTheNumberItExpects() async throws {
         let (device, _) = try FollowingTests.deviceStore()
         try device.replace(FollowingTests.shelves)
         _ = try device.follow("shelf", server: "http://127.0.0.1:1")
         for section in ["c", "b", "c"] { try await device.move(item: "b0", toSection: section, in: "shelf") }
         let entry = try #require(try device.outbox().last)
-        #expect(entry.sequence == 3)
+        #expect(entry.sequence == 3 && entry.number == 3)
         let server = try ServerRequests(server: URL(string: "http://127.0.0.1:1")!, token: nil, http: .shared)
-        let sender = OutboxSender(store: device, server: server, client: "phone", logger: Logger(label: "test"), replicas: [:], changed: {})
+        let sender = OutboxSender(store: device, server: server, logger: Logger(label: "test"), replicas: [:], changed: {})
         func expecting(_ number: Int) -> ServerRequests.Answer {
             ServerRequests.Answer(status: 409, document: ["type": "https://catalogkit.dev/problems/out-of-sequence", "expected": number])
         }
-        let settled = try sender.outcome(of: expecting(5), for: entry)
-        #expect(settled.serverRevision == 0 && settled.refusal == nil)
-        do {
-            _ = try sender.outcome(of: expecting(1), for: entry)
-            Issue.record("numbers 1 and 2 were not found missing")
-        } catch let missing as OutboxSender.NumbersMissing {
-            #expect(missing.numbers == 1..<3)
+        for number in [5, 1] {
+            #expect(throws: OutboxSender.StrangeNumbers.self, "expected \(number)") { try sender.outcome(of: expecting(number), for: entry) }
         }
         for number in [0, -4, 3] {
             #expect(throws: ServerRequests.Retry.self, "expected \(number)") { try sender.outcome(of: expecting(number), for: entry) }
         }
+        // Numbered afresh: a new id, 1, 2, 3 in the order made.
+        let before = try #require(entry.client)
+        let renamed = try device.renumber("shelf")
+        #expect(renamed != before)
+        #expect(try device.outbox().map(\.number) == [1, 2, 3] && device.outbox().allSatisfy { $0.client == renamed })
     }
 
     @Test func waitsDoubleUpToTheCapWithJitter() {

@@ -64,6 +64,34 @@ import Testing
         }
     }
 
+    /// Another write under a taken number — two devices with one client id (a copied device
+    /// database) — is refused with 409 `number-taken`, never answered with the first write's
+    /// answer; the first write's resend is still replayed. The same for a refusal: a full shelf
+    /// recorded under a number is not the answer to another write under it. (Before, the second
+    /// device got the first's answer, and its write vanished.)
+    @Test(arguments: Backend.available)
+    func anotherWriteUnderATakenNumberIsRefused(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
+            let first = try await Self.send(client, body: Self.move("b0", to: "c"), headers: Self.numbered("copied", 1))
+            #expect(first.status == 200)
+            let other = try await Self.send(client, body: Self.move("a0", to: "c"), headers: Self.numbered("copied", 1))
+            #expect(other.status == 409 && !other.replayed && other.body.contains("problems/number-taken"), "\(other.body)")
+            #expect(try await store.revision(of: "shelf") == 2)
+            let again = try await Self.send(client, body: Self.move("b0", to: "c"), headers: Self.numbered("copied", 1))
+            #expect(again.status == 200 && again.replayed && again.body == first.body)
+            // Within a request of several writes, too.
+            let several = try await Self.send(client, "/catalogs/shelf/writes", body: #"[{"operations": [{"op": "moveItem", "id": "a1", "toSection": "c"}]}]"#,
+                                              headers: Self.numbered("copied", 1))
+            #expect(several.status == 200 && several.body.contains("problems/number-taken"), "\(several.body)")
+            // A refusal: shelf a is full; another write under its number is not refused with it.
+            let full = try await Self.send(client, body: Self.move("c0", to: "a"), headers: Self.numbered("copied", 2))
+            #expect(full.status == 404 || full.status == 409 || full.status == 422, "\(full.body)")
+            let afterRefusal = try await Self.send(client, body: Self.move("b0", to: "b"), headers: Self.numbered("copied", 2))
+            #expect(afterRefusal.status == 409 && afterRefusal.body.contains("problems/number-taken"), "\(afterRefusal.body)")
+            #expect(try await store.revision(of: "shelf") == 2)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func aRefusalForGoodTakesItsNumberAndOneThatMayPassDoesNot(backend: Backend) async throws {
         try await ServerTests.withServer(on: backend) { client, store in

@@ -1,0 +1,91 @@
+import CatalogClient
+import CatalogModel
+import CatalogServer
+import CatalogStore
+import Foundation
+import Testing
+
+/// Every write a device makes is applied once on the server, or reported rejected with the
+/// server's reason — whichever catalogues a run follows, and when the device's database is
+/// copied to another device.
+@Suite struct NumberingTests {
+    typealias Following = FollowingTests
+
+    /// Runs a client of `device` following `catalogs` until `done` holds.
+    static func sync(_ device: CatalogStore, _ url: URL, _ catalogs: [String], until what: String, _ done: () throws -> Bool) async throws {
+        let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+        let task = Task { try await client.run(following: catalogs) }
+        defer { task.cancel() }
+        try await Following.eventually(what, done)
+        task.cancel()
+        _ = await task.result
+    }
+
+    static func inStep(_ device: CatalogStore, _ server: CatalogStore, _ names: [String]) throws -> Bool {
+        try names.allSatisfy { name in
+            guard let copy = try? device.catalog(named: name) else { return false }
+            let outbox = try device.outbox(of: name)
+            return try copy.sections == server.catalog(named: name).sections && outbox.allSatisfy { $0.state == .rejected }
+        }
+    }
+
+    /// A device follows two catalogues, makes a write to each offline, and its next run follows
+    /// only the second: both writes are applied, neither rejected. (Before, the run of one
+    /// catalogue filled the other's number with an empty write, and the other's write was later
+    /// taken as applied long ago: the move was gone, never reported.)
+    @Test func followingSomeCataloguesKeepsTheOthersWrites() async throws {
+        let server = try CatalogStore.inMemory()
+        var archive = Following.shelves
+        archive.name = "archive"
+        try server.replace(Following.shelves)
+        try server.replace(archive)
+        let (device, _) = try Following.deviceStore()
+        try await Following.serving(server) { url in
+            try await Self.sync(device, url, ["archive", "shelf"], until: "both copies") { try Self.inStep(device, server, ["archive", "shelf"]) }
+            try await device.move(item: "b0", toSection: "c", index: 0, in: "archive")   // write 1
+            try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")     // write 2
+            try await Self.sync(device, url, ["shelf"], until: "the shelf's write") {
+                try server.catalog(named: "shelf").sections[1].items.map(\.id) == ["a0", "b0"] && Self.inStep(device, server, ["shelf"])
+            }
+            try await Self.sync(device, url, ["archive", "shelf"], until: "the archive's write") { try Self.inStep(device, server, ["archive", "shelf"]) }
+            #expect(try server.catalog(named: "archive").sections[2].items.map(\.id) == ["b0"])
+            let left = try device.outbox()
+            #expect(left.isEmpty, "\(left)")
+            // Each applied once: two writes, two revisions past the import.
+            #expect(try server.revision(of: "shelf") == 2 && server.revision(of: "archive") == 2)
+        }
+    }
+
+    /// A device database copied to a second device (or restored from a backup there): each makes
+    /// its own move offline, both are applied, neither is answered with the other's answer.
+    /// (Before, the second device's move was taken as applied — the first's answer, or "expected
+    /// N+1", read as its own — and vanished.)
+    @Test(arguments: [1, 3])
+    func aCopiedDeviceDatabaseLosesNoWrite(firstDeviceWrites: Int) async throws {
+        let server = try CatalogStore.inMemory()
+        try server.replace(Following.shelves)
+        let (first, firstPath) = try Following.deviceStore()
+        try await Following.serving(server) { url in
+            try await Self.sync(first, url, ["shelf"], until: "the first snapshot") { try Self.inStep(first, server, ["shelf"]) }
+            first.close()
+            let secondPath = firstPath + "-copy.sqlite"
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: firstPath + suffix) {
+                try FileManager.default.copyItem(atPath: firstPath + suffix, toPath: secondPath + suffix)
+            }
+            let (one, two) = (try CatalogStore(path: firstPath), try CatalogStore(path: secondPath))
+            // The first device: one move, or three (its server record then goes past anything the
+            // second ever sent). The second: another move, under the same numbers.
+            let moves = [("b0", "c"), ("a0", "b"), ("a1", "b")].prefix(firstDeviceWrites)
+            for (item, shelf) in moves { try await one.move(item: item, toSection: shelf, index: 0, in: "shelf") }
+            try await two.move(item: "a2", toSection: "c", index: 0, in: "shelf")
+            try await Self.sync(one, url, ["shelf"], until: "the first device's writes") { try Self.inStep(one, server, ["shelf"]) }
+            try await Self.sync(two, url, ["shelf"], until: "the second device's write") { try Self.inStep(two, server, ["shelf"]) }
+            let onServer = try server.catalog(named: "shelf")
+            #expect(onServer.sections[2].items.map(\.id).contains("a2"), "\(onServer.sections)")
+            for (item, shelf) in moves { #expect(onServer.sections.first { $0.id == shelf }?.items.contains { $0.id == item } == true, "\(item)") }
+            #expect(try one.outbox().isEmpty && two.outbox().isEmpty)
+            #expect(try server.revision(of: "shelf") == 1 + firstDeviceWrites + 1)
+
+        }
+    }
+}
