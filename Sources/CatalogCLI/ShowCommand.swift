@@ -24,7 +24,15 @@ struct ShowCommand: ParsableCommand {
         if json {
             Output.data(CatalogExporter.json(catalog, includeRevision: true))
         } else {
-            print(Self.describe(catalog))
+            let description = Self.describe(catalog)
+            if let following = try Following.of(global)[name] {
+                // Under the heading: whose copy this is, and where it stands on the server.
+                var lines = description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                lines.insert(following.line, at: 1)
+                print(lines.joined(separator: "\n"))
+            } else {
+                print(description)
+            }
         }
     }
 

@@ -158,6 +158,33 @@ struct CLISyncTests {
         #expect(try store.outbox().map(\.state) == [.acknowledged, .pending])
     }
 
+    /// `catalog list` and `show` on a follower's database say which server each copy follows,
+    /// the server revision it stands on and how many writes wait — its own revisions differ from
+    /// the server's. (Before, they said nothing of it.)
+    @Test func listAndShowTellWhatACopyFollows() throws {
+        let cli = try CLIRunner()
+        defer { cli.cleanUp() }
+        let (_, device) = try Self.databases(cli)
+        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
+        _ = try cli.succeed(["import", try cli.file("local.json", Self.catalogue), "--catalog", "local", "--db", device])
+        let store = try CatalogStore(path: device)
+        _ = try store.follow("shelf", server: "http://books.example.com:8080")
+        try store.stand("shelf", on: 41)
+        _ = try cli.succeed(["move", "shelf", "a0", "--to", "c", "--db", device])
+        _ = try cli.succeed(["move", "shelf", "a1", "--to", "c", "--db", device])
+        let table = try cli.succeed(["list", "--db", device])
+        let shelf = try #require(table.split(separator: "\n").first { $0.hasPrefix("shelf") })
+        #expect(table.contains("FOLLOWS") && table.contains("SERVER REVISION") && table.contains("WAITING"), "\(table)")
+        #expect(shelf.contains("http://books.example.com:8080") && shelf.contains(" 41 ") && shelf.hasSuffix(" 2"), "\(shelf)")
+        #expect(table.split(separator: "\n").first { $0.hasPrefix("local") }?.contains(" - ") == true, "\(table)")
+        let rows = try #require(try CLIRunner.json(cli.succeed(["list", "--json", "--db", device])) as? [[String: Any]])
+        let follows = try #require(rows.first { $0["name"] as? String == "shelf" }?["follows"] as? [String: Any])
+        #expect(follows["server"] as? String == "http://books.example.com:8080" && follows["serverRevision"] as? Int == 41 && follows["waiting"] as? Int == 2)
+        #expect(rows.first { $0["name"] as? String == "local" }?["follows"] == nil)
+        let shown = try cli.succeed(["show", "shelf", "--db", device]).split(separator: "\n")
+        #expect(shown.count > 1 && shown[1] == "follows http://books.example.com:8080 · server revision 41 · 2 writes waiting", "\(shown.prefix(2))")
+    }
+
     /// A recorded answer that is not JSON (a proxy's page, kept by an older client) is printed as
     /// a JSON string: `--json` is valid JSON whatever the server answered. (Before:
     /// `"problem":<html>…`.)
