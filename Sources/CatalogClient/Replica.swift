@@ -45,17 +45,25 @@ actor Replica {
         var backoff = initial
         try start()
         while !Task.isCancelled {
+            let watch = StreamWatch()
             do {
-                try await follow(tookIn: { backoff.reset() })
+                // The connection, and a watch that drops it when it falls silent.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await self.follow(watch) }
+                    group.addTask { try await watch.watch() }
+                    defer { group.cancelAll() }
+                    try await group.next()
+                }
             } catch let error as CatalogClientError {
                 // Deleted on the server (while followed, or while away): mirrored, and no longer followed.
                 if case .unknownCatalog(let name) = error, try hadCopy() { return try mirrorDeletion(of: name) }
                 throw error
-            } catch is CancellationError {
+            } catch is CancellationError where Task.isCancelled {
                 return
             } catch {
                 logger.info("event stream of \(name): \(error); trying again")
             }
+            if watch.tookIn { backoff.reset() }
             try await Task.sleep(for: backoff.next())
         }
     }
@@ -112,39 +120,53 @@ actor Replica {
     }
 
     /// One connection of the event stream, from the revision the copy has (or a snapshot first).
-    /// `tookIn` is called once the stream's first event has been taken in, so that the backoff
-    /// grows while a server accepts connections but sends nothing the copy can take.
-    private func follow(tookIn: () -> Void) async throws {
+    /// `watch` hears of every chunk, and of the events taken in, so that the backoff grows while
+    /// a server accepts connections but sends nothing the copy can take, and a silent connection
+    /// is dropped.
+    private func follow(_ watch: StreamWatch) async throws {
         let response = try await server.events(of: name, since: confirmed?.revision)
+        watch.serverKeepsAlive(every: response.headers.first(name: "Catalog-Keep-Alive"))
         var parser = ServerSentEventParser(limit: server.maxEventBytes)
-        var reported = false
         for try await chunk in response.body {
+            watch.heard()
             // The events that arrived together are taken in together: one local transaction
             // for all of them, so a copy that falls behind (an outbox draining, a burst of
             // writes) catches up in fewer, larger steps instead of one per revision.
             var followUp = FollowUp.nothing
+            var current: ServerSentEventParser.Event?
             do {
                 for event in try parser.feed(chunk.readableBytesView) {
+                    current = event
                     followUp = max(followUp, try takeIn(event))
                 }
+                failedEvent = nil
             } catch {
                 // What came before the bad event is taken in; then, for an event that cannot be
-                // trusted, the copy starts again from a snapshot.
+                // trusted — or that could not be taken in twice in a row — the copy starts again
+                // from a snapshot, instead of asking for the same event again and again.
                 try? finish(followUp)
                 if let untrusted = error as? UntrustedEvent {
                     confirmed = nil
                     logger.warning("event stream of \(name): \(untrusted); taking a fresh snapshot")
+                } else if let current, !(error is ServerRequests.Retry), !(error is CatalogClientError) {
+                    if failedEvent == current.id {
+                        confirmed = nil
+                        failedEvent = nil
+                        logger.warning("event stream of \(name): event \((current.id ?? "").prefix(40)) could not be taken in twice (\(error)); taking a fresh snapshot")
+                    } else {
+                        failedEvent = current.id
+                    }
                 }
                 throw error
             }
             try finish(followUp)
-            if followUp != .nothing && !reported {
-                reported = true
-                tookIn()
-            }
+            if followUp != .nothing { watch.heard(tookIn: true) }
         }
         throw ServerRequests.Retry(detail: "the server closed the stream")
     }
+
+    /// The id of the last event that could not be taken in, while the next one has not been.
+    private var failedEvent: String?
 
     /// What the local store needs after events were taken in; a later need covers an earlier
     /// one (``settle()`` records the server revision as ``confirm()`` does).

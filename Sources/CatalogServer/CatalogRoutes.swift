@@ -49,6 +49,8 @@ enum ClientHeaders {
     static let sequence = HTTPField.Name("Catalog-Client-Sequence")!
     /// On the answer to a resend: the recorded answer, the write not applied again.
     static let replayed = HTTPField.Name("Catalog-Replayed")!
+    /// On an event stream: the seconds it stays silent at most before a keep-alive comment.
+    static let keepAlive = HTTPField.Name("Catalog-Keep-Alive")!
 }
 
 /// The endpoints of docs/HTTP-API.md. Reads go through the store's reading connections (WAL: they never

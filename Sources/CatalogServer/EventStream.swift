@@ -55,6 +55,9 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-store"
+        // The longest the stream stays silent (a keep-alive comment after it): a client that
+        // hears nothing for a few times this knows the connection is dead.
+        headers[ClientHeaders.keepAlive] = String(format: "%g", Double(keepAlive.components.seconds) + Double(keepAlive.components.attoseconds) / 1e18)
         let keepAlive = self.keepAlive
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {

@@ -27,6 +27,8 @@ import Testing
             let first = await stream.awaitEvents(1)
             #expect(first.map(\.event) == ["snapshot"] && first.first?.id == "1", "\(stream.text.prefix(300))")
             #expect(first.first?.data.hasPrefix(#"{"catalog":"shelf","revision":1,"#) == true)
+            // The stream says how long it stays silent at most, so a client can tell a dead one.
+            #expect(stream.text.lowercased().contains("catalog-keep-alive: 15\r\n"), "\(stream.text.prefix(300))")
             try await Self.move(store, "a0", to: "b")
             try await Self.move(store, "a0", to: "c")
             let events = await stream.awaitEvents { $0.last?.id == "3" }
