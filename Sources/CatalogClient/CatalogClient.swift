@@ -25,6 +25,8 @@ import Logging
 public final class CatalogClient: Sendable {
     public let store: CatalogStore
     let server: ServerRequests
+    /// The app's HTTP client, when it gave one; else each run makes its own (``run(following:)``).
+    let providedHTTP: HTTPClient?
     let logger: Logger
     /// The first wait after a failure, and the longest.
     let backoff: Backoff
@@ -34,14 +36,20 @@ public final class CatalogClient: Sendable {
     /// One line or one event of the server's stream may take at most `maxEventBytes`: past it the
     /// stream is dropped and opened again with backoff.
     ///
+    /// Without `httpClient`, each run makes an HTTP client of its own with a connection for every
+    /// followed catalogue's stream and more for the writes, so the outbox never waits behind the
+    /// streams. An app's `httpClient` must allow as many connections to the server
+    /// (`concurrentHTTP1ConnectionsPerHostSoftLimit`) as catalogues are followed, and more.
+    ///
     /// - Throws: ``CatalogClientError/invalidServer(_:)`` when `server` is not an http or https
     ///   URL with a host.
-    public init(store: CatalogStore, server: URL, token: String? = nil, httpClient: HTTPClient = .shared,
+    public init(store: CatalogStore, server: URL, token: String? = nil, httpClient: HTTPClient? = nil,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
                 maxEventBytes: Int = 64 << 20,
                 logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
         self.store = store
-        self.server = try ServerRequests(server: server, token: token, http: httpClient, maxEventBytes: maxEventBytes)
+        self.server = try ServerRequests(server: server, token: token, http: httpClient ?? .shared, maxEventBytes: maxEventBytes)
+        providedHTTP = httpClient
         self.logger = logger
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
@@ -52,13 +60,14 @@ public final class CatalogClient: Sendable {
     /// A provider that throws, or gives the refused token again, leaves the refusal standing
     /// (``CatalogClientError/unauthorized(_:)``).
     public init(store: CatalogStore, server: URL, tokenProvider: @escaping @Sendable (_ refresh: Bool) async throws -> String?,
-                httpClient: HTTPClient = .shared,
+                httpClient: HTTPClient? = nil,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
                 maxEventBytes: Int = 64 << 20,
                 logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
         self.store = store
-        self.server = try ServerRequests(server: server, credential: ClientCredential(provider: tokenProvider), http: httpClient,
+        self.server = try ServerRequests(server: server, credential: ClientCredential(provider: tokenProvider), http: httpClient ?? .shared,
                                          maxEventBytes: maxEventBytes)
+        providedHTTP = httpClient
         self.logger = logger
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
@@ -88,7 +97,23 @@ public final class CatalogClient: Sendable {
     ///   ``CatalogClientError/unauthorized(_:)``, ``CatalogClientError/followsAnotherServer(catalog:server:)``,
     ///   ``CatalogClientError/store(_:)``.
     public func run(following catalogs: [String]) async throws {
-        let client: String
+        if providedHTTP != nil { return try await run(following: catalogs, through: server) }
+        // A connection for each stream, and eight more for the writes and for requests of the app.
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Set(catalogs).count + 8)
+        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        var server = self.server
+        server.http = http
+        do {
+            try await run(following: catalogs, through: server)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try? await http.shutdown()
+    }
+
+    private func run(following catalogs: [String], through server: ServerRequests) async throws {
         var replicas: [String: Replica] = [:]
         let (wake, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let listeners = self.listeners
@@ -97,7 +122,7 @@ public final class CatalogClient: Sendable {
             listeners.tell()
         }
         do {
-            client = try store.clientID()
+            _ = try store.clientID()
             for name in catalogs {
                 do {
                     _ = try store.follow(name, server: server.base)

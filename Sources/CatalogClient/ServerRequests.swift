@@ -8,7 +8,7 @@ import NIOHTTP1
 struct ServerRequests: Sendable {
     let base: String
     let credential: ClientCredential
-    let http: HTTPClient
+    var http: HTTPClient
     /// The most bytes one line or one event of the stream may take (``ServerSentEventParser``).
     let maxEventBytes: Int
 

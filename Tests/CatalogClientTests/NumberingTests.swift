@@ -89,3 +89,32 @@ import Testing
         }
     }
 }
+
+/// Many followed catalogues: each gets its copy, and the outbox is never stuck behind the streams.
+@Suite struct ManyCataloguesTests {
+    /// Ten catalogues followed at once: every one gets its copy, and a move on the tenth is
+    /// applied. (Before, each stream held one of the eight connections the shared HTTP client
+    /// keeps per host: two catalogues never got a copy, and the move waited without a word.)
+    @Test func tenFollowedCataloguesAllGetTheirCopiesAndTheOutboxIsSent() async throws {
+        let server = try CatalogStore.inMemory()
+        let names = (0..<10).map { "shelf\($0)" }
+        for name in names {
+            var catalog = FollowingTests.shelves
+            catalog.name = name
+            try server.replace(catalog)
+        }
+        let (device, _) = try FollowingTests.deviceStore()
+        try await FollowingTests.serving(server) { url in
+            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+            let task = Task { try await client.run(following: names) }
+            defer { task.cancel() }
+            try await FollowingTests.eventually("ten copies") { try NumberingTests.inStep(device, server, names) }
+            try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf9")
+            try await FollowingTests.eventually("the move on the server") {
+                try server.catalog(named: "shelf9").sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
+            }
+            task.cancel()
+            _ = await task.result
+        }
+    }
+}
