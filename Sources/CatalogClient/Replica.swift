@@ -60,12 +60,28 @@ actor Replica {
                 throw error
             } catch is CancellationError where Task.isCancelled {
                 return
+            } catch let back as ServerRequests.HistoryWentBack {
+                try resetAfter(back)
+                continue
             } catch {
                 logger.info("event stream of \(name): \(error); trying again")
             }
             if watch.tookIn { backoff.reset() }
             try await Task.sleep(for: backoff.next())
         }
+    }
+
+    /// The server's history went back past the copy (a restored backup): the copy takes the
+    /// server's snapshot on the next connection, with the writes still waiting on top (one update),
+    /// and the writes acknowledged at revisions the server no longer has are sent again, as new
+    /// writes under a new client id — when they no longer apply, the server says why.
+    private func resetAfter(_ back: ServerRequests.HistoryWentBack) throws {
+        let lost = try store.resend(acknowledgedAfter: back.revision, in: name)
+        confirmed = nil
+        shown = nil
+        absorbed.removeAll()
+        logger.warning("event stream of \(name): \(back); taking its snapshot\(lost > 0 ? ", and sending again the \(lost) acknowledged writes it no longer has" : "")")
+        changed()
     }
 
     /// Whether the device took a copy of the catalogue from the server: then the server's not

@@ -178,10 +178,19 @@ struct ServerRequests: Sendable {
         let detail = answer.detail ?? status.reasonPhrase
         switch status.code {
         case 404 where answer.isServersProblem && answer.kind == "unknown-catalog": return CatalogClientError.unknownCatalog(catalog)
+        case 400 where answer.isServersProblem && answer.kind == "revision-not-reached":
+            return HistoryWentBack(revision: answer.revision ?? 0)
         case 404: return Retry(detail: "404 that is not the server's own answer (\(String(body.prefix(80)).debugDescription)): the server is unavailable")
         case 401, 403: return CatalogClientError.unauthorized(detail)
         default: return Retry(detail: "\(status.code) \(detail)")
         }
+    }
+
+    /// The server's catalogue is at an earlier revision than the copy stands on: its database was
+    /// restored from a backup, or replaced. The copy must not resume from where it stood.
+    struct HistoryWentBack: Error, CustomStringConvertible {
+        var revision: Int
+        var description: String { "the server's catalogue is back at revision \(revision), before the copy's" }
     }
 
     /// A failure worth trying again after a wait.

@@ -101,8 +101,12 @@ struct Problem: Error {
             }
         case .revisionTooOld:
             return Problem(status: .gone, kind: "revision-too-old", detail: error.description, path: "since")
-        case .revisionNotReached:
-            return Problem(status: .badRequest, kind: "revision-not-reached", detail: error.description, path: "since")
+        case .revisionNotReached(_, _, let current):
+            // With the revision the catalogue has: a follower whose copy stands further on knows
+            // the server's history went back (a restored backup).
+            var problem = Problem(status: .badRequest, kind: "revision-not-reached", detail: error.description, path: "since")
+            problem.extensions = [("revision", .integer(current))]
+            return problem
         case .invalidCatalog, .catalogNamedTwice:
             return Problem(status: .unprocessableContent, kind: "invalid-catalog", detail: error.description)
         case .catalogExists:

@@ -93,17 +93,33 @@ extension CatalogStore {
     /// copied database), or that it lost its record of the id: a new id has no history on any
     /// server, so each waiting write is applied once. Returns the new id.
     package func renumber(_ name: String) throws(StoreError) -> String {
+        try writeWithoutRevision { db in try Self.renumber(name, in: db) }
+    }
+
+    private static func renumber(_ name: String, in db: Database) throws -> String {
+        let client = newClientID()
+        let pending = try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
+                                       arguments: [name])
+        // Out of the way of the unique numbers first, then numbered.
+        try db.execute(sql: "UPDATE outbox SET client = NULL, number = NULL WHERE catalog = ? AND state = 'pending'", arguments: [name])
+        for (index, sequence) in pending.enumerated() {
+            try db.execute(sql: "UPDATE outbox SET client = ?, number = ? WHERE sequence = ?", arguments: [client, index + 1, sequence])
+        }
+        try db.execute(sql: "UPDATE followed_catalog SET client = ?, last_number = ? WHERE name = ?", arguments: [client, pending.count, name])
+        return client
+    }
+
+    /// The server's history of `name` went back to revision `revision` (a restored backup): the
+    /// writes acknowledged at a later revision are no longer on it, and wait again — with the
+    /// pending ones, all numbered afresh under a new client id (the server's record of the old
+    /// one went back too). One transaction; the number of writes sent again.
+    package func resend(acknowledgedAfter revision: Int, in name: String) throws(StoreError) -> Int {
         try writeWithoutRevision { db in
-            let client = Self.newClientID()
-            let pending = try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
-                                           arguments: [name])
-            // Out of the way of the unique numbers first, then numbered.
-            try db.execute(sql: "UPDATE outbox SET client = NULL, number = NULL WHERE catalog = ? AND state = 'pending'", arguments: [name])
-            for (index, sequence) in pending.enumerated() {
-                try db.execute(sql: "UPDATE outbox SET client = ?, number = ? WHERE sequence = ?", arguments: [client, index + 1, sequence])
-            }
-            try db.execute(sql: "UPDATE followed_catalog SET client = ?, last_number = ? WHERE name = ?", arguments: [client, pending.count, name])
-            return client
+            try db.execute(sql: "UPDATE outbox SET state = 'pending', server_revision = NULL WHERE catalog = ? AND state = 'acknowledged' AND server_revision > ?",
+                           arguments: [name, revision])
+            let lost = db.changesCount
+            _ = try Self.renumber(name, in: db)
+            return lost
         }
     }
 

@@ -24,12 +24,19 @@ enum FaultProxy {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body><h1>\(status.code) \(status.reasonPhrase)</h1><hr>nginx</body></html>")))
     }
 
-    static func run(to upstream: URL, fault: @escaping @Sendable (Seen) -> Response?,
+    static func run(to upstream: URL, fault: @escaping @Sendable (Seen) -> Response? = { _ in nil },
                     _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
+        try await run(toCurrent: { upstream }, fault: fault, test)
+    }
+
+    /// A proxy to whichever server `upstream` names at each request (a deploy that swaps the
+    /// server behind one address).
+    static func run(toCurrent upstream: @escaping @Sendable () -> URL, fault: @escaping @Sendable (Seen) -> Response? = { _ in nil },
+                    streams open: OpenStreams = OpenStreams(), _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
-        let open = OpenStreams()
-        let base = upstream.absoluteString.hasSuffix("/") ? String(upstream.absoluteString.dropLast()) : upstream.absoluteString
         let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            let url = upstream().absoluteString
+            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
             let body = try await request.body.collect(upTo: 64 << 20)
             let seen = Seen(method: request.method.rawValue, path: request.uri.string, body: String(buffer: body), headers: request.headers)
             if let answer = fault(seen) { return answer }
@@ -73,7 +80,19 @@ enum FaultProxy {
         private let lock = NSLock()
         private var continuations: [AsyncThrowingStream<ByteBuffer, any Error>.Continuation] = []
         func add(_ continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation) { lock.withLock { continuations.append(continuation) } }
+        /// Ends every answer being streamed (the connections to the server behind dropped).
         func finishAll() { for continuation in lock.withLock({ continuations }) { continuation.finish() } }
+    }
+}
+
+/// A value a test changes while a proxy reads it.
+final class Current<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 

@@ -76,6 +76,42 @@ import Testing
         }
     }
 
+    /// The server behind the device's address is swapped for a backup of it taken before the
+    /// device's writes (its revisions go back): the device takes the backup's snapshot, its
+    /// copy equals it, and it goes on following — never resuming where it stood. (Before, the
+    /// stream's 400 "revision not reached" was retried for ever, the copy stuck on a history
+    /// the server no longer had.)
+    @Test func aServerRestoredFromABackupIsFollowedFromItsSnapshot() async throws {
+        let original = try CatalogStore.inMemory()
+        try original.replace(Following.shelves)
+        let backup = try CatalogStore.inMemory()
+        try backup.restore([try original.archive(of: "shelf")], retired: [:], clients: [], replacing: false)
+        let (device, _) = try Following.deviceStore()
+        try await Following.serving(original) { originalURL in
+            try await Following.serving(backup) { backupURL in
+                let behind = Current(originalURL)
+                let streams = FaultProxy.OpenStreams()
+                try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
+                    try await Following.following(device, proxy) { client in
+                        try await Following.eventually("the first snapshot") { try Following.same(device, original) }
+                        try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+                        try await original.move(item: "a0", toSection: "b", in: "shelf")
+                        try await Following.eventually("in step at 3") {
+                            try client.outbox().isEmpty && Following.same(device, original) && device.followedCatalogs().first?.serverRevision == 3
+                        }
+                        behind.value = backupURL
+                        streams.finishAll()
+                        // The server's next change reaches the device: it follows the backup's history.
+                        try await backup.move(item: "a1", toSection: "c", in: "shelf")
+                        try await Following.eventually("the backup's catalogue \((try? device.catalog(named: "shelf"))?.sections.map { $0.items.map(\.id) } ?? [])") {
+                            try Following.same(device, backup) && device.followedCatalogs().first?.serverRevision == 2
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The writes' counts the proxy saw, in order.
     final class Sizes: @unchecked Sendable {
         private let lock = NSLock()
