@@ -138,10 +138,7 @@ struct CLISyncTests {
     func theOutboxListsAndForgets() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
-        let (_, device) = try Self.databases(cli)
-        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
-        let store = try CatalogStore(path: device)
-        _ = try store.follow("shelf", server: "http://127.0.0.1:1")
+        let (device, store) = try Self.followingDevice(cli, server: "http://127.0.0.1:1")
         for (item, shelf) in [("a0", "c"), ("a1", "c"), ("b0", "c")] {
             _ = try cli.succeed(["move", "shelf", item, "--to", shelf, "--db", device])
         }
@@ -164,11 +161,8 @@ struct CLISyncTests {
     @Test func listAndShowTellWhatACopyFollows() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
-        let (_, device) = try Self.databases(cli)
-        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
+        let (device, store) = try Self.followingDevice(cli, server: "http://books.example.com:8080")
         _ = try cli.succeed(["import", try cli.file("local.json", Self.catalogue), "--catalog", "local", "--db", device])
-        let store = try CatalogStore(path: device)
-        _ = try store.follow("shelf", server: "http://books.example.com:8080")
         try store.stand("shelf", on: 41)
         _ = try cli.succeed(["move", "shelf", "a0", "--to", "c", "--db", device])
         _ = try cli.succeed(["move", "shelf", "a1", "--to", "c", "--db", device])
@@ -185,16 +179,23 @@ struct CLISyncTests {
         #expect(shown.count > 1 && shown[1] == "follows http://books.example.com:8080 · server revision 41 · 2 writes waiting", "\(shown.prefix(2))")
     }
 
+    /// A device database holding the catalogue "shelf", marked as following `server` (nothing
+    /// runs there: its writes queue in the outbox).
+    static func followingDevice(_ cli: CLIRunner, server: String) throws -> (path: String, store: CatalogStore) {
+        let (_, device) = try Self.databases(cli)
+        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
+        let store = try CatalogStore(path: device)
+        _ = try store.follow("shelf", server: server)
+        return (device, store)
+    }
+
     /// A recorded answer that is not JSON (a proxy's page, kept by an older client) is printed as
     /// a JSON string: `--json` is valid JSON whatever the server answered. (Before:
     /// `"problem":<html>…`.)
     @Test func theOutboxIsValidJSONWhateverTheAnswer() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
-        let (_, device) = try Self.databases(cli)
-        _ = try cli.succeed(["import", try cli.file("device.json", Self.catalogue), "--db", device])
-        let store = try CatalogStore(path: device)
-        _ = try store.follow("shelf", server: "http://127.0.0.1:1")
+        let (device, store) = try Self.followingDevice(cli, server: "http://127.0.0.1:1")
         _ = try cli.succeed(["move", "shelf", "a0", "--to", "c", "--db", device])
         let page = "<html><body><h1>413 Request Entity Too Large</h1>\u{1b}]52;c;x\u{7}</body></html>"
         try store.settle([(1, nil, RecordedAnswer(status: 413, body: page))])

@@ -15,10 +15,10 @@ import Testing
     static func holding(keepAlive: String, answer: @escaping @Sendable (String?) -> String, asked: HostileServerTests.Asked,
                         _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
-        let held = Held()
+        let held = FaultProxy.OpenStreams()
         router.get("/catalogs/shelf/events") { request, _ in
             asked.once()
-            let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+            let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
             continuation.yield(ByteBuffer(string: answer(request.headers[HTTPField.Name("Last-Event-ID")!])))
             held.add(continuation)
             return Response(status: .ok, headers: [.contentType: "text/event-stream", HTTPField.Name("Catalog-Keep-Alive")!: keepAlive],
@@ -29,14 +29,6 @@ import Testing
             defer { held.finishAll() }
             try await test(URL(string: "http://127.0.0.1:\(try #require(client.port))")!)
         }
-    }
-
-    /// The streams held open, ended when the test ends.
-    final class Held: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuations: [AsyncStream<ByteBuffer>.Continuation] = []
-        func add(_ continuation: AsyncStream<ByteBuffer>.Continuation) { lock.withLock { continuations.append(continuation) } }
-        func finishAll() { for continuation in lock.withLock({ continuations }) { continuation.finish() } }
     }
 
     /// A connection that stays open and silent past three of the server's keep-alive intervals
