@@ -30,4 +30,10 @@ UPDATE outbox SET
 UPDATE followed_catalog SET last_number = (SELECT count(*) FROM outbox WHERE outbox.catalog = followed_catalog.name AND outbox.number IS NOT NULL);
 CREATE UNIQUE INDEX outbox_by_number ON outbox (client, number) WHERE number IS NOT NULL;
 
+-- A refusal is recorded in one transaction and the copy repaired (the refused write taken out)
+-- in the next: `unrepaired` is set by the first and cleared by the second, so a device killed
+-- in between takes the server's snapshot when it starts again, never trusting a copy that still
+-- shows a refused write.
+ALTER TABLE followed_catalog ADD COLUMN unrepaired INTEGER NOT NULL DEFAULT 0 CHECK (unrepaired IN (0, 1));
+
 ALTER TABLE client_answer ADD COLUMN fingerprint TEXT;

@@ -107,6 +107,7 @@ actor Replica {
     private func start() throws(CatalogClientError) {
         do {
             guard let followed = try store.followedCatalogs().first(where: { $0.name == name }), followed.serverRevision > 0,
+                  !followed.isUnrepaired,
                   try store.outbox(of: name).allSatisfy({ $0.state == .rejected }),
                   var copy = try Self.copy(named: name, in: store) else { return }
             copy.revision = followed.serverRevision

@@ -11,11 +11,16 @@ public struct FollowedCatalog: Sendable, Hashable {
     public var server: String
     /// The server revision the copy has taken in (0: none yet).
     public var serverRevision: Int
+    /// A refusal of one of its writes was recorded and the copy not yet brought back to the
+    /// server's catalogue without it (the device stopped in between): the copy is not to be
+    /// trusted until it takes the server's snapshot.
+    public var isUnrepaired: Bool
 
-    public init(name: String, server: String, serverRevision: Int) {
+    public init(name: String, server: String, serverRevision: Int, isUnrepaired: Bool = false) {
         self.name = name
         self.server = server
         self.serverRevision = serverRevision
+        self.isUnrepaired = isUnrepaired
     }
 }
 
@@ -54,8 +59,8 @@ extension CatalogStore {
     /// The catalogues this database follows, by name.
     public func followedCatalogs() throws(StoreError) -> [FollowedCatalog] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT name, server, server_revision FROM followed_catalog ORDER BY name").map {
-                FollowedCatalog(name: $0[0], server: $0[1], serverRevision: $0[2])
+            try Row.fetchAll(db, sql: "SELECT name, server, server_revision, unrepaired FROM followed_catalog ORDER BY name").map {
+                FollowedCatalog(name: $0[0], server: $0[1], serverRevision: $0[2], isUnrepaired: $0[3])
             }
         }
     }
@@ -260,7 +265,7 @@ extension CatalogStore {
                 }
                 result = try Self.commit(editor, catalog: name, in: db)
             }
-            try Self.stand(name, on: serverRevision, in: db)
+            try Self.stand(name, on: serverRevision, in: db, repaired: true)
             return [result]
         }
         return result[0]
@@ -275,8 +280,11 @@ extension CatalogStore {
 
     /// The server revision the copy stands on, recorded; the acknowledged writes it holds leave
     /// the outbox.
-    private static func stand(_ name: String, on serverRevision: Int, in db: Database) throws {
-        try db.execute(sql: "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
+    /// `repaired`: the copy was just written as the server's catalogue with the waiting writes on
+    /// top, so it no longer shows a refused write.
+    private static func stand(_ name: String, on serverRevision: Int, in db: Database, repaired: Bool = false) throws {
+        try db.execute(sql: repaired ? "UPDATE followed_catalog SET server_revision = ?, unrepaired = 0 WHERE name = ?"
+                                     : "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
         try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged' AND server_revision <= ?",
                        arguments: [name, serverRevision])
     }
@@ -290,6 +298,9 @@ extension CatalogStore {
                 if let refusal {
                     try db.execute(sql: "UPDATE outbox SET state = 'rejected', status = ?, answer = ? WHERE sequence = ? AND state = 'pending'",
                                    arguments: [refusal.status, refusal.body, sequence])
+                    // Until the copy is repaired (`takeIn`), it is not to be trusted.
+                    try db.execute(sql: "UPDATE followed_catalog SET unrepaired = 1 WHERE name = (SELECT catalog FROM outbox WHERE sequence = ?)",
+                                   arguments: [sequence])
                 } else {
                     try db.execute(sql: "UPDATE outbox SET state = 'acknowledged', server_revision = ? WHERE sequence = ? AND state = 'pending'",
                                    arguments: [serverRevision, sequence])

@@ -90,6 +90,32 @@ import Testing
     }
 }
 
+/// A device killed at any step starts again consistent.
+@Suite struct CrashSafetyTests {
+    /// The server's refusal of a write is recorded, and the device is killed before its copy is
+    /// repaired (the refused move still shown): started again, it takes the server's snapshot and
+    /// its copy equals the server's. (Before, it took the copy, refused move and all, for the
+    /// server's catalogue at the revision recorded, and stayed wrong.)
+    @Test func aRefusalRecordedWithoutItsRepairIsRepairedAfterARestart() async throws {
+        try await FollowingTests.servedShelves { server, device, url in
+            try await NumberingTests.sync(device, url, ["shelf"], until: "the first snapshot") { try NumberingTests.inStep(device, server, ["shelf"]) }
+            // Offline, the device moves b0 onto shelf c; the server fills shelf c meanwhile.
+            try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+            for book in ["a0", "a1", "a2"] { try await server.move(item: book, toSection: "c", in: "shelf") }
+            // The answer is recorded — and the device dies before it repairs its copy.
+            let entry = try #require(try device.outbox().first)
+            let refusal = #"{"type":"https://catalogkit.dev/problems/shelf-full","title":"Conflict","status":409,"detail":"shelf "c" is full"}"#
+            try device.settle([(entry.sequence, nil, RecordedAnswer(status: 409, body: refusal))])
+            #expect(try device.followedCatalogs().first?.isUnrepaired == true)
+            try await NumberingTests.sync(device, url, ["shelf"], until: "the copy at the server's") { try NumberingTests.inStep(device, server, ["shelf"]) }
+            #expect(try device.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [[], ["b0"], ["a0", "a1", "a2"]])
+            #expect(try device.followedCatalogs().first?.isUnrepaired == false)
+            #expect(try device.outbox().map(\.state) == [.rejected])
+            try device.checkIntegrity()
+        }
+    }
+}
+
 /// Many followed catalogues: each gets its copy, and the outbox is never stuck behind the streams.
 @Suite struct ManyCataloguesTests {
     /// Ten catalogues followed at once: every one gets its copy, and a move on the tenth is
