@@ -82,7 +82,8 @@ struct OutboxSender: Sendable {
             let renamed: String
             do { renamed = try store.renumber(head.catalog) } catch { throw CatalogClientError.store(error) }
             logger.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
-            return
+            // After the wait, like any failure: a server that never agrees is asked less and less often.
+            throw ServerRequests.Retry(detail: "renumbered under \(renamed)")
         }
         if let failure { throw failure }
     }

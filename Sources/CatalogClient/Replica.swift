@@ -61,8 +61,9 @@ actor Replica {
             } catch is CancellationError where Task.isCancelled {
                 return
             } catch let back as ServerRequests.HistoryWentBack {
+                // After the wait, like any failure: a server that says so again and again is
+                // asked less and less often.
                 try resetAfter(back)
-                continue
             } catch {
                 logger.info("event stream of \(name): \(error); trying again")
             }
