@@ -24,14 +24,32 @@ enum FaultProxy {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: "<html><body><h1>\(status.code) \(status.reasonPhrase)</h1><hr>nginx</body></html>")))
     }
 
+    /// What the proxy does with one request.
+    enum Fault: Sendable {
+        /// Forwards it and streams the server's answer back.
+        case pass
+        /// Answers it itself; the server never sees it.
+        case answer(Response)
+        /// Forwards it, drops the server's answer, and answers this instead (the server applied
+        /// the write; the client never hears so).
+        case loseAnswer(Response)
+        /// Forwards it twice, answering with the second answer (a retrying proxy).
+        case duplicate
+    }
+
     static func run(to upstream: URL, fault: @escaping @Sendable (Seen) -> Response? = { _ in nil },
                     _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         try await run(toCurrent: { upstream }, fault: fault, test)
     }
 
+    static func run(toCurrent upstream: @escaping @Sendable () -> URL, fault: @escaping @Sendable (Seen) -> Response? = { _ in nil },
+                    streams open: OpenStreams = OpenStreams(), _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
+        try await run(toCurrent: upstream, deciding: { seen in fault(seen).map(Fault.answer) ?? .pass }, streams: open, test)
+    }
+
     /// A proxy to whichever server `upstream` names at each request (a deploy that swaps the
     /// server behind one address).
-    static func run(toCurrent upstream: @escaping @Sendable () -> URL, fault: @escaping @Sendable (Seen) -> Response? = { _ in nil },
+    static func run(toCurrent upstream: @escaping @Sendable () -> URL, deciding decide: @escaping @Sendable (Seen) -> Fault,
                     streams open: OpenStreams = OpenStreams(), _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
         let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
@@ -39,12 +57,23 @@ enum FaultProxy {
             let base = url.hasSuffix("/") ? String(url.dropLast()) : url
             let body = try await request.body.collect(upTo: 64 << 20)
             let seen = Seen(method: request.method.rawValue, path: request.uri.string, body: String(buffer: body), headers: request.headers)
-            if let answer = fault(seen) { return answer }
+            let fault = decide(seen)
+            if case .answer(let answer) = fault { return answer }
             var forwarded = HTTPClientRequest(url: base + request.uri.string)
             forwarded.method = HTTPMethod(rawValue: request.method.rawValue)
             for field in request.headers where field.name.canonicalName != "host" { forwarded.headers.add(name: field.name.rawName, value: field.value) }
             if body.readableBytes > 0 { forwarded.body = .bytes(body) }
-            let response = try await HTTPClient.shared.execute(forwarded, timeout: .hours(1))
+            var response = try await HTTPClient.shared.execute(forwarded, timeout: .hours(1))
+            switch fault {
+            case .loseAnswer(let instead):
+                _ = try await response.body.collect(upTo: 64 << 20)
+                return instead
+            case .duplicate:
+                _ = try await response.body.collect(upTo: 64 << 20)
+                response = try await HTTPClient.shared.execute(forwarded, timeout: .hours(1))
+            case .pass, .answer:
+                break
+            }
             var headers = HTTPFields()
             for (name, value) in response.headers {
                 guard let field = HTTPField.Name(name), !["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) else { continue }
