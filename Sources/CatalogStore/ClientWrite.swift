@@ -90,7 +90,7 @@ public struct RecordedAnswer: Sendable, Hashable {
     public var status: Int
     /// The answer's body (the write's result, or the problem document of a refusal).
     public var body: String
-    /// The ``ClientWrite/fingerprint(of:)`` of the write answered, when it could be read: a
+    /// A hash of the write answered (the canonical batch's JSON), when it could be read: a
     /// resend must carry the same write (``StoreError/numberTaken(client:sequence:)``).
     public var fingerprint: String?
 
