@@ -27,7 +27,7 @@ extension PostgresCatalogStore {
             let recorded = try await withConnection { connection in
                 try await Self.answer(to: write, on: connection, logger: logger)
             }
-            if let recorded { return try write.replay(recorded, of: batch) }
+            if let recorded { return try write.replay(recorded, fingerprint: fingerprint) }
             throw error
         }
     }

@@ -405,7 +405,7 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
             }
         } catch {
             // Recorded with the write's fingerprint: a resend must be this write.
-            throw await refusal(error, of: client, fingerprint: ClientWrite.fingerprint(of: batch))
+            throw await refusal(error, of: client, fingerprint: ClientWrite.fingerprint(of: batch.canonicalized()))
         }
     }
 

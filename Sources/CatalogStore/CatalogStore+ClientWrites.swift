@@ -30,7 +30,7 @@ extension CatalogStore {
             return .applied(result, answer: recorded.value!)
         } catch {
             guard write.isResend(refusedWith: error) else { throw error }
-            if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return try write.replay(recorded, of: batch) }
+            if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return try write.replay(recorded, fingerprint: fingerprint) }
             throw error
         }
     }

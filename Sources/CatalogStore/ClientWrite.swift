@@ -59,24 +59,25 @@ public struct ClientWrite: Sendable, Hashable {
         return sent == sequence && sent < expected
     }
 
-    /// What a resend of this write (``isResend(refusedWith:)``) with `batch` gets, given the
-    /// answer recorded under its number: that answer, when the recorded write was this one — or
-    /// ``StoreError/numberTaken(client:sequence:)`` when another write took the number (two
-    /// devices with one client id). A write refused before it could be read has no fingerprint
-    /// and is answered as recorded.
-    package func replay(_ recorded: RecordedAnswer, of batch: Batch) throws(StoreError) -> ClientWriteOutcome {
-        if let taken = recorded.fingerprint, taken != Self.fingerprint(of: batch) {
+    /// What a resend of this write (``isResend(refusedWith:)``), whose batch has `fingerprint`,
+    /// gets, given the answer recorded under its number: that answer, when the recorded write was
+    /// this one — or ``StoreError/numberTaken(client:sequence:)`` when another write took the
+    /// number (two devices with one client id). A write refused before it could be read has no
+    /// fingerprint and is answered as recorded.
+    package func replay(_ recorded: RecordedAnswer, fingerprint: String) throws(StoreError) -> ClientWriteOutcome {
+        if let taken = recorded.fingerprint, taken != fingerprint {
             throw StoreError.numberTaken(client: client, sequence: sequence)
         }
         // The answer as it was sent; the fingerprint is the server's bookkeeping.
         return .answeredBefore(RecordedAnswer(status: recorded.status, body: recorded.body))
     }
 
-    /// What tells two writes apart under one number: a 64-bit FNV-1a hash of the canonical batch's
-    /// JSON, in hex — the same on every backend and in every process.
+    /// What tells two writes apart under one number: a 64-bit FNV-1a hash of the batch's JSON, in
+    /// hex — the same on every backend and in every process. `batch` is canonical
+    /// (`Batch.canonicalized()`), as the stores hold it.
     package static func fingerprint(of batch: Batch) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in batch.canonicalized().json.utf8 {
+        for byte in batch.json.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         let hex = String(hash, radix: 16)
