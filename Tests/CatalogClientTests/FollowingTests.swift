@@ -3,6 +3,7 @@ import CatalogDiff
 import CatalogModel
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -53,13 +54,9 @@ import Testing
     /// Waits until `condition` holds: far longer than it takes on a machine with both cores busy
     /// (the test fails only when it never holds).
     static func eventually(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while !(try condition()) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("never came true: \(what())")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(10))
+        guard try await CatalogTestSupport.eventually(within: limit, condition) else {
+            Issue.record("never came true: \(what())")
+            throw CancellationError()
         }
     }
 

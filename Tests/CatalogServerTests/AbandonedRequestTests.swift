@@ -29,9 +29,9 @@ import Testing
             let config = HardeningTests.query(#"{"style":"flow"}"#)
             let leaving = try RawConnection(port: port)
             #expect(leaving.send("GET /catalogs/shelf/layout?config=\(config)&width=390&height=844 HTTP/1.1\r\nHost: localhost\r\n\r\n"))
-            #expect(await Self.eventually { limiter.waitingCount == 1 }, "the layout never queued")
+            #expect(await eventually { limiter.waitingCount == 1 }, "the layout never queued")
             leaving.close()
-            #expect(await Self.eventually { limiter.waitingCount == 0 }, "the abandoned layout is still waiting for the layout threads")
+            #expect(await eventually { limiter.waitingCount == 0 }, "the abandoned layout is still waiting for the layout threads")
 
             opening.finish()
             try await holder.value
@@ -45,17 +45,6 @@ import Testing
                         "no 499 counted for the layout: \(text)")
             }
         }
-    }
-
-    /// Polls `condition` until it holds, for at most `seconds` (a bound far past what any machine
-    /// needs: the condition is a consequence, not a race).
-    static func eventually(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
     }
 }
 
@@ -79,7 +68,7 @@ import Testing
         for await _ in started { break }
         let second = Task { try await cache.value(for: "k", revision: 1, make: make) }
         // The second has joined once it is waiting; cancel the first, then let the work finish.
-        #expect(await AbandonedRequestTests.eventually { cache.waiters(for: "k") == 2 })
+        #expect(await eventually { cache.waiters(for: "k") == 2 })
         first.cancel()
         opening.finish()
         #expect(try await second.value == 42)
@@ -104,10 +93,10 @@ import Testing
         }
         let requests = (0..<3).map { _ in Task { try await cache.value(for: "k", revision: 1, make: make) } }
         for await _ in started { break }
-        #expect(await AbandonedRequestTests.eventually { cache.waiters(for: "k") == 3 })
+        #expect(await eventually { cache.waiters(for: "k") == 3 })
         for request in requests { request.cancel() }
         for request in requests { await #expect(throws: CancellationError.self) { try await request.value } }
-        #expect(await AbandonedRequestTests.eventually { cancelled.value == 1 })
+        #expect(await eventually { cancelled.value == 1 })
         #expect(cache.count == 0)
         #expect(try await cache.value(for: "k", revision: 1) { 7 } == 7)
     }
