@@ -11,8 +11,9 @@ struct CopyCommand: ParsableCommand {
         discussion: """
             --from and --to each take a SQLite file or a postgres:// URL. Without names, every \
             catalogue is copied, with the revisions of deleted ones (so a name used again still goes \
-            on from them) and the records of devices' numbered writes (so their queued writes go on \
-            being numbered, and answered, where they were). Revisions and journals arrive as they are, \
+            on from them), the records of devices' numbered writes (so their queued writes go on \
+            being numbered, and answered, where they were) and the database's identity (so devices \
+            that follow it go on as with the same server moved). Revisions and journals arrive as they are, \
             so clients resume with their Last-Event-ID or ?since= across the move. Everything is written in one transaction; a \
             catalogue already in the target is refused unless --replace.
             """
@@ -40,18 +41,21 @@ struct CopyCommand: ParsableCommand {
         target.db = to
         guard source.path != target.path else { throw CLIError("--from and --to name the same database") }
         let names = catalogs
-        let (archives, retired, clients) = try source.withDatabase(.read) { store in
+        let (archives, retired, clients, identity) = try source.withDatabase(.read) { store in
             let all = names.isEmpty ? try await store.summaries().map(\.name) : names
             var archives: [CatalogArchive] = []
             for name in all { archives.append(try await store.archive(of: name)) }
             // Deleted names and clients' numbers come along with a whole copy only.
             let retired = names.isEmpty ? try await store.retiredCatalogs() : [:]
             let clients = names.isEmpty ? try await store.clientRecords() : []
-            return (archives, retired, clients)
+            // A whole copy is the same database moved: devices that follow it go on there.
+            let identity = names.isEmpty ? try await store.identity() : nil
+            return (archives, retired, clients, identity)
         }
         let replacing = replace
         try target.withDatabase(.create) { store in
             try await store.restore(archives, retired: retired, clients: clients, replacing: replacing)
+            if let identity { try await store.adoptIdentity(identity) }
         }
         if json {
             Output.json(.array(archives.map { archive in

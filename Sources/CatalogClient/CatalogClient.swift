@@ -31,6 +31,7 @@ public final class CatalogClient: Sendable {
     /// The first wait after a failure, and the longest.
     let backoff: Backoff
     private let listeners = Listeners()
+    private let eventListeners = EventListeners()
 
     /// A client of `server` (its base URL) for `store`, with the bearer token the server needs.
     /// One line or one event of the server's stream may take at most `maxEventBytes`: past it the
@@ -116,11 +117,12 @@ public final class CatalogClient: Sendable {
     private func run(following catalogs: [String], through server: ServerRequests) async throws {
         var replicas: [String: Replica] = [:]
         let (wake, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let listeners = self.listeners
+        let (listeners, eventListeners) = (self.listeners, self.eventListeners)
         let changed: @Sendable () -> Void = {
             waker.yield()
             listeners.tell()
         }
+        let report: @Sendable (CatalogClientEvent) -> Void = { eventListeners.tell($0) }
         do {
             _ = try store.clientID()
             for name in catalogs {
@@ -132,12 +134,12 @@ public final class CatalogClient: Sendable {
                     }
                     throw error
                 }
-                replicas[name] = Replica(name: name, store: store, server: server, logger: logger, changed: changed)
+                replicas[name] = Replica(name: name, store: store, server: server, logger: logger, changed: changed, report: report)
             }
         } catch let error as StoreError {
             throw CatalogClientError.store(error)
         }
-        let sender = OutboxSender(store: store, server: server, logger: logger, replicas: replicas, changed: changed)
+        let sender = OutboxSender(store: store, server: server, logger: logger, replicas: replicas, changed: changed, report: report)
         let (store, backoff) = (self.store, self.backoff)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for replica in replicas.values {
@@ -189,6 +191,13 @@ public final class CatalogClient: Sendable {
             if try inStep() { return }
         }
         throw CancellationError()
+    }
+
+    /// What happens to the followed catalogues that the app may want to tell a person of — a
+    /// server whose history changed, another device sharing this one's client id — from now on,
+    /// in order, until the sequence is dropped.
+    public func events() -> AsyncStream<CatalogClientEvent> {
+        eventListeners.add()
     }
 
     /// The outbox: writes waiting for the server, acknowledged, or rejected with its reason.

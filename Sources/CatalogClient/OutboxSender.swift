@@ -16,6 +16,8 @@ struct OutboxSender: Sendable {
     /// The replica of each followed catalogue, to settle after an answer.
     let replicas: [String: Replica]
     let changed: @Sendable () -> Void
+    /// Tells the app of what it may show (a new client id).
+    let report: @Sendable (CatalogClientEvent) -> Void
 
     /// Sends until cancelled; `wake` yields when the outbox may have grown.
     func run(wake: AsyncStream<Void>, backoff initial: Backoff) async throws {
@@ -82,6 +84,7 @@ struct OutboxSender: Sendable {
             let renamed: String
             do { renamed = try store.renumber(head.catalog) } catch { throw CatalogClientError.store(error) }
             logger.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
+            report(.newClientID(catalog: head.catalog))
             // After the wait, like any failure: a server that never agrees is asked less and less often.
             throw ServerRequests.Retry(detail: "renumbered under \(renamed)")
         }

@@ -19,8 +19,24 @@ actor Replica {
     let server: ServerRequests
     let logger: Logger
     let changed: @Sendable () -> Void
+    let report: @Sendable (CatalogClientEvent) -> Void
     /// The server's catalogue at the revision the copy has taken in; nil until known.
-    private(set) var confirmed: Catalog?
+    private(set) var confirmed: Catalog? {
+        didSet { fingerprint = nil }
+    }
+    /// The device's writes `confirmed` holds by the stream's word (its last acknowledgement):
+    /// those under `client` numbered up to `number`, settled on the server though their answers
+    /// have not arrived. They are not replayed on top of it.
+    private var settledWrites: (client: String, number: Int)?
+    /// `confirmed`'s fingerprint, sent when the stream resumes from its revision; made when needed.
+    private var fingerprint: (revision: Int, value: String)?
+    /// The stream's last `acknowledged` event: what the whole catalogue that follows it, at
+    /// `revision`, holds of the writes under `client`.
+    private var acknowledgement: (client: String, number: Int, revision: Int)?
+    /// The server's history was found to differ from the copy's (restored, or another
+    /// database): told to the app once the copy has taken the new history's snapshot in, with
+    /// the writes sent again.
+    private var historyChange: Int?
     /// Waiting writes that `confirmed` already holds: their server change came before their
     /// answer (see ``takeIn(_:)``).
     private var absorbed = Set<Int>()
@@ -31,12 +47,14 @@ actor Replica {
     /// `confirmed` compare at once) instead of with the copy read back whole.
     private var shown: Catalog?
 
-    init(name: String, store: CatalogStore, server: ServerRequests, logger: Logger, changed: @escaping @Sendable () -> Void) {
+    init(name: String, store: CatalogStore, server: ServerRequests, logger: Logger, changed: @escaping @Sendable () -> Void,
+         report: @escaping @Sendable (CatalogClientEvent) -> Void = { _ in }) {
         self.name = name
         self.store = store
         self.server = server
         self.logger = logger
         self.changed = changed
+        self.report = report
     }
 
     /// Follows the catalogue's event stream until cancelled, reconnecting with backoff; throws
@@ -81,6 +99,7 @@ actor Replica {
         confirmed = nil
         shown = nil
         absorbed.removeAll()
+        historyChange = (historyChange ?? 0) + lost
         logger.warning("event stream of \(name): \(back); taking its snapshot\(lost > 0 ? ", and sending again the \(lost) acknowledged writes it no longer has" : "")")
         changed()
     }
@@ -142,8 +161,24 @@ actor Replica {
     /// a server accepts connections but sends nothing the copy can take, and a silent connection
     /// is dropped.
     private func follow(_ watch: StreamWatch) async throws {
-        let response = try await server.events(of: name, since: confirmed?.revision)
+        let following = try store.following(name)
+        let since = confirmed?.revision
+        let response = try await server.events(of: name, since: since, fingerprint: confirmedFingerprint(), client: following?.client)
         watch.serverKeepsAlive(every: response.headers.first(name: "Catalog-Keep-Alive"))
+        acknowledgement = nil
+        if let identity = response.headers.first(name: "Catalog-Server-ID"), !identity.isEmpty {
+            try store.recordServerIdentity(identity, of: name)
+            if let known = following?.serverIdentity, known != identity {
+                // Another database at the server's address: whatever its revisions say, the copy
+                // does not stand on its history.
+                logger.warning("event stream of \(name): the server is another database (\(identity.prefix(40)), was \(known.prefix(40))); taking its snapshot")
+                (confirmed, shown) = (nil, nil)
+                absorbed.removeAll()
+                historyChange = historyChange ?? 0
+                throw ServerRequests.Retry(detail: "another server database")
+            }
+        }
+        resuming = since != nil
         var parser = ServerSentEventParser(limit: server.maxEventBytes)
         for try await chunk in response.body {
             watch.heard()
@@ -185,6 +220,18 @@ actor Replica {
 
     /// The id of the last event that could not be taken in, while the next one has not been.
     private var failedEvent: String?
+    /// The stream was asked to resume from the copy's revision, and has sent nothing whole yet: a
+    /// `snapshot` now says the server does not have the history the copy stands on.
+    private var resuming = false
+
+    /// The fingerprint of `confirmed`, made once per revision.
+    private func confirmedFingerprint() -> String? {
+        guard let confirmed else { return nil }
+        if let fingerprint, fingerprint.revision == confirmed.revision { return fingerprint.value }
+        let value = CatalogExporter.fingerprint(confirmed)
+        fingerprint = (confirmed.revision, value)
+        return value
+    }
 
     /// What the local store needs after events were taken in; a later need covers an earlier
     /// one (``settle()`` records the server revision as ``confirm()`` does).
@@ -208,6 +255,10 @@ actor Replica {
         if event.event == "deleted" {
             throw CatalogClientError.unknownCatalog(name)
         }
+        if event.event == "acknowledged" {
+            acknowledgement = try? Self.acknowledgement(in: Data(event.data.utf8))
+            return .nothing
+        }
         // A server's numbers are not trusted: an id that is not a revision, or a change that does
         // not go forward, drops the stream, and the copy starts again from a snapshot.
         let revision: Int
@@ -224,12 +275,14 @@ actor Replica {
             guard from >= 0, revision > from else {
                 throw UntrustedEvent(detail: "a change from revision \(from) to revision \(revision)")
             }
+            resuming = false
             guard let base = confirmed, from == base.revision else {
                 // Not from where the copy stands: start again from a snapshot.
                 let had = confirmed?.revision
                 confirmed = nil
                 throw ServerRequests.Retry(detail: "a change from revision \(from), the copy has \(had.map(String.init) ?? "none")")
             }
+            if acknowledgement != nil { try reconcile(at: revision) }
             var next = try base.applying(patch)
             next.revision = revision
             // The usual case while the outbox drains: the change is the next writes waiting on
@@ -247,11 +300,54 @@ actor Replica {
             var catalog = try Self.catalog(in: data)
             catalog.name = name
             catalog.revision = revision
+            if resuming && event.event == "snapshot" {
+                // Asked to resume, the server starts over: it lacks the copy's history.
+                logger.warning("event stream of \(name): the server does not have the history the copy stands on; taking its snapshot")
+                historyChange = historyChange ?? 0
+            }
+            resuming = false
+            try reconcile(at: revision)
             confirmed = catalog
         default:
             return .nothing
         }
         return .settle
+    }
+
+    /// Before a whole catalogue at `revision` is taken in: what the stream's acknowledgement says
+    /// of the device's writes (``CatalogStore/reconcile(_:client:number:revision:)``), and the
+    /// app told of a history that changed.
+    private func reconcile(at revision: Int) throws {
+        defer { acknowledgement = nil }
+        var resent = 0
+        settledWrites = nil
+        if let acknowledgement, acknowledgement.revision == revision {
+            settledWrites = (acknowledgement.client, acknowledgement.number)
+            let outcome = try store.reconcile(name, client: acknowledgement.client, number: acknowledgement.number, revision: revision,
+                                              historyChanged: historyChange != nil)
+            resent = outcome.resent
+            if let renamed = outcome.newClient {
+                logger.warning("writes to \(name): the server has writes under number \(acknowledgement.number) of this device's client id, which gave only fewer (a copy of this database on another device?); they are sent again under the new client id \(renamed)")
+                report(.newClientID(catalog: name))
+            }
+        }
+        guard resent > 0 || historyChange != nil else { return }
+        let total = (historyChange ?? 0) + resent
+        historyChange = nil
+        if resent > 0 { logger.warning("writes to \(name): \(resent) acknowledged writes are not on the server's history; they are sent again") }
+        report(.historyChanged(catalog: name, resent: total))
+        changed()
+    }
+
+    /// The members of an `acknowledged` event.
+    static func acknowledgement(in data: Data) throws -> (client: String, number: Int, revision: Int) {
+        struct Members: Decodable {
+            var client: String
+            var number: Int
+            var revision: Int
+        }
+        let members = try JSONDecoder().decode(Members.self, from: data)
+        return (members.client, members.number, members.revision)
     }
 
     /// Brings the copy to the confirmed catalogue with the outbox's waiting writes on top, in one
@@ -305,7 +401,9 @@ actor Replica {
         absorbed.formIntersection(entries.filter { $0.state != .rejected }.map(\.sequence))
         return entries.filter { entry in
             switch entry.state {
-            case .pending: !absorbed.contains(entry.sequence)
+            case .pending:
+                !absorbed.contains(entry.sequence)
+                    && !(settledWrites.map { entry.client == $0.client && (entry.number ?? .max) <= $0.number } ?? false)
             case .acknowledged: (entry.serverRevision ?? 0) > revision && !absorbed.contains(entry.sequence)
             case .rejected: false
             }

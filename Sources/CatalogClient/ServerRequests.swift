@@ -33,12 +33,16 @@ struct ServerRequests: Sendable {
         base + "/catalogs/" + (catalog.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? catalog)
     }
 
-    /// `GET /catalogs/{name}/events?include=sections`, from `since` when given; the response
-    /// once its head arrives (a non-200 is read whole and turned into an error).
-    func events(of catalog: String, since: Int?) async throws -> HTTPClientResponse {
+    /// `GET /catalogs/{name}/events?include=sections`, from `since` when given — with the
+    /// `fingerprint` of the catalogue the client holds there, so that the server resumes only on
+    /// that history — as `client` (its acknowledgements); the response once its head arrives (a
+    /// non-200 is read whole and turned into an error).
+    func events(of catalog: String, since: Int?, fingerprint: String? = nil, client: String? = nil) async throws -> HTTPClientResponse {
         var request = HTTPClientRequest(url: path(of: catalog) + "/events?include=sections")
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let since { request.headers.add(name: "Last-Event-ID", value: String(since)) }
+        if since != nil, let fingerprint { request.headers.add(name: "Catalog-Fingerprint", value: fingerprint) }
+        if let client { request.headers.add(name: "Catalog-Client-ID", value: client) }
         let response = try await execute(request, timeout: .hours(24 * 365))
         guard response.status == .ok else {
             let body = try await response.body.collect(upTo: 1 << 20)

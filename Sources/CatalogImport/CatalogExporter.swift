@@ -11,6 +11,22 @@ public enum CatalogExporter {
     }
 
     /// The native catalogue as an ordered JSON value, for callers that embed it in a larger document.
+    /// A hash of the catalogue's content — its sections and items as the native JSON writes
+    /// them, not its name or revision — 16 hex digits of FNV-1a (64 bits). Two catalogues with
+    /// the same fingerprint hold, as far as a check against a mix-up needs, the same content: a
+    /// device resuming a server's event stream sends it for the revision it stands on, and the
+    /// server resumes only if its catalogue at that revision has the same one.
+    ///
+    /// - Complexity: O(n) in the catalogue's size.
+    public static func fingerprint(_ catalog: Catalog) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in json(Catalog(name: "", revision: 0, sections: catalog.sections), includeRevision: false, pretty: false) {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
     public static func jsonValue(_ catalog: Catalog, includeRevision: Bool = false) -> OrderedJSON {
         var members: [(String, OrderedJSON)] = [("catalog", .string(catalog.name))]
         if includeRevision { members.append(("revision", .integer(catalog.revision))) }

@@ -30,13 +30,35 @@ extension PostgresCatalogStore {
         }
     }
 
+    /// The database's identity (see ``CatalogDatabase/identity()``).
+    public func identity() async throws(StoreError) -> String {
+        let logger = self.logger
+        return try await withConnection { connection in
+            for try await id in try await connection.query("SELECT id FROM database_identity LIMIT 1", logger: logger).decode(String.self) {
+                return id
+            }
+            return ""
+        }
+    }
+
+    /// Takes `identity` as the database's own (see ``CatalogDatabase/adoptIdentity(_:)``).
+    public func adoptIdentity(_ identity: String) async throws(StoreError) {
+        let logger = self.logger
+        try await transaction { connection in
+            try await connection.query("DELETE FROM database_identity", logger: logger)
+            try await connection.query("INSERT INTO database_identity (id) VALUES (\(identity))", logger: logger)
+        }
+    }
+
     /// Every client's record of numbered writes (see ``CatalogDatabase/clientRecords()``).
     public func clientRecords() async throws(StoreError) -> [ClientRecord] {
         let logger = self.logger
         return try await withConnection { connection in
             var records: [String: ClientRecord] = [:]
-            for try await (client, sequence) in try await connection.query("SELECT client, sequence FROM client_write", logger: logger)
-                .decode((String, Int64).self) { records[client] = ClientRecord(client: client, lastSequence: Int(sequence), answers: [:]) }
+            for try await (client, sequence, catalog, revision) in try await connection.query(
+                "SELECT client, sequence, catalog, revision FROM client_write", logger: logger).decode((String, Int64, String?, Int64?).self) {
+                records[client] = ClientRecord(client: client, lastSequence: Int(sequence), answers: [:], catalog: catalog, revision: revision.map(Int.init))
+            }
             for try await (client, sequence, status, body, fingerprint) in try await connection.query(
                 "SELECT client, sequence, status, answer, fingerprint FROM client_answer", logger: logger)
                 .decode((String, Int64, Int32, String, String?).self) {
@@ -98,8 +120,10 @@ extension PostgresCatalogStore {
                 // Taken unless the database has a number as new or newer.
                 let sequence = Int64(record.lastSequence)
                 let taken = try await connection.query("""
-                    INSERT INTO client_write (client, sequence) VALUES (\(record.client), \(sequence))
-                    ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence WHERE client_write.sequence < excluded.sequence
+                    INSERT INTO client_write (client, sequence, catalog, revision)
+                    VALUES (\(record.client), \(sequence), \(record.catalog), \(record.revision.map(Int64.init)))
+                    ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, catalog = excluded.catalog, revision = excluded.revision
+                    WHERE client_write.sequence < excluded.sequence
                     RETURNING 1
                     """, logger: logger)
                 var count = 0

@@ -15,6 +15,12 @@ extension PostgresCatalogStore {
         return try CatalogStore.changeset(from: old, to: current, restoredContent: restoredContent)
     }
 
+    /// The catalogue as it stood at `revision`, rebuilt through the journal (see
+    /// ``CatalogDatabase/catalog(named:at:)``).
+    public func catalog(named name: String, at revision: Int) async throws(StoreError) -> Catalog {
+        try await revisions(of: name, since: revision).old
+    }
+
     /// The last `count` writes of the catalogue, newest first, as ``CatalogStore/history(of:count:)``.
     public func history(of name: String, count: Int) async throws(StoreError) -> [Changeset] {
         // Never more than asked: a write may land between the two reads.

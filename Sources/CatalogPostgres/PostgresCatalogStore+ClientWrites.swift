@@ -17,7 +17,7 @@ extension PostgresCatalogStore {
                 let result = try await Self.write(batch, to: name, on: connection, logger: logger)
                 var given = answer(result)
                 given.fingerprint = fingerprint
-                try await Self.record(write, answer: given, on: connection, logger: logger)
+                try await Self.record(write, answer: given, landing: result, on: connection, logger: logger)
                 return (result, given)
             }
             didWrite(result)
@@ -38,7 +38,19 @@ extension PostgresCatalogStore {
         let logger = self.logger
         try await transaction { connection in
             guard write.follows(try await Self.lastSequence(of: write.client, on: connection, logger: logger, locking: true)) else { return }
-            try await Self.record(write, answer: answer, on: connection, logger: logger)
+            try await Self.record(write, answer: answer, landing: nil, on: connection, logger: logger)
+        }
+    }
+
+    /// What the database knows of `client`'s numbered writes now; nil when it has no record.
+    public func clientPosition(of client: String) async throws(StoreError) -> ClientPosition? {
+        let logger = self.logger
+        return try await withConnection { connection in
+            let rows = try await connection.query("SELECT sequence, catalog, revision FROM client_write WHERE client = \(client)", logger: logger)
+            for try await (sequence, catalog, revision) in rows.decode((Int64, String?, Int64?).self) {
+                return ClientPosition(lastSequence: Int(sequence), catalog: catalog, revision: revision.map(Int.init))
+            }
+            return nil
         }
     }
 
@@ -55,14 +67,27 @@ extension PostgresCatalogStore {
     /// Records `write` as the client's last, only over the number before it, with its answer (the
     /// first write of a request drops the answers to the request before): a client's first write
     /// inserted by two transactions at once is recorded by one, and the other fails.
-    static func record(_ write: ClientWrite, answer: RecordedAnswer, on connection: PostgresConnection, logger: Logger) async throws {
+    /// `landing`: the applied write's result, whose catalogue and revision the row keeps (see
+    /// ``ClientPosition``; a refusal keeps those of the write before).
+    static func record(_ write: ClientWrite, answer: RecordedAnswer, landing: WriteResult?, on connection: PostgresConnection,
+                       logger: Logger) async throws {
         let sequence = Int64(write.sequence), status = Int32(answer.status)
-        let rows = try await connection.query("""
-            INSERT INTO client_write (client, sequence) VALUES (\(write.client), \(sequence))
-            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence
-            WHERE client_write.sequence = excluded.sequence - 1
-            RETURNING 1
-            """, logger: logger)
+        let rows = if let landing {
+            try await connection.query("""
+                INSERT INTO client_write (client, sequence, catalog, revision)
+                VALUES (\(write.client), \(sequence), \(landing.catalog), \(Int64(landing.revision)))
+                ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, catalog = excluded.catalog, revision = excluded.revision
+                WHERE client_write.sequence = excluded.sequence - 1
+                RETURNING 1
+                """, logger: logger)
+        } else {
+            try await connection.query("""
+                INSERT INTO client_write (client, sequence, revision) VALUES (\(write.client), \(sequence), 0)
+                ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence
+                WHERE client_write.sequence = excluded.sequence - 1
+                RETURNING 1
+                """, logger: logger)
+        }
         var count = 0
         for try await _ in rows { count += 1 }
         guard count == 1 else {

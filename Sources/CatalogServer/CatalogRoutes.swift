@@ -51,6 +51,11 @@ enum ClientHeaders {
     static let replayed = HTTPField.Name("Catalog-Replayed")!
     /// On an event stream: the seconds it stays silent at most before a keep-alive comment.
     static let keepAlive = HTTPField.Name("Catalog-Keep-Alive")!
+    /// On an event stream's answer: the database's identity (``CatalogDatabase/identity()``).
+    static let server = HTTPField.Name("Catalog-Server-ID")!
+    /// On an event stream's request that resumes: the fingerprint of the catalogue the client
+    /// holds at the revision it names (`CatalogExporter.fingerprint`); another history gets a snapshot.
+    static let fingerprint = HTTPField.Name("Catalog-Fingerprint")!
 }
 
 /// The endpoints of docs/HTTP-API.md. Reads go through the store's reading connections (WAL: they never

@@ -14,7 +14,11 @@ import ServiceLifecycle
 /// `Last-Event-ID`), then `event: changes` with the changeset from the previous event's revision,
 /// or `event: reset` with the snapshot when the client is too far behind; each event's `id:` is
 /// its revision, so a client that reconnects with `Last-Event-ID` misses nothing and sees nothing
-/// twice. A comment keeps the connection alive when nothing happens. A slow client gets one
+/// twice. A device names its client id (`Catalog-Client-ID`): before each whole catalogue
+/// (snapshot or reset) it is told which of its writes that state holds (`event: acknowledged`).
+/// A client that resumes with the fingerprint of the catalogue it holds (`Catalog-Fingerprint`)
+/// resumes only when the catalogue stood so at that revision here — a server restored from a
+/// backup, or another database, sends a snapshot instead. A comment keeps the connection alive when nothing happens. A slow client gets one
 /// event covering every write it missed (its stream holds at most one event), and one that
 /// stops reading is disconnected (``RequestDeadlineHandler``). On shutdown every stream ends.
 struct EventStream<Store: CatalogDatabase>: Sendable {
@@ -27,6 +31,9 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
     let encoded = EncodedEvents()
     /// The caps on streams open at once, in all and per client address.
     let slots: EventStreamSlots
+    /// Fingerprints of past revisions that resuming clients named, so that many resuming from one
+    /// revision cost one rebuild.
+    let fingerprints = Fingerprints()
 
     init(store: Store, keepAlive: Duration, resetThreshold: Int, slots: EventStreamSlots) {
         self.store = store
@@ -36,21 +43,32 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
     }
 
     func response(_ request: Request, name: String, client: String) async throws -> Response {
-        let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
+        var since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
             ?? revision(request.headers[.lastEventID], name: "Last-Event-ID")
         let withSections = try includesSections(request.uri.queryParameters["include"].map(String.init))
+        let device = request.headers[ClientHeaders.client]
+        if let device, let problem = ClientWrite.problem(withClient: device) {
+            throw Problem(status: .badRequest, kind: "invalid-client", detail: problem, path: "Catalog-Client-ID")
+        }
         // Refusals before the stream starts, while a status can still say so.
         let current = try await store.revision(of: name)
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
+        // Changes from a revision only on the history the client holds.
+        if let resumed = since, let fingerprint = request.headers[ClientHeaders.fingerprint],
+           try await fingerprints.fingerprint(of: name, at: resumed, in: store) != fingerprint {
+            since = nil
+        }
+        let identity = try await store.identity()
+        let resumesFrom = since
         let slot: EventStreamSlots.Slot
         do {
             slot = try slots.take(for: client)
         } catch {
             throw EventStreamDocuments.refusal(error)
         }
-        let observer = store.observer(of: name, from: try await startingPoint(since, current: current, name: name, withSections: withSections),
+        let observer = store.observer(of: name, from: try await startingPoint(resumesFrom, current: current, name: name, withSections: withSections),
                                       resetThreshold: resetThreshold)
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
@@ -58,13 +76,23 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         // The longest the stream stays silent (a keep-alive comment after it): a client that
         // hears nothing for a few times this knows the connection is dead.
         headers[ClientHeaders.keepAlive] = String(format: "%g", Double(keepAlive.components.seconds) + Double(keepAlive.components.attoseconds) / 1e18)
-        let keepAlive = self.keepAlive
+        headers[ClientHeaders.server] = identity
+        let (keepAlive, store) = (self.keepAlive, self.store)
+        // Before a whole catalogue, what it holds of the device's writes: read after the state
+        // was, so that a number it names is one the state settled.
+        let acknowledgement: @Sendable (Catalog) async throws -> ByteBuffer = { catalog in
+            guard let device else { return ByteBuffer() }
+            let position = try await store.clientPosition(of: device)
+            guard let number = ClientPosition.acknowledged(position, in: catalog.name, at: catalog.revision) else { return ByteBuffer() }
+            return EventStreamDocuments.acknowledgedEvent(client: device, number: number, revision: catalog.revision)
+        }
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer {
                 observer.finish()
                 withExtendedLifetime(slot) {}  // the slot goes back when the body is done with
             }
-            var first = since == nil
+            var first = resumesFrom == nil
+            var acknowledging = device != nil
             var previous: Catalog?
             try await withGracefulShutdownHandler {
                 // A comment first, so that the client sees the stream open before any write.
@@ -87,18 +115,35 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                         continue
                     }
+                    var event: ByteBuffer
+                    var whole = update.changeset == nil
                     if withSections {
                         // Each change carries the sections that differ from the catalogue sent
                         // before (or, on resuming, from the one the client named).
+                        if previous == nil, update.previous == nil, let from = update.changeset?.fromRevision, from == resumesFrom {
+                            // An update made without its base (after a write, for every observer
+                            // in step): the client's revision, rebuilt, rather than a whole catalogue.
+                            previous = try? await store.catalog(named: name, at: from)
+                        }
                         if update.changeset != nil, let from = previous ?? update.previous {
-                            try await writer.write(encoded.event(update, first: first, since: from))
+                            event = encoded.event(update, first: first, since: from)
                         } else {
-                            try await writer.write(encoded.event(CatalogUpdate.reset(update.catalog), first: first))
+                            event = encoded.event(CatalogUpdate.reset(update.catalog), first: first)
+                            whole = true
                         }
                         previous = update.catalog
                     } else {
-                        try await writer.write(encoded.event(update, first: first))
+                        event = encoded.event(update, first: first)
                     }
+                    // The stream's first event and every whole catalogue come with what they hold
+                    // of the device's writes.
+                    if acknowledging || whole {
+                        var bytes = try await acknowledgement(update.catalog)
+                        bytes.writeBuffer(&event)
+                        event = bytes
+                        acknowledging = false
+                    }
+                    try await writer.write(event)
                     first = false
                 }
             } onGracefulShutdown: {
@@ -161,6 +206,16 @@ enum EventStreamDocuments {
         return ByteBuffer(string: "event: deleted\ndata: \(data)}\n\n")
     }
 
+    /// What the whole catalogue sent next holds of a device's writes: `event: acknowledged`, no
+    /// id (it is not a revision of its own), `data: {"client": ID, "number": N, "revision": R}` —
+    /// every write of the client numbered up to N is settled at revision R (applied in it, or
+    /// refused), and the client has no later number there.
+    static func acknowledgedEvent(client: String, number: Int, revision: Int) -> ByteBuffer {
+        var data = "{\"client\":"
+        appendJSONString(client, to: &data)
+        return ByteBuffer(string: "event: acknowledged\ndata: \(data),\"number\":\(number),\"revision\":\(revision)}\n\n")
+    }
+
     /// One event's bytes: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
     /// With `since` (the catalogue the stream sent before), a change also carries the sections
     /// that differ from it: `catalog`, `revision`, `sections` (as in a snapshot) and, when the
@@ -221,5 +276,35 @@ final class EncodedEvents: @unchecked Sendable {
             entries[key] = bytes
         }
         return bytes
+    }
+}
+
+/// The fingerprints (`CatalogExporter.fingerprint`) of the revisions clients resume from, by
+/// catalogue and revision: a revision's content never changes, so one rebuild serves every
+/// client that names it.
+final class Fingerprints: @unchecked Sendable {
+    private struct Key: Hashable {
+        var name: String
+        var revision: Int
+    }
+
+    private let lock = NSLock()
+    private var kept = LRUCache<Key, String>(limit: 256)
+
+    /// The fingerprint of catalogue `name` at `revision` in `store`; nil when the journal no
+    /// longer reaches it (the client then gets a snapshot all the same).
+    func fingerprint<Store: CatalogDatabase>(of name: String, at revision: Int, in store: Store) async throws -> String? {
+        let key = Key(name: name, revision: revision)
+        if let value = lock.withLock({ kept.value(for: key) }) { return value }
+        let catalog: Catalog
+        do {
+            catalog = try await store.catalog(named: name, at: revision)
+        } catch {
+            if case .revisionTooOld = error { return nil }
+            throw error
+        }
+        let value = CatalogExporter.fingerprint(catalog)
+        lock.withLock { kept.set(value, for: key) }
+        return value
     }
 }

@@ -45,6 +45,11 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     /// One staged changeset from `revision` to the current revision (see
     /// ``CatalogStore/changes(in:since:)``).
     func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset
+    /// The catalogue as it stood at `revision`, rebuilt through the journal.
+    ///
+    /// - Throws: ``StoreError/revisionTooOld(catalog:requested:oldest:)``,
+    ///   ``StoreError/revisionNotReached(catalog:requested:current:)``, ``StoreError/unknownCatalog(_:)``.
+    func catalog(named name: String, at revision: Int) async throws(StoreError) -> Catalog
     /// The last `count` writes, newest first, one changeset each (see ``CatalogStore/history(of:count:)``).
     func history(of name: String, count: Int) async throws(StoreError) -> [Changeset]
     /// How many revisions of each catalogue the journal keeps at least.
@@ -56,6 +61,16 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     func archive(of name: String) async throws(StoreError) -> CatalogArchive
     /// The deleted catalogues' last revisions, by name (a catalogue made again goes on from them).
     func retiredCatalogs() async throws(StoreError) -> [String: Int]
+    /// What the database knows of `client`'s numbered writes now (its last number, where its
+    /// last applied write landed); nil when it has none. Read after a snapshot, it says which of
+    /// the client's writes the snapshot holds (``ClientPosition/acknowledged(in:at:)``).
+    func clientPosition(of client: String) async throws(StoreError) -> ClientPosition?
+    /// The database's identity: a random id made with the database and kept by a whole copy
+    /// (``adoptIdentity(_:)``). A device that sees another one follows another database.
+    func identity() async throws(StoreError) -> String
+    /// Takes `identity` as the database's own: what `catalog copy` of a whole database does, so
+    /// that the copy is, to the devices, the same server moved.
+    func adoptIdentity(_ identity: String) async throws(StoreError)
     /// Every client's record of numbered writes (its last number and the answers to its last
     /// request), for a whole copy to another database.
     func clientRecords() async throws(StoreError) -> [ClientRecord]

@@ -21,6 +21,19 @@ extension CatalogStore {
         }
     }
 
+    /// The database's identity (see ``CatalogDatabase/identity()``).
+    public func identity() throws(StoreError) -> String {
+        try read { db in try String.fetchOne(db, sql: "SELECT id FROM database_identity") ?? "" }
+    }
+
+    /// Takes `identity` as the database's own (see ``CatalogDatabase/adoptIdentity(_:)``).
+    public func adoptIdentity(_ identity: String) throws(StoreError) {
+        try writeWithoutRevision { db in
+            try db.execute(sql: "DELETE FROM database_identity")
+            try db.execute(sql: "INSERT INTO database_identity (id) VALUES (?)", arguments: [identity])
+        }
+    }
+
     /// Every client's record of numbered writes (see ``CatalogDatabase/clientRecords()``).
     public func clientRecords() throws(StoreError) -> [ClientRecord] {
         try read { db in try ClientWriteRows.records(in: db) }

@@ -63,6 +63,12 @@ extension CatalogStore {
         return try Self.changeset(from: old, to: current, restoredContent: restoredContent)
     }
 
+    /// The catalogue as it stood at `revision`, rebuilt through the journal (see
+    /// ``CatalogDatabase/catalog(named:at:)``).
+    public func catalog(named name: String, at revision: Int) throws(StoreError) -> Catalog {
+        try revisions(of: name, since: revision).old
+    }
+
     /// The last `count` writes of the catalogue, newest first, each as the changeset from the
     /// revision before it to it (with `fromRevision` and `toRevision`): the catalogue's history as
     /// far back as the journal reaches. Empty for a catalogue at revision 0.

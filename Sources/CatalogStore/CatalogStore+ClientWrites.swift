@@ -23,7 +23,7 @@ extension CatalogStore {
                 let result = try Self.write(batch, to: catalog, in: db)
                 var given = answer(result)
                 given.fingerprint = fingerprint
-                try ClientWriteRows.record(write, answer: given, in: db)
+                try ClientWriteRows.record(write, answer: given, landing: result, in: db)
                 recorded.value = given
                 return result
             }
@@ -41,8 +41,13 @@ extension CatalogStore {
     public func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) throws(StoreError) {
         try writeWithoutRevision { db in
             guard write.follows(try ClientWriteRows.last(of: write.client, in: db)) else { return }
-            try ClientWriteRows.record(write, answer: answer, in: db)
+            try ClientWriteRows.record(write, answer: answer, landing: nil, in: db)
         }
+    }
+
+    /// What the database knows of `client`'s numbered writes now; nil when it has no record.
+    public func clientPosition(of client: String) throws(StoreError) -> ClientPosition? {
+        try read { db in try ClientWriteRows.position(of: client, in: db) }
     }
 }
 
@@ -62,12 +67,22 @@ enum ClientWriteRows {
 
     /// Records `write` as the client's last, only over the number before it, with its answer;
     /// the first write of a request drops the answers to the request before.
-    static func record(_ write: ClientWrite, answer: RecordedAnswer, in db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO client_write (client, sequence) VALUES (?, ?)
-            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence
-            WHERE client_write.sequence = excluded.sequence - 1
-            """).execute(arguments: [write.client, write.sequence])
+    /// `landing`: the applied write's result, whose catalogue and revision the row keeps (a
+    /// refusal keeps those of the write before; a first record that is a refusal has revision 0).
+    static func record(_ write: ClientWrite, answer: RecordedAnswer, landing: WriteResult?, in db: Database) throws {
+        if let landing {
+            try db.cachedStatement(sql: """
+                INSERT INTO client_write (client, sequence, catalog, revision) VALUES (?, ?, ?, ?)
+                ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, catalog = excluded.catalog, revision = excluded.revision
+                WHERE client_write.sequence = excluded.sequence - 1
+                """).execute(arguments: [write.client, write.sequence, landing.catalog, landing.revision])
+        } else {
+            try db.cachedStatement(sql: """
+                INSERT INTO client_write (client, sequence, revision) VALUES (?, ?, 0)
+                ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence
+                WHERE client_write.sequence = excluded.sequence - 1
+                """).execute(arguments: [write.client, write.sequence])
+        }
         guard db.changesCount == 1 else {
             throw StoreError.outOfSequence(client: write.client, sequence: write.sequence, expected: try last(of: write.client, in: db) + 1)
         }
@@ -82,8 +97,8 @@ enum ClientWriteRows {
     /// Every client's record, by client id.
     static func records(in db: Database) throws -> [ClientRecord] {
         var records: [String: ClientRecord] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT client, sequence FROM client_write") {
-            records[row[0]] = ClientRecord(client: row[0], lastSequence: row[1], answers: [:])
+        for row in try Row.fetchAll(db, sql: "SELECT client, sequence, catalog, revision FROM client_write") {
+            records[row[0]] = ClientRecord(client: row[0], lastSequence: row[1], answers: [:], catalog: row[2], revision: row[3])
         }
         for row in try Row.fetchAll(db, sql: "SELECT client, sequence, status, answer, fingerprint FROM client_answer") {
             records[row[0]]?.answers[row[1]] = RecordedAnswer(status: row[2], body: row[3], fingerprint: row[4])
@@ -95,13 +110,22 @@ enum ClientWriteRows {
     /// number as new or newer.
     static func restore(_ record: ClientRecord, in db: Database) throws {
         guard try last(of: record.client, in: db) < record.lastSequence else { return }
-        try db.execute(sql: "INSERT INTO client_write (client, sequence) VALUES (?, ?) ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence",
-                       arguments: [record.client, record.lastSequence])
+        try db.execute(sql: """
+            INSERT INTO client_write (client, sequence, catalog, revision) VALUES (?, ?, ?, ?)
+            ON CONFLICT (client) DO UPDATE SET sequence = excluded.sequence, catalog = excluded.catalog, revision = excluded.revision
+            """, arguments: [record.client, record.lastSequence, record.catalog, record.revision])
         try db.execute(sql: "DELETE FROM client_answer WHERE client = ?", arguments: [record.client])
         for (sequence, answer) in record.answers.sorted(by: { $0.key < $1.key }) {
             try db.execute(sql: "INSERT INTO client_answer (client, sequence, status, answer, fingerprint) VALUES (?, ?, ?, ?, ?)",
                            arguments: [record.client, sequence, answer.status, answer.body, answer.fingerprint])
         }
+    }
+
+    /// The client's number and last landing; nil when it has no record.
+    static func position(of client: String, in db: Database) throws -> ClientPosition? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT sequence, catalog, revision FROM client_write WHERE client = ?"),
+                                         arguments: [client]) else { return nil }
+        return ClientPosition(lastSequence: row[0], catalog: row[1], revision: row[2])
     }
 
     /// The answer recorded for `write`, while it is kept (a write of the client's last request).

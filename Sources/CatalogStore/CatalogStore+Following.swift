@@ -115,16 +115,70 @@ extension CatalogStore {
     }
 
     /// The server's history of `name` went back to revision `revision` (a restored backup): the
-    /// writes acknowledged at a later revision are no longer on it, and wait again — with the
-    /// pending ones, all numbered afresh under a new client id (the server's record of the old
-    /// one went back too). One transaction; the number of writes sent again.
+    /// writes acknowledged at a later revision are no longer on it, and wait again under their
+    /// numbers (the server's record of the client went back with it; when the numbers no longer
+    /// follow it, the server says so and they are numbered afresh). One transaction; the number
+    /// of writes sent again.
     package func resend(acknowledgedAfter revision: Int, in name: String) throws(StoreError) -> Int {
         try writeWithoutRevision { db in
             try db.execute(sql: "UPDATE outbox SET state = 'pending', server_revision = NULL WHERE catalog = ? AND state = 'acknowledged' AND server_revision > ?",
                            arguments: [name, revision])
-            let lost = db.changesCount
-            _ = try Self.renumber(name, in: db)
-            return lost
+            return db.changesCount
+        }
+    }
+
+    /// What catalogue `name` follows its server as: the client id its writes are sent under,
+    /// the last number given under it, and the server database's identity last seen.
+    package func following(_ name: String) throws(StoreError) -> (client: String?, lastNumber: Int, serverIdentity: String?)? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT client, last_number, server_identity FROM followed_catalog WHERE name = ?", arguments: [name])
+                .map { ($0[0], $0[1], $0[2]) }
+        }
+    }
+
+    /// Records `identity` as the server database catalogue `name` follows. When it replaces
+    /// another, the copy is not trusted until it takes the new server's snapshot (the mark a
+    /// recorded refusal sets), should the device stop first.
+    package func recordServerIdentity(_ identity: String, of name: String) throws(StoreError) {
+        try writeWithoutRevision { db in
+            try db.execute(sql: """
+                UPDATE followed_catalog SET unrepaired = CASE WHEN server_identity IS NULL OR server_identity = ?1 THEN unrepaired ELSE 1 END,
+                    server_identity = ?1
+                WHERE name = ?2
+                """, arguments: [identity, name])
+        }
+    }
+
+    /// What the server's stream said of the device's writes before a whole catalogue at revision
+    /// `revision`: under `client`, every number up to `number` is settled there and none later
+    /// exists. In one transaction:
+    /// - the writes acknowledged at a revision up to `revision` with a later number are not on the
+    ///   server (its history is not the one that acknowledged them): they wait again, under their
+    ///   numbers, which follow the server's record — and so do those acknowledged at a later
+    ///   revision with a later number, once the history is known to have changed (one such write,
+    ///   or `historyChanged`). Without that, a later write may just have been applied after the
+    ///   server read its record, and is left as it is;
+    /// - a `number` past the last this device gave under the id means another device writes under
+    ///   it (a copied or restored database): the waiting writes are numbered afresh under a new id.
+    /// An acknowledgement for another id than the catalogue's changes nothing.
+    package func reconcile(_ name: String, client: String, number: Int, revision: Int,
+                           historyChanged: Bool = false) throws(StoreError) -> (resent: Int, newClient: String?) {
+        try writeWithoutRevision { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT client, last_number FROM followed_catalog WHERE name = ?", arguments: [name]),
+                  row[0] as String? == client else { return (0, nil) }
+            if number > row[1] as Int {
+                return (0, try Self.renumber(name, in: db))
+            }
+            let lost = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM outbox
+                WHERE catalog = ? AND client = ? AND state = 'acknowledged' AND number > ? AND server_revision <= ?
+                """, arguments: [name, client, number, revision]) ?? 0
+            guard lost > 0 || historyChanged else { return (0, nil) }
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'pending', server_revision = NULL
+                WHERE catalog = ? AND client = ? AND state = 'acknowledged' AND number > ?
+                """, arguments: [name, client, number])
+            return (db.changesCount, nil)
         }
     }
 

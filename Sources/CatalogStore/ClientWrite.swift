@@ -121,6 +121,44 @@ public enum ClientWriteOutcome: Sendable, Hashable {
     case answeredBefore(RecordedAnswer)
 }
 
+/// What a database knows of a client's numbered writes at one read: its last number, and where
+/// its last applied write landed. Read after a snapshot at revision R, it says exactly which of
+/// the client's writes that snapshot holds (``acknowledged(in:at:)``) — what the event stream
+/// tells a device with its snapshot (docs/Following-a-server.md#what-the-stream-says-of-the-device).
+public struct ClientPosition: Sendable, Hashable {
+    /// The client's last recorded number (applied or refused for good).
+    public var lastSequence: Int
+    /// The catalogue of the client's last applied write (nil when none was applied).
+    public var catalog: String?
+    /// The catalogue's revision after the client's last applied write; 0 when none was applied;
+    /// nil when the record is older than the database's keeping it (schema version 12).
+    public var revision: Int?
+
+    public init(lastSequence: Int, catalog: String?, revision: Int?) {
+        self.lastSequence = lastSequence
+        self.catalog = catalog
+        self.revision = revision
+    }
+
+    /// The client's last number that catalogue `name` at `revision` holds — every number up to it
+    /// is settled there (applied in that state, or refused), and the client has no later one —
+    /// or nil when this record cannot say: its last applied write landed after `revision` or in
+    /// another catalogue, or the record predates what it keeps. A client with no record at all
+    /// has 0 (``acknowledged(_:in:at:)``).
+    public func acknowledged(in name: String, at revision: Int) -> Int? {
+        guard let landed = self.revision else { return nil }
+        if landed == 0 { return lastSequence }
+        guard catalog == name, landed <= revision else { return nil }
+        return lastSequence
+    }
+
+    /// ``acknowledged(in:at:)`` for a client that may have no record (then 0: nothing of it is there).
+    public static func acknowledged(_ position: ClientPosition?, in name: String, at revision: Int) -> Int? {
+        guard let position else { return 0 }
+        return position.acknowledged(in: name, at: revision)
+    }
+}
+
 /// A client's record of numbered writes in a database: its last number and the answers to its
 /// last request. A whole copy of a database carries them (``CatalogDatabase/clientRecords()``),
 /// so that devices go on numbering where they were and a resend across the move is answered.
@@ -130,11 +168,16 @@ public struct ClientRecord: Sendable, Hashable {
     public var lastSequence: Int
     /// The answers to the writes of its last request, by number.
     public var answers: [Int: RecordedAnswer]
+    /// Where its last applied write landed (``ClientPosition``).
+    public var catalog: String?
+    public var revision: Int?
 
-    public init(client: String, lastSequence: Int, answers: [Int: RecordedAnswer]) {
+    public init(client: String, lastSequence: Int, answers: [Int: RecordedAnswer], catalog: String? = nil, revision: Int? = nil) {
         self.client = client
         self.lastSequence = lastSequence
         self.answers = answers
+        self.catalog = catalog
+        self.revision = revision
     }
 
     /// The record, checked before a store writes it: a client id, a number from 1, and answers

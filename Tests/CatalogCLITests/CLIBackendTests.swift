@@ -1,4 +1,5 @@
 import CatalogPostgres
+import CatalogStore
 import CatalogTestSupport
 import Foundation
 import PostgresNIO
@@ -105,6 +106,13 @@ struct CLIBackendTests {
             #expect(try cli.succeed(["list", "--db", target.0]) == (try cli.succeed(["list", "--db", cli.db])).replacingOccurrences(of: cli.db, with: target.0))
             #expect(try cli.succeed(["changes", "bookshelf", "--since", "1", "--json", "--db", target.0])
                     == (try cli.succeed(["changes", "bookshelf", "--since", "1", "--json", "--db", cli.db])))
+            // A whole copy keeps the database's identity: to a device, the same server moved.
+            let source = try CatalogStore(path: cli.db)
+            let copy: any CatalogDatabase = backend == .sqlite ? try CatalogStore(path: target.0)
+                : try await PostgresCatalogStore.open(url: target.0, maximumConnections: 2)
+            #expect(try await copy.identity() == source.identity())
+            source.close()
+            copy.close()
             let again = try cli.run(["copy", "--from", cli.db, "--to", target.0, "bookshelf"])
             #expect(again.status == 1 && again.stderrLines == [#"error: the catalogue "bookshelf" is already in the target database; pass --replace to replace it"#])
             _ = try cli.succeed(["move", "bookshelf", "b-karamazov", "--to", "classics", "--index", "0", "--db", cli.db])

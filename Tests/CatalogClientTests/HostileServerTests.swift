@@ -224,7 +224,7 @@ import Testing
         let entry = try #require(try device.outbox().last)
         #expect(entry.sequence == 3 && entry.number == 3)
         let server = try ServerRequests(server: URL(string: "http://127.0.0.1:1")!, token: nil, http: .shared)
-        let sender = OutboxSender(store: device, server: server, logger: Logger(label: "test"), replicas: [:], changed: {})
+        let sender = OutboxSender(store: device, server: server, logger: Logger(label: "test"), replicas: [:], changed: {}, report: { _ in })
         func expecting(_ number: Int) -> ServerRequests.Answer {
             ServerRequests.Answer(status: 409, document: ["type": "https://catalogkit.dev/problems/out-of-sequence", "expected": number])
         }

@@ -206,3 +206,77 @@ import Testing
         }
     }
 }
+
+/// What a stream tells a device of its own writes, and how it resumes only on the history the
+/// client holds (docs/Following-a-server.md#what-the-stream-says-of-the-device).
+@Suite struct DeviceStreamTests {
+    static func acknowledged(_ event: ServerSentEvent?) -> String? {
+        guard let event, event.event == "acknowledged" else { return nil }
+        return event.data
+    }
+
+    /// Before the stream's first event and every whole catalogue, a device that names its
+    /// client id hears which of its numbered writes that state holds: none for a client the
+    /// server has no record of, the last number once applied or refused — and nothing for a
+    /// stream without a client id. A resume with the fingerprint of the catalogue the client
+    /// holds gets changes; with another fingerprint (another history), a snapshot. The stream
+    /// names the database's identity. (Before, a stream said nothing of the device's writes, and
+    /// resumed on any history whose revision was high enough.)
+    @Test(arguments: Backend.available)
+    func theStreamSaysWhichOfTheDevicesWritesItsStateHolds(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
+            let port = try #require(client.port)
+            let fresh = try RawConnection(port: port)
+            fresh.openEventStream("/catalogs/shelf/events?include=sections", headers: ["Catalog-Client-ID": "tab-1"])
+            let none = await fresh.awaitEvents(2)
+            #expect(none.map(\.event) == ["acknowledged", "snapshot"], "\(fresh.text.prefix(400))")
+            #expect(Self.acknowledged(none.first) == #"{"client":"tab-1","number":0,"revision":1}"#)
+            let identity = try await store.identity()
+            #expect(identity.count >= 16 && fresh.text.lowercased().contains("catalog-server-id: \(identity)\r\n"), "\(fresh.text.prefix(400))")
+
+            // Write 1 applied (revision 2), write 2 refused for good (an unknown section).
+            let applied = try await ClientWriteHTTPTests.send(client, body: ClientWriteHTTPTests.move("b0", to: "c"),
+                                                              headers: ClientWriteHTTPTests.numbered("tab-1", 1))
+            #expect(applied.status == 200)
+            let refused = try await ClientWriteHTTPTests.send(client, body: ClientWriteHTTPTests.move("a0", to: "nowhere"),
+                                                              headers: ClientWriteHTTPTests.numbered("tab-1", 2))
+            #expect(refused.status == 422, "\(refused.body)")
+            let later = try RawConnection(port: port)
+            later.openEventStream("/catalogs/shelf/events?include=sections", headers: ["Catalog-Client-ID": "tab-1"])
+            let both = await later.awaitEvents(2)
+            #expect(both.map(\.event) == ["acknowledged", "snapshot"] && both.last?.id == "2", "\(later.text.prefix(400))")
+            #expect(Self.acknowledged(both.first) == #"{"client":"tab-1","number":2,"revision":2}"#)
+
+            // Another client's write: a change, with nothing said of tab-1's writes.
+            try await store.move(item: "a0", toSection: "b", index: 0, in: "shelf")
+            let change = await later.awaitEvents(3)
+            #expect(change.map(\.event) == ["acknowledged", "snapshot", "changes"], "\(later.text.suffix(400))")
+
+            // A stream without a client id hears no acknowledgement.
+            let anonymous = try RawConnection(port: port)
+            anonymous.openEventStream("/catalogs/shelf/events?include=sections")
+            #expect(await anonymous.awaitEvents(1).map(\.event) == ["snapshot"])
+
+            // Resuming from revision 2 with its fingerprint: the changes, the first event
+            // acknowledged. With the fingerprint of another history: a snapshot.
+            let atTwo = CatalogExporter.fingerprint(try await store.catalog(named: "shelf", at: 2))
+            let resumed = try RawConnection(port: port)
+            resumed.openEventStream("/catalogs/shelf/events?include=sections",
+                                    headers: ["Last-Event-ID": "2", "Catalog-Fingerprint": atTwo, "Catalog-Client-ID": "tab-1"])
+            let rest = await resumed.awaitEvents(2)
+            #expect(rest.map(\.event) == ["acknowledged", "changes"] && rest.last?.id == "3", "\(resumed.text.prefix(500))")
+            #expect(Self.acknowledged(rest.first) == #"{"client":"tab-1","number":2,"revision":3}"#)
+            let elsewhere = try RawConnection(port: port)
+            elsewhere.openEventStream("/catalogs/shelf/events?include=sections",
+                                      headers: ["Last-Event-ID": "2", "Catalog-Fingerprint": "0123456789abcdef"])
+            let restarted = await elsewhere.awaitEvents(1)
+            #expect(restarted.map(\.event) == ["snapshot"] && restarted.first?.id == "3", "\(elsewhere.text.prefix(400))")
+
+            // A client id that is not one is refused before the stream starts.
+            let bad = try RawConnection(port: port)
+            bad.openEventStream("/catalogs/shelf/events", headers: ["Catalog-Client-ID": "no spaces"])
+            await bad.awaitStream(seconds: 5) { _ in bad.text.contains("\r\n\r\n") }
+            #expect(bad.text.hasPrefix("HTTP/1.1 400"), "\(bad.text.prefix(200))")
+        }
+    }
+}

@@ -146,7 +146,7 @@ struct BrowserPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
     static var secFetchSite: HTTPField.Name { HTTPField.Name("Sec-Fetch-Site")! }
 
     /// The headers a page of an allowed origin may send, and read.
-    static var allowedRequestHeaders: String { "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, Catalog-Client-ID, Catalog-Client-Sequence" }
+    static var allowedRequestHeaders: String { "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, Catalog-Client-ID, Catalog-Client-Sequence, Catalog-Fingerprint" }
     static var exposedHeaders: String { "ETag, Retry-After, Catalog-Replayed, WWW-Authenticate" }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -1,0 +1,197 @@
+import CatalogClient
+import CatalogModel
+import CatalogServer
+import CatalogStore
+import Foundation
+import Testing
+
+/// A device follows one history: a server restored from a backup, or another database at the
+/// server's address, is noticed whatever its revisions say; the device's acknowledged writes the
+/// server no longer has are sent again; the app is told (docs/Following-a-server.md#when-the-servers-history-changes).
+@Suite struct ServerHistoryTests {
+    typealias Following = FollowingTests
+
+    /// The events a client reports, as they come.
+    final class Reported: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [CatalogClientEvent] = []
+        private var task: Task<Void, Never>?
+
+        init(_ client: CatalogClient) {
+            let events = client.events()
+            task = Task { [weak self] in
+                for await event in events { self?.add(event) }
+            }
+        }
+
+        deinit { task?.cancel() }
+
+        private func add(_ event: CatalogClientEvent) { lock.withLock { list.append(event) } }
+        var all: [CatalogClientEvent] { lock.withLock { list } }
+    }
+
+    /// A backup of `original` as a restore brings it back: its catalogues, its devices' records
+    /// and its identity.
+    static func backUp(_ original: CatalogStore, into backup: CatalogStore) throws {
+        try backup.restore([try original.archive(of: "shelf")], retired: [:], clients: try original.clientRecords(), replacing: true)
+        try backup.adoptIdentity(try original.identity())
+    }
+
+    static func shelf(_ store: CatalogStore) -> [[String]] {
+        ((try? store.catalog(named: "shelf"))?.sections ?? []).map { $0.items.map(\.id) }
+    }
+
+    /// The device's two moves are applied and acknowledged while its stream is down; then the
+    /// server is restored from a backup taken before them, and others write there. Both moves
+    /// are sent again and applied once on the restored server, the copy equals it, and the app
+    /// hears that the history changed. (Before, the copy resumed on the backup's history and
+    /// took the acknowledged moves as held by it: both were gone, never reported.)
+    @Test func acknowledgedWritesARestoredServerLacksAreSentAgain() async throws {
+        let original = try CatalogStore.inMemory()
+        try original.replace(Following.shelves)
+        let backup = try CatalogStore.inMemory()
+        let (device, _) = try Following.deviceStore()
+        try await Following.serving(original) { originalURL in
+            try await Following.serving(backup) { backupURL in
+                let (behind, streamsDown, streams) = (Current(originalURL), Current(false), FaultProxy.OpenStreams())
+                let decide: @Sendable (FaultProxy.Seen) -> FaultProxy.Fault = { seen in
+                    streamsDown.value && seen.path.contains("/events") ? .answer(FaultProxy.html(.badGateway)) : .pass
+                }
+                try await FaultProxy.run(toCurrent: { behind.value }, deciding: decide, streams: streams) { proxy in
+                    try await Following.following(device, proxy) { client in
+                        let reported = Reported(client)
+                        try await Following.eventually("the first snapshot") { try Following.same(device, original) }
+                        try Self.backUp(original, into: backup)
+                        streamsDown.value = true
+                        streams.finishAll()
+                        try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+                        try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
+                        try await Following.eventually("both moves acknowledged") {
+                            let outbox = try client.outbox()
+                            let revision = try original.revision(of: "shelf")
+                            return outbox.count == 2 && outbox.allSatisfy { $0.state == .acknowledged } && revision == 3
+                        }
+                        // The restore; someone writes there before the device comes back.
+                        behind.value = backupURL
+                        try await backup.move(item: "a1", toSection: "c", in: "shelf")
+                        streamsDown.value = false
+                        try await Following.eventually("the moves on the restored server: \(Self.shelf(backup)), device \(Self.shelf(device))") {
+                            let revision = try backup.revision(of: "shelf")
+                            return try client.outbox().isEmpty && Following.same(device, backup) && revision == 4 && !reported.all.isEmpty
+                        }
+                        #expect(Self.shelf(backup) == [["a2"], ["a0"], ["b0", "a1"]])
+                        #expect(reported.all == [.historyChanged(catalog: "shelf", resent: 2)])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The server is restored from a backup and, before the device comes back, passes the
+    /// revision the copy stood on with other writes: the copy takes the restored server's
+    /// catalogue (a snapshot), not its changes on top of another history, and the app is told.
+    /// (Before, the device resumed from its revision: sections nobody touched again stayed as the
+    /// lost history left them.)
+    @Test func aRestoredServerThatPassedTheCopysRevisionIsFollowedFromItsSnapshot() async throws {
+        let original = try CatalogStore.inMemory()
+        try original.replace(Following.shelves)
+        let backup = try CatalogStore.inMemory()
+        try Self.backUp(original, into: backup)
+        let (device, _) = try Following.deviceStore()
+        try await Following.serving(original) { originalURL in
+            try await Following.serving(backup) { backupURL in
+                let (behind, streams) = (Current(originalURL), FaultProxy.OpenStreams())
+                try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
+                    try await Following.following(device, proxy) { client in
+                        let reported = Reported(client)
+                        // Revision 3 on the original: two moves into "c".
+                        try await original.move(item: "a0", toSection: "c", in: "shelf")
+                        try await original.move(item: "a1", toSection: "c", in: "shelf")
+                        try await Following.eventually("in step at 3") {
+                            try Following.same(device, original) && device.followedCatalogs().first?.serverRevision == 3
+                        }
+                        // The backup (revision 1) goes on to revision 4 with other moves.
+                        for (item, shelf) in [("a2", "b"), ("a0", "b"), ("b0", "c")] {
+                            try await backup.move(item: item, toSection: shelf, in: "shelf")
+                        }
+                        behind.value = backupURL
+                        streams.finishAll()
+                        try await Following.eventually("the restored server's catalogue: \(Self.shelf(backup)), device \(Self.shelf(device))") {
+                            try Following.same(device, backup) && device.followedCatalogs().first?.serverRevision == 4 && !reported.all.isEmpty
+                        }
+                        #expect(reported.all == [.historyChanged(catalog: "shelf", resent: 0)])
+                        _ = client
+                    }
+                }
+            }
+        }
+    }
+
+    /// Another database answers at the server's address, at the copy's revision with the same
+    /// catalogue: the device notices by its identity, takes its snapshot, and tells the app.
+    /// `catalog copy`'s whole copy keeps the identity, so a server moved that way is no other.
+    @Test func anotherDatabaseAtTheServersAddressIsNoticedByItsIdentity() async throws {
+        let first = try CatalogStore.inMemory()
+        try first.replace(Following.shelves)
+        let other = try CatalogStore.inMemory()
+        try other.replace(Following.shelves)
+        #expect(try first.identity() != other.identity())
+        let (device, _) = try Following.deviceStore()
+        try await Following.serving(first) { firstURL in
+            try await Following.serving(other) { otherURL in
+                let (behind, streams) = (Current(firstURL), FaultProxy.OpenStreams())
+                try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
+                    try await Following.following(device, proxy) { client in
+                        let reported = Reported(client)
+                        try await Following.eventually("the first snapshot") { try Following.same(device, first) }
+                        #expect(try device.following("shelf")?.serverIdentity == first.identity())
+                        behind.value = otherURL
+                        streams.finishAll()
+                        try await Following.eventually("the other database's identity") {
+                            try device.following("shelf")?.serverIdentity == other.identity() && reported.all.count == 1
+                        }
+                        #expect(reported.all == [.historyChanged(catalog: "shelf", resent: 0)])
+                        // It is followed as any server: its next write reaches the copy.
+                        try await other.move(item: "a0", toSection: "c", in: "shelf")
+                        try await Following.eventually("the other database's write") { try Following.same(device, other) }
+                        _ = client
+                    }
+                }
+            }
+        }
+    }
+
+    /// A device database copied before the first device wrote: when the copy follows, the
+    /// server's acknowledgement names numbers of its client id past any it gave — it takes a new
+    /// id at once, tells the app, and its own offline move is applied. (Before, it noticed only
+    /// when a write of its own was refused as "number taken".)
+    @Test func aCopiedDeviceIsNoticedByTheServersAcknowledgement() async throws {
+        let server = try CatalogStore.inMemory()
+        try server.replace(Following.shelves)
+        let (one, onePath) = try Following.deviceStore()
+        try await Following.serving(server) { url in
+            try await NumberingTests.sync(one, url, ["shelf"], until: "the first snapshot") { try NumberingTests.inStep(one, server, ["shelf"]) }
+            one.close()
+            let twoPath = onePath + "-copy.sqlite"
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: onePath + suffix) {
+                try FileManager.default.copyItem(atPath: onePath + suffix, toPath: twoPath + suffix)
+            }
+            let (first, second) = (try CatalogStore(path: onePath), try CatalogStore(path: twoPath))
+            let sharedID = try #require(try second.following("shelf")?.client)
+            try await first.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+            try await first.move(item: "a0", toSection: "c", index: 0, in: "shelf")
+            try await NumberingTests.sync(first, url, ["shelf"], until: "the first device's moves") { try NumberingTests.inStep(first, server, ["shelf"]) }
+            let client = try CatalogClient(store: second, server: url, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+            let reported = Reported(client)
+            let task = Task { try await client.run(following: ["shelf"]) }
+            defer { task.cancel() }
+            try await Following.eventually("a new client id") { try second.following("shelf")?.client != sharedID && !reported.all.isEmpty }
+            #expect(reported.all == [.newClientID(catalog: "shelf")])
+            try await second.move(item: "a1", toSection: "b", index: 0, in: "shelf")
+            try await Following.eventually("the second device's move") { try NumberingTests.inStep(second, server, ["shelf"]) }
+            #expect(try server.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [["a2"], ["a1"], ["a0", "b0"]])
+            task.cancel()
+            _ = await task.result
+        }
+    }
+}
