@@ -169,18 +169,34 @@ extension CatalogStore {
             if number > row[1] as Int {
                 return (0, try Self.renumber(name, in: db))
             }
+            let arguments: StatementArguments = [name, client, number, revision]
             let lost = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM outbox
-                WHERE catalog = ? AND client = ? AND state = 'acknowledged' AND number > ? AND server_revision <= ?
-                """, arguments: [name, client, number, revision]) ?? 0
+                SELECT (SELECT count(*) FROM outbox
+                        WHERE catalog = ?1 AND client = ?2 AND state = 'acknowledged' AND number > ?3 AND server_revision <= ?4)
+                     + (SELECT count(*) FROM confirmed_write WHERE catalog = ?1 AND client = ?2 AND number > ?3 AND server_revision <= ?4)
+                """, arguments: arguments) ?? 0
             guard lost > 0 || historyChanged else { return (0, nil) }
+            let later: StatementArguments = [name, client, number]
             try db.execute(sql: """
                 UPDATE outbox SET state = 'pending', server_revision = NULL
-                WHERE catalog = ? AND client = ? AND state = 'acknowledged' AND number > ?
-                """, arguments: [name, client, number])
-            return (db.changesCount, nil)
+                WHERE catalog = ?1 AND client = ?2 AND state = 'acknowledged' AND number > ?3
+                """, arguments: later)
+            var resent = db.changesCount
+            // Confirmed ones too: back in the outbox, in their places.
+            try db.execute(sql: """
+                INSERT INTO outbox (sequence, catalog, client, number, batch, state)
+                SELECT sequence, catalog, client, number, batch, 'pending' FROM confirmed_write
+                WHERE catalog = ?1 AND client = ?2 AND number > ?3
+                """, arguments: later)
+            resent += db.changesCount
+            try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ?1 AND client = ?2 AND number > ?3", arguments: later)
+            return (resent, nil)
         }
     }
+
+    /// How many of each followed catalogue's confirmed writes the device keeps, to send again to
+    /// a server that loses them (restored from an older backup).
+    package static let confirmedWritesKept = 1_000
 
     /// A random client id (a UUID's hex digits).
     static func newClientID() -> String {
@@ -269,6 +285,7 @@ extension CatalogStore {
             try db.execute(sql: "UPDATE outbox SET state = 'rejected', status = ?, answer = ? WHERE catalog = ? AND state = 'pending'",
                            arguments: [answer.status, answer.body, name])
             try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged'", arguments: [name])
+            try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ?", arguments: [name])
             try db.execute(sql: "DELETE FROM followed_catalog WHERE name = ?", arguments: [name])
             return try Self.catalogRow(named: name, in: db) != nil ? try Self.delete(name, ifRevision: nil, in: db).pk : nil
         }
@@ -339,8 +356,18 @@ extension CatalogStore {
     private static func stand(_ name: String, on serverRevision: Int, in db: Database, repaired: Bool = false) throws {
         try db.execute(sql: repaired ? "UPDATE followed_catalog SET server_revision = ?, unrepaired = 0 WHERE name = ?"
                                      : "UPDATE followed_catalog SET server_revision = ? WHERE name = ?", arguments: [serverRevision, name])
-        try db.execute(sql: "DELETE FROM outbox WHERE catalog = ? AND state = 'acknowledged' AND server_revision <= ?",
-                       arguments: [name, serverRevision])
+        // Kept as confirmed (the last ``confirmedWritesKept``), for a server that loses them later.
+        let held = "catalog = ?1 AND state = 'acknowledged' AND server_revision <= ?2"
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO confirmed_write (sequence, catalog, client, number, batch, server_revision)
+            SELECT sequence, catalog, client, number, batch, server_revision FROM outbox WHERE \(held)
+            """, arguments: [name, serverRevision])
+        guard db.changesCount > 0 else { return }
+        try db.execute(sql: "DELETE FROM outbox WHERE \(held)", arguments: [name, serverRevision])
+        try db.execute(sql: """
+            DELETE FROM confirmed_write WHERE catalog = ?1 AND sequence <= (
+                SELECT sequence FROM confirmed_write WHERE catalog = ?1 ORDER BY sequence DESC LIMIT 1 OFFSET ?2)
+            """, arguments: [name, confirmedWritesKept])
     }
 
     /// Records the server's answers to queued writes (those of one request) in one transaction:

@@ -87,12 +87,14 @@ import Testing
         }
     }
 
-    /// The server is restored from a backup and, before the device comes back, passes the
-    /// revision the copy stood on with other writes: the copy takes the restored server's
-    /// catalogue (a snapshot), not its changes on top of another history, and the app is told.
-    /// (Before, the device resumed from its revision: sections nobody touched again stayed as the
-    /// lost history left them.)
-    @Test func aRestoredServerThatPassedTheCopysRevisionIsFollowedFromItsSnapshot() async throws {
+    /// The server is restored from a backup taken before two moves of the device, which the
+    /// copy had confirmed, and before the device comes back, passes the revision the copy stood
+    /// on with other writes: the copy takes the restored server's catalogue (a snapshot), not its
+    /// changes on top of another history; the device's two moves, kept since they were
+    /// confirmed, are sent again and applied once; the app is told. (Before, the device resumed
+    /// from its revision — sections nobody touched again stayed as the lost history left them —
+    /// and the moves were gone.)
+    @Test func aRestoredServerThatPassedTheCopysRevisionGetsTheDevicesWritesAgain() async throws {
         let original = try CatalogStore.inMemory()
         try original.replace(Following.shelves)
         let backup = try CatalogStore.inMemory()
@@ -104,11 +106,12 @@ import Testing
                 try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
                     try await Following.following(device, proxy) { client in
                         let reported = Reported(client)
-                        // Revision 3 on the original: two moves into "c".
-                        try await original.move(item: "a0", toSection: "c", in: "shelf")
-                        try await original.move(item: "a1", toSection: "c", in: "shelf")
+                        try await Following.eventually("the first snapshot") { try Following.same(device, original) }
+                        // Revision 3 on the original: the device's two moves, confirmed.
+                        try await device.move(item: "a1", toSection: "c", index: 0, in: "shelf")
+                        try await device.move(item: "b0", toSection: "a", index: 0, in: "shelf")
                         try await Following.eventually("in step at 3") {
-                            try Following.same(device, original) && device.followedCatalogs().first?.serverRevision == 3
+                            try client.outbox().isEmpty && Following.same(device, original) && device.followedCatalogs().first?.serverRevision == 3
                         }
                         // The backup (revision 1) goes on to revision 4 with other moves.
                         for (item, shelf) in [("a2", "b"), ("a0", "b"), ("b0", "c")] {
@@ -116,11 +119,12 @@ import Testing
                         }
                         behind.value = backupURL
                         streams.finishAll()
-                        try await Following.eventually("the restored server's catalogue: \(Self.shelf(backup)), device \(Self.shelf(device))") {
-                            try Following.same(device, backup) && device.followedCatalogs().first?.serverRevision == 4 && !reported.all.isEmpty
+                        try await Following.eventually("the moves on the restored server: \(Self.shelf(backup)), device \(Self.shelf(device))") {
+                            let revision = try backup.revision(of: "shelf")
+                            return try client.outbox().isEmpty && Following.same(device, backup) && revision == 6 && !reported.all.isEmpty
                         }
-                        #expect(reported.all == [.historyChanged(catalog: "shelf", resent: 0)])
-                        _ = client
+                        #expect(Self.shelf(backup) == [["b0"], ["a2", "a0"], ["a1"]])
+                        #expect(reported.all == [.historyChanged(catalog: "shelf", resent: 2)])
                     }
                 }
             }

@@ -126,4 +126,39 @@ import Testing
         #expect(try store.outbox().map(\.sequence) == [3])
         #expect(try store.followedCatalogs() == [FollowedCatalog(name: "shelf", server: "http://server", serverRevision: 9)])
     }
+
+    /// Writes that leave the outbox confirmed are kept, the last 1,000 of the catalogue; when the
+    /// server's history changed, those numbered past the server's acknowledgement go back to the
+    /// outbox as pending, in their order and under their numbers — and without a sign that the
+    /// history changed, an acknowledgement moves nothing.
+    @Test func confirmedWritesAreKeptForAServerThatLosesThem() throws {
+        let store = try CatalogStore.inMemory()
+        let books = (0..<2).map { Item(id: "b\($0)", content: .book(Book(title: "B\($0)", cover: "c"))) }
+        try store.replace(Catalog(name: "shelf", sections: [
+            Section(id: "a", kind: .bookshelf, capacity: 4, items: books), Section(id: "b", kind: .bookshelf, capacity: 4),
+        ]))
+        _ = try store.follow("shelf", server: "http://server")
+        let count = CatalogStore.confirmedWritesKept + 5
+        for index in 1...count {
+            try store.move(item: "b0", toSection: index % 2 == 1 ? "b" : "a", index: 0, in: "shelf")
+            try store.settle([(index, index + 1, nil)])
+        }
+        try store.stand("shelf", on: count + 1)
+        #expect(try store.outbox().isEmpty)
+        let kept = try store.writer.read { db in try Int.fetchAll(db, sql: "SELECT number FROM confirmed_write ORDER BY sequence") }
+        #expect(kept == Array(6...count))
+        let client = try #require(try store.following("shelf")?.client)
+        // In step: an acknowledgement of every number moves nothing; nor does one of fewer without a sign.
+        #expect(try store.reconcile("shelf", client: client, number: count, revision: count + 1) == (0, nil))
+        #expect(try store.reconcile("shelf", client: client, number: count - 3, revision: 1) == (0, nil))
+        #expect(try store.outbox().isEmpty)
+        // The history changed: the server has numbers up to count - 3.
+        let (resent, renamed) = try store.reconcile("shelf", client: client, number: count - 3, revision: 2, historyChanged: true)
+        #expect(resent == 3 && renamed == nil)
+        let back = try store.outbox()
+        #expect(back.map(\.number) == [count - 2, count - 1, count] && back.allSatisfy { $0.state == .pending && $0.client == client })
+        #expect(back.map(\.sequence) == [count - 2, count - 1, count])
+        let left = try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM confirmed_write") }
+        #expect(left == CatalogStore.confirmedWritesKept - 3)
+    }
 }
