@@ -16,3 +16,9 @@ CREATE TABLE confirmed_write (
     server_revision INTEGER NOT NULL
 );
 CREATE INDEX confirmed_write_by_catalog ON confirmed_write (catalog, sequence);
+
+-- `identity_checked`: the stream has seen the server database's identity since the catalogue
+-- last moved to another address (`refollow`). Until then, a server's "expected N" is not taken
+-- to mean that it lost the confirmed writes past N: a copy of chosen catalogues has them without
+-- their records.
+ALTER TABLE followed_catalog ADD COLUMN identity_checked INTEGER NOT NULL DEFAULT 1 CHECK (identity_checked IN (0, 1));

@@ -82,7 +82,11 @@ struct OutboxSender: Sendable {
         if let strange = failure as? StrangeNumbers {
             // The writes still waiting are sent again, numbered afresh under a new id.
             let renamed: String
-            do { renamed = try store.renumber(head.catalog) } catch { throw CatalogClientError.store(error) }
+            do {
+                renamed = try store.renumber(head.catalog, because: strange.record(of: head.client ?? ""))
+            } catch {
+                throw CatalogClientError.store(error)
+            }
             logger.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
             report(.newClientID(catalog: head.catalog))
             // After the wait, like any failure: a server that never agrees is asked less and less often.
@@ -99,7 +103,14 @@ struct OutboxSender: Sendable {
     /// under it, and each is applied once.
     struct StrangeNumbers: Error, CustomStringConvertible {
         var detail: String
+        /// What the answer says of the server's record: its last number, when it is below the
+        /// write's (the server lost writes of this id); nil when another device uses the id.
+        var serversLast: Int?
         var description: String { detail }
+
+        func record(of client: String) -> CatalogStore.ForeignRecord {
+            serversLast.map { .lostAfter(client: client, number: $0) } ?? .sharedWithAnotherDevice(client: client)
+        }
     }
 
     /// What the server's answer to one write means for its entry: applied at a revision, or
@@ -108,8 +119,10 @@ struct OutboxSender: Sendable {
         let number = entry.number ?? 0
         switch answer.status {
         case 200:
+            // Unreadable (cut short on the way, a proxy's page): the answer is lost, not refused —
+            // the resend gets the server's record of it.
             guard let revision = answer.revision else {
-                throw CatalogClientError.unexpectedAnswer("a write's answer without a revision: \(answer.body.prefix(200))")
+                throw ServerRequests.Retry(detail: "a write's answer without a revision: \(answer.body.prefix(200))")
             }
             return (revision, nil)
         case 401, 403:
@@ -125,7 +138,8 @@ struct OutboxSender: Sendable {
             }
             throw StrangeNumbers(detail: expected > number
                 ? "the server expects write \(expected), past write \(number), which this device never had answered (a copy of this database on another device?)"
-                : "the server expects write \(expected), before write \(number): it lost its record of this device's writes")
+                : "the server expects write \(expected), before write \(number): it lost its record of this device's writes",
+                                 serversLast: expected > number ? nil : expected - 1)
         case _ where answer.isServersProblem && RecordedAnswer.refusesForGood(status: answer.status, kind: answer.kind):
             // Only the server's own problem document refuses a write: a proxy's 404 or 413 says
             // nothing of it.

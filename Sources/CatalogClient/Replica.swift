@@ -24,10 +24,6 @@ actor Replica {
     private(set) var confirmed: Catalog? {
         didSet { fingerprint = nil }
     }
-    /// The device's writes `confirmed` holds by the stream's word (its last acknowledgement):
-    /// those under `client` numbered up to `number`, settled on the server though their answers
-    /// have not arrived. They are not replayed on top of it.
-    private var settledWrites: (client: String, number: Int)?
     /// `confirmed`'s fingerprint, sent when the stream resumes from its revision; made when needed.
     private var fingerprint: (revision: Int, value: String)?
     /// The stream's last `acknowledged` event: what the whole catalogue that follows it, at
@@ -37,6 +33,11 @@ actor Replica {
     /// database): told to the app once the copy has taken the new history's snapshot in, with
     /// the writes sent again.
     private var historyChange: Int?
+    /// The server is another database than the one the copy followed (its identity differs):
+    /// its records of the device's writes say nothing of what its catalogues hold — a copy of
+    /// chosen catalogues has their content without the records — so nothing acknowledged is
+    /// sent again to it.
+    private var anotherDatabase = false
     /// Waiting writes that `confirmed` already holds: their server change came before their
     /// answer (see ``takeIn(_:)``).
     private var absorbed = Set<Int>()
@@ -175,6 +176,7 @@ actor Replica {
                 (confirmed, shown) = (nil, nil)
                 absorbed.removeAll()
                 historyChange = historyChange ?? 0
+                anotherDatabase = true
                 throw ServerRequests.Retry(detail: "another server database")
             }
         }
@@ -320,9 +322,8 @@ actor Replica {
     private func reconcile(at revision: Int) throws {
         defer { acknowledgement = nil }
         var resent = 0
-        settledWrites = nil
-        if let acknowledgement, acknowledgement.revision == revision {
-            settledWrites = (acknowledgement.client, acknowledgement.number)
+        defer { anotherDatabase = false }
+        if let acknowledgement, acknowledgement.revision == revision, !anotherDatabase {
             let outcome = try store.reconcile(name, client: acknowledgement.client, number: acknowledgement.number, revision: revision,
                                               historyChanged: historyChange != nil)
             resent = outcome.resent
@@ -401,9 +402,7 @@ actor Replica {
         absorbed.formIntersection(entries.filter { $0.state != .rejected }.map(\.sequence))
         return entries.filter { entry in
             switch entry.state {
-            case .pending:
-                !absorbed.contains(entry.sequence)
-                    && !(settledWrites.map { entry.client == $0.client && (entry.number ?? .max) <= $0.number } ?? false)
+            case .pending: !absorbed.contains(entry.sequence)
             case .acknowledged: (entry.serverRevision ?? 0) > revision && !absorbed.contains(entry.sequence)
             case .rejected: false
             }

@@ -90,13 +90,15 @@ struct ServerRequests: Sendable {
             if response.status == .unauthorized || response.status == .forbidden { return [answer] }
             throw WholeRequestRefused(status: answer.status, detail: answer.detail ?? String(answer.body.prefix(120)))
         }
+        // Unreadable (cut short on the way, a proxy's page): the answers are lost, and the
+        // request is sent again — the server answers it from its record.
         guard let document = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any],
               let answers = document["answers"] as? [[String: Any]] else {
-            throw CatalogClientError.unexpectedAnswer("the answer to numbered writes is not {\"answers\": […]}")
+            throw Retry(detail: "the answer to numbered writes is not {\"answers\": […]}")
         }
         return try answers.map { answer in
             guard let status = answer["status"] as? Int, let content = answer["body"] as? [String: Any] else {
-                throw CatalogClientError.unexpectedAnswer("an answer without a status and a body")
+                throw Retry(detail: "an answer without a status and a body")
             }
             return Answer(status: status, document: content)
         }

@@ -95,7 +95,8 @@ extension PostgresCatalogStore {
                                            expected: try await lastSequence(of: write.client, on: connection, logger: logger, locking: false) + 1)
         }
         if write.sequence == write.requestStart {
-            try await connection.query("DELETE FROM client_answer WHERE client = \(write.client) AND sequence < \(sequence)", logger: logger)
+            try await connection.query("DELETE FROM client_answer WHERE client = \(write.client) AND sequence < \(sequence - Int64(ClientWrite.answersKept))",
+                                       logger: logger)
         }
         try await connection.query("""
             INSERT INTO client_answer (client, sequence, status, answer, fingerprint)

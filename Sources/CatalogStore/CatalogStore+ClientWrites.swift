@@ -66,7 +66,8 @@ enum ClientWriteRows {
     }
 
     /// Records `write` as the client's last, only over the number before it, with its answer;
-    /// the first write of a request drops the answers to the request before.
+    /// the first write of a request drops the answers before the client's last
+    /// ``ClientWrite/answersKept`` numbers.
     /// `landing`: the applied write's result, whose catalogue and revision the row keeps (a
     /// refusal keeps those of the write before; a first record that is a refusal has revision 0).
     static func record(_ write: ClientWrite, answer: RecordedAnswer, landing: WriteResult?, in db: Database) throws {
@@ -88,7 +89,7 @@ enum ClientWriteRows {
         }
         if write.sequence == write.requestStart {
             try db.cachedStatement(sql: "DELETE FROM client_answer WHERE client = ? AND sequence < ?")
-                .execute(arguments: [write.client, write.sequence])
+                .execute(arguments: [write.client, write.sequence - ClientWrite.answersKept])
         }
         try db.cachedStatement(sql: "INSERT OR REPLACE INTO client_answer (client, sequence, status, answer, fingerprint) VALUES (?, ?, ?, ?, ?)")
             .execute(arguments: [write.client, write.sequence, answer.status, answer.body, answer.fingerprint])

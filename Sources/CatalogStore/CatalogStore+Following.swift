@@ -101,6 +101,60 @@ extension CatalogStore {
         try writeWithoutRevision { db in try Self.renumber(name, in: db) }
     }
 
+    /// Why a server's record of a client id does not fit the device's.
+    package enum ForeignRecord: Sendable {
+        /// The server's last number of `client` is `number`: it lost the writes numbered after it
+        /// (restored from a backup). Those this device had acknowledged wait again — and those it
+        /// confirmed, unless the catalogue moved to another address the stream has not checked yet.
+        case lostAfter(client: String, number: Int)
+        /// Another device writes under `client` (a copy of this database): its acknowledged and
+        /// confirmed writes are the other device's history as much as this one's, and this
+        /// device, taking a new id, leaves them to it — two devices never send one write twice.
+        case sharedWithAnotherDevice(client: String)
+    }
+
+    /// ``renumber(_:)``, in the same transaction as what `record` calls for first.
+    package func renumber(_ name: String, because record: ForeignRecord) throws(StoreError) -> String {
+        try writeWithoutRevision { db in
+            switch record {
+            case .lostAfter(let client, let number):
+                // The confirmed ones too, once the stream has seen that the server is the
+                // database that confirmed them (not a copy of chosen catalogues, which has them
+                // without their records).
+                if try Bool.fetchOne(db, sql: "SELECT identity_checked = 1 FROM followed_catalog WHERE name = ?", arguments: [name]) == true {
+                    _ = try Self.resendLost(name, client: client, after: number, in: db)
+                } else {
+                    try db.execute(sql: """
+                        UPDATE outbox SET state = 'pending', server_revision = NULL
+                        WHERE catalog = ? AND client = ? AND state = 'acknowledged' AND number > ?
+                        """, arguments: [name, client, number])
+                }
+            case .sharedWithAnotherDevice(let client):
+                try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ? AND client = ?", arguments: [name, client])
+            }
+            return try Self.renumber(name, in: db)
+        }
+    }
+
+    /// The writes of `client` numbered after `number` that this device had acknowledged or
+    /// confirmed wait again, in their places and under their numbers; how many.
+    private static func resendLost(_ name: String, client: String, after number: Int, in db: Database) throws -> Int {
+        let later: StatementArguments = [name, client, number]
+        try db.execute(sql: """
+            UPDATE outbox SET state = 'pending', server_revision = NULL
+            WHERE catalog = ?1 AND client = ?2 AND state = 'acknowledged' AND number > ?3
+            """, arguments: later)
+        var resent = db.changesCount
+        try db.execute(sql: """
+            INSERT INTO outbox (sequence, catalog, client, number, batch, state)
+            SELECT sequence, catalog, client, number, batch, 'pending' FROM confirmed_write
+            WHERE catalog = ?1 AND client = ?2 AND number > ?3
+            """, arguments: later)
+        resent += db.changesCount
+        try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ?1 AND client = ?2 AND number > ?3", arguments: later)
+        return resent
+    }
+
     private static func renumber(_ name: String, in db: Database) throws -> String {
         let client = newClientID()
         let pending = try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
@@ -138,12 +192,18 @@ extension CatalogStore {
 
     /// Records `identity` as the server database catalogue `name` follows. When it replaces
     /// another, the copy is not trusted until it takes the new server's snapshot (the mark a
-    /// recorded refusal sets), should the device stop first.
+    /// recorded refusal sets), should the device stop first, and the writes the other confirmed
+    /// are forgotten: they are never sent to this one again.
     package func recordServerIdentity(_ identity: String, of name: String) throws(StoreError) {
         try writeWithoutRevision { db in
+            // The confirmed writes were the other database's: nothing to send this one again.
+            try db.execute(sql: """
+                DELETE FROM confirmed_write WHERE catalog = ?1
+                AND EXISTS (SELECT 1 FROM followed_catalog WHERE name = ?1 AND server_identity IS NOT NULL AND server_identity <> ?2)
+                """, arguments: [name, identity])
             try db.execute(sql: """
                 UPDATE followed_catalog SET unrepaired = CASE WHEN server_identity IS NULL OR server_identity = ?1 THEN unrepaired ELSE 1 END,
-                    server_identity = ?1
+                    server_identity = ?1, identity_checked = 1
                 WHERE name = ?2
                 """, arguments: [identity, name])
         }
@@ -159,7 +219,9 @@ extension CatalogStore {
     ///   or `historyChanged`). Without that, a later write may just have been applied after the
     ///   server read its record, and is left as it is;
     /// - a `number` past the last this device gave under the id means another device writes under
-    ///   it (a copied or restored database): the waiting writes are numbered afresh under a new id.
+    ///   it (a copied or restored database): the device takes a new id — at once when no write of
+    ///   it waits, else once the server has answered the waiting ones (those made before the copy
+    ///   wait on both devices, and are one write each).
     /// An acknowledgement for another id than the catalogue's changes nothing.
     package func reconcile(_ name: String, client: String, number: Int, revision: Int,
                            historyChanged: Bool = false) throws(StoreError) -> (resent: Int, newClient: String?) {
@@ -167,7 +229,15 @@ extension CatalogStore {
             guard let row = try Row.fetchOne(db, sql: "SELECT client, last_number FROM followed_catalog WHERE name = ?", arguments: [name]),
                   row[0] as String? == client else { return (0, nil) }
             if number > row[1] as Int {
-                return (0, try Self.renumber(name, in: db))
+                // Its acknowledged and confirmed writes are the other device's history too.
+                try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ? AND client = ?", arguments: [name, client])
+                // A write waiting since before the copy is waiting on the other device as well:
+                // sent under its number, it is answered as the one write it is (or refused as
+                // "number taken" when the other device's write has the number, and then numbered
+                // afresh). Only with none waiting does the device take a new id at once.
+                let waiting = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM outbox WHERE catalog = ? AND client = ? AND state = 'pending')",
+                                                arguments: [name, client]) ?? false
+                return (0, waiting ? nil : try Self.renumber(name, in: db))
             }
             let arguments: StatementArguments = [name, client, number, revision]
             let lost = try Int.fetchOne(db, sql: """
@@ -176,21 +246,7 @@ extension CatalogStore {
                      + (SELECT count(*) FROM confirmed_write WHERE catalog = ?1 AND client = ?2 AND number > ?3 AND server_revision <= ?4)
                 """, arguments: arguments) ?? 0
             guard lost > 0 || historyChanged else { return (0, nil) }
-            let later: StatementArguments = [name, client, number]
-            try db.execute(sql: """
-                UPDATE outbox SET state = 'pending', server_revision = NULL
-                WHERE catalog = ?1 AND client = ?2 AND state = 'acknowledged' AND number > ?3
-                """, arguments: later)
-            var resent = db.changesCount
-            // Confirmed ones too: back in the outbox, in their places.
-            try db.execute(sql: """
-                INSERT INTO outbox (sequence, catalog, client, number, batch, state)
-                SELECT sequence, catalog, client, number, batch, 'pending' FROM confirmed_write
-                WHERE catalog = ?1 AND client = ?2 AND number > ?3
-                """, arguments: later)
-            resent += db.changesCount
-            try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ?1 AND client = ?2 AND number > ?3", arguments: later)
-            return (resent, nil)
+            return (try Self.resendLost(name, client: client, after: number, in: db), nil)
         }
     }
 
@@ -272,7 +328,7 @@ extension CatalogStore {
     package func refollow(from old: String, to new: String) throws(StoreError) -> [String] {
         try writeWithoutRevision { db in
             let names = try String.fetchAll(db, sql: "SELECT name FROM followed_catalog WHERE server = ? ORDER BY name", arguments: [old])
-            try db.execute(sql: "UPDATE followed_catalog SET server = ?, server_revision = 0 WHERE server = ?", arguments: [new, old])
+            try db.execute(sql: "UPDATE followed_catalog SET server = ?, server_revision = 0, identity_checked = 0 WHERE server = ?", arguments: [new, old])
             return names
         }
     }

@@ -20,6 +20,13 @@ public struct ClientWrite: Sendable, Hashable {
     /// The longest client id a database records.
     public static let maximumClientLength = 128
 
+    /// How many of a client's last numbers a database keeps the answers to (and the writes'
+    /// fingerprints), at least those of its last request: a resend of any of them gets its
+    /// answer again. More than the last request, because a device database copied with writes
+    /// waiting sends those writes from both devices; the second to send one is answered as the
+    /// write it is — applied once — not taken for another device's.
+    package static let answersKept = 100
+
     /// A numbered write; `requestStart` is the number of the first write of its request, when
     /// the request carries several (no later than `sequence`).
     public init(client: String, sequence: Int, requestStart: Int? = nil) {

@@ -35,6 +35,11 @@ enum FaultProxy {
         case loseAnswer(Response)
         /// Forwards it twice, answering with the second answer (a retrying proxy).
         case duplicate
+        /// Forwards it and cuts the answer after this many bytes of its body (a dropped
+        /// connection), the server's work done.
+        case truncate(after: Int)
+        /// Forwards it after this many milliseconds.
+        case delay(milliseconds: Int)
     }
 
     static func run(to upstream: URL, fault: @escaping @Sendable (Seen) -> Response? = { _ in nil },
@@ -59,6 +64,7 @@ enum FaultProxy {
             let seen = Seen(method: request.method.rawValue, path: request.uri.string, body: String(buffer: body), headers: request.headers)
             let fault = decide(seen)
             if case .answer(let answer) = fault { return answer }
+            if case .delay(let milliseconds) = fault { try await Task.sleep(for: .milliseconds(milliseconds)) }
             var forwarded = HTTPClientRequest(url: base + request.uri.string)
             forwarded.method = HTTPMethod(rawValue: request.method.rawValue)
             for field in request.headers where field.name.canonicalName != "host" { forwarded.headers.add(name: field.name.rawName, value: field.value) }
@@ -71,9 +77,11 @@ enum FaultProxy {
             case .duplicate:
                 _ = try await response.body.collect(upTo: 64 << 20)
                 response = try await HTTPClient.shared.execute(forwarded, timeout: .hours(1))
-            case .pass, .answer:
+            case .pass, .answer, .truncate, .delay:
                 break
             }
+            var cut: Int? = nil
+            if case .truncate(let after) = fault { cut = after }
             var headers = HTTPFields()
             for (name, value) in response.headers {
                 guard let field = HTTPField.Name(name), !["content-length", "transfer-encoding", "connection"].contains(name.lowercased()) else { continue }
@@ -84,7 +92,21 @@ enum FaultProxy {
             let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
             let pump = Task {
                 do {
-                    for try await chunk in response.body { continuation.yield(chunk) }
+                    var left = cut ?? .max
+                    for try await chunk in response.body {
+                        guard chunk.readableBytes < left else {
+                            // Cut here: the connection drops mid-answer.
+                            continuation.yield(chunk.getSlice(at: chunk.readerIndex, length: left) ?? ByteBuffer())
+                            continuation.finish(throwing: CancellationError())
+                            return
+                        }
+                        left -= chunk.readableBytes
+                        continuation.yield(chunk)
+                    }
+                    if cut != nil {
+                        continuation.finish(throwing: CancellationError())
+                        return
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
