@@ -144,13 +144,10 @@ import Testing
             if copyRounds.contains(round) {
                 // The first device's database copied whole; the copy takes every other book of it.
                 let (first, path) = devices[0]
-                first.close()
                 let copyPath = path + "-\(devices.count).sqlite"
-                for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-                    try FileManager.default.copyItem(atPath: path + suffix, toPath: copyPath + suffix)
-                }
-                devices[0] = (try CatalogStore(path: path), path)
-                devices.append((try CatalogStore(path: copyPath), copyPath))
+                let (reopened, copy) = try FollowingTests.copyDevice(first, at: path, to: copyPath)
+                devices[0] = (reopened, path)
+                devices.append((copy, copyPath))
                 let theirs = shelves(catalogues[0]).sections.flatMap { $0.items.map(\.id) }.filter { (owner[$0] ?? 0) == 0 }
                 for (index, book) in theirs.enumerated() where index % 2 == 1 { owner[book] = devices.count - 1 }
             }

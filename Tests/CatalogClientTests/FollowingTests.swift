@@ -41,6 +41,17 @@ import Testing
         return (try CatalogStore(path: path), path)
     }
 
+    /// A device database copied whole to a second device (or restored from a backup there):
+    /// `device` is closed, its files copied to `copyPath`; the device's store and the copy's,
+    /// open again.
+    static func copyDevice(_ device: CatalogStore, at path: String, to copyPath: String) throws -> (CatalogStore, CatalogStore) {
+        device.close()
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copyPath + suffix)
+        }
+        return (try CatalogStore(path: path), try CatalogStore(path: copyPath))
+    }
+
     /// Runs a client following "shelf" while `body` runs.
     static func following(_ device: CatalogStore, _ url: URL, _ body: (CatalogClient) async throws -> Void) async throws {
         let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(50), atMost: .seconds(1))

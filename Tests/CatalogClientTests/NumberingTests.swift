@@ -67,12 +67,7 @@ import Testing
         let (first, firstPath) = try Following.deviceStore()
         try await Following.serving(server) { url in
             try await Self.sync(first, url, ["shelf"], until: "the first snapshot") { try Self.inStep(first, server, ["shelf"]) }
-            first.close()
-            let secondPath = firstPath + "-copy.sqlite"
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: firstPath + suffix) {
-                try FileManager.default.copyItem(atPath: firstPath + suffix, toPath: secondPath + suffix)
-            }
-            let (one, two) = (try CatalogStore(path: firstPath), try CatalogStore(path: secondPath))
+            let (one, two) = try Following.copyDevice(first, at: firstPath, to: firstPath + "-copy.sqlite")
             // The first device: one move, or three (its server record then goes past anything the
             // second ever sent). The second: another move, under the same numbers.
             let moves = [("b0", "c"), ("a0", "b"), ("a1", "b")].prefix(firstDeviceWrites)

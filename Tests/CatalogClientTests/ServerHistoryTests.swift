@@ -175,12 +175,7 @@ import Testing
         let (one, onePath) = try Following.deviceStore()
         try await Following.serving(server) { url in
             try await NumberingTests.sync(one, url, ["shelf"], until: "the first snapshot") { try NumberingTests.inStep(one, server, ["shelf"]) }
-            one.close()
-            let twoPath = onePath + "-copy.sqlite"
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: onePath + suffix) {
-                try FileManager.default.copyItem(atPath: onePath + suffix, toPath: twoPath + suffix)
-            }
-            let (first, second) = (try CatalogStore(path: onePath), try CatalogStore(path: twoPath))
+            let (first, second) = try Following.copyDevice(one, at: onePath, to: onePath + "-copy.sqlite")
             let sharedID = try #require(try second.following("shelf")?.client)
             try await first.move(item: "b0", toSection: "c", index: 0, in: "shelf")
             try await first.move(item: "a0", toSection: "c", index: 0, in: "shelf")
