@@ -19,12 +19,7 @@ public enum CatalogExporter {
     ///
     /// - Complexity: O(n) in the catalogue's size.
     public static func fingerprint(_ catalog: Catalog) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in json(Catalog(name: "", revision: 0, sections: catalog.sections), includeRevision: false, pretty: false) {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        FNV1a.hex(of: json(Catalog(name: "", revision: 0, sections: catalog.sections), includeRevision: false, pretty: false))
     }
 
     public static func jsonValue(_ catalog: Catalog, includeRevision: Bool = false) -> OrderedJSON {

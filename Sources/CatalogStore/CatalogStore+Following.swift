@@ -121,14 +121,8 @@ extension CatalogStore {
                 // The confirmed ones too, once the stream has seen that the server is the
                 // database that confirmed them (not a copy of chosen catalogues, which has them
                 // without their records).
-                if try Bool.fetchOne(db, sql: "SELECT identity_checked = 1 FROM followed_catalog WHERE name = ?", arguments: [name]) == true {
-                    _ = try Self.resendLost(name, client: client, after: number, in: db)
-                } else {
-                    try db.execute(sql: """
-                        UPDATE outbox SET state = 'pending', server_revision = NULL
-                        WHERE catalog = ? AND client = ? AND state = 'acknowledged' AND number > ?
-                        """, arguments: [name, client, number])
-                }
+                let checked = try Bool.fetchOne(db, sql: "SELECT identity_checked = 1 FROM followed_catalog WHERE name = ?", arguments: [name])
+                _ = try Self.resendLost(name, client: client, after: number, confirmedToo: checked == true, in: db)
             case .sharedWithAnotherDevice(let client):
                 try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ? AND client = ?", arguments: [name, client])
             }
@@ -136,15 +130,17 @@ extension CatalogStore {
         }
     }
 
-    /// The writes of `client` numbered after `number` that this device had acknowledged or
-    /// confirmed wait again, in their places and under their numbers; how many.
-    private static func resendLost(_ name: String, client: String, after number: Int, in db: Database) throws -> Int {
+    /// The writes of `client` numbered after `number` that this device had acknowledged (and,
+    /// with `confirmedToo`, confirmed) wait again, in their places and under their numbers; how many.
+    private static func resendLost(_ name: String, client: String, after number: Int, confirmedToo: Bool = true,
+                                   in db: Database) throws -> Int {
         let later: StatementArguments = [name, client, number]
         try db.execute(sql: """
             UPDATE outbox SET state = 'pending', server_revision = NULL
             WHERE catalog = ?1 AND client = ?2 AND state = 'acknowledged' AND number > ?3
             """, arguments: later)
         var resent = db.changesCount
+        guard confirmedToo else { return resent }
         try db.execute(sql: """
             INSERT INTO outbox (sequence, catalog, client, number, batch, state)
             SELECT sequence, catalog, client, number, batch, 'pending' FROM confirmed_write

@@ -83,12 +83,7 @@ public struct ClientWrite: Sendable, Hashable {
     /// hex — the same on every backend and in every process. `batch` is canonical
     /// (`Batch.canonicalized()`), as the stores hold it.
     package static func fingerprint(of batch: Batch) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in batch.json.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        FNV1a.hex(of: batch.json.utf8)
     }
 }
 
