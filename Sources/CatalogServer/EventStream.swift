@@ -55,11 +55,14 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
-        // Changes from a revision only on the history the client holds.
-        if let resumed = since, let fingerprint = request.headers[ClientHeaders.fingerprint],
-           try await fingerprints.fingerprint(of: name, at: resumed, in: store) != fingerprint {
-            since = nil
+        // Changes from a revision only on the history the client holds. A revision rebuilt for
+        // the check is the base of the first change too.
+        var rebuilt: Catalog?
+        if let resumed = since, let fingerprint = request.headers[ClientHeaders.fingerprint] {
+            let (known, catalog) = try await fingerprints.fingerprint(of: name, at: resumed, in: store)
+            if known == fingerprint { rebuilt = catalog } else { since = nil }
         }
+        let base = rebuilt
         let identity = try await store.identity()
         let resumesFrom = since
         let slot: EventStreamSlots.Slot
@@ -123,7 +126,7 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                         if previous == nil, update.previous == nil, let from = update.changeset?.fromRevision, from == resumesFrom {
                             // An update made without its base (after a write, for every observer
                             // in step): the client's revision, rebuilt, rather than a whole catalogue.
-                            previous = try? await store.catalog(named: name, at: from)
+                            previous = if let base { base } else { try? await store.catalog(named: name, at: from) }
                         }
                         if update.changeset != nil, let from = previous ?? update.previous {
                             event = encoded.event(update, first: first, since: from)
@@ -291,20 +294,21 @@ final class Fingerprints: @unchecked Sendable {
     private let lock = NSLock()
     private var kept = LRUCache<Key, String>(limit: 256)
 
-    /// The fingerprint of catalogue `name` at `revision` in `store`; nil when the journal no
-    /// longer reaches it (the client then gets a snapshot all the same).
-    func fingerprint<Store: CatalogDatabase>(of name: String, at revision: Int, in store: Store) async throws -> String? {
+    /// The fingerprint of catalogue `name` at `revision` in `store` (nil when the journal no
+    /// longer reaches it: the client then gets a snapshot all the same), and the catalogue at
+    /// that revision when it had to be rebuilt (nil when the fingerprint was kept).
+    func fingerprint<Store: CatalogDatabase>(of name: String, at revision: Int, in store: Store) async throws -> (String?, Catalog?) {
         let key = Key(name: name, revision: revision)
-        if let value = lock.withLock({ kept.value(for: key) }) { return value }
+        if let value = lock.withLock({ kept.value(for: key) }) { return (value, nil) }
         let catalog: Catalog
         do {
             catalog = try await store.catalog(named: name, at: revision)
         } catch {
-            if case .revisionTooOld = error { return nil }
+            if case .revisionTooOld = error { return (nil, nil) }
             throw error
         }
         let value = CatalogExporter.fingerprint(catalog)
         lock.withLock { kept.set(value, for: key) }
-        return value
+        return (value, catalog)
     }
 }
