@@ -18,12 +18,19 @@ import Logging
 /// - **outbox drain**: `queued` moves made on the device while the client is stopped, then the
 ///   client started; the time until the outbox is empty. Baseline: the same number of moves
 ///   sent one at a time over one keep-alive connection (a round trip each, no outbox).
+/// - **many catalogues**: a new device follows `manyCatalogues` catalogues of `booksEach` books on
+///   one stream; the time until every copy is in step, against a new device taking one catalogue
+///   of all those books; the memory each followed catalogue costs the device's process and the
+///   server's (resident set, before and after); and a write to a random one of them → the
+///   follower's local observer, against the same with one catalogue followed (the first case).
 public struct FollowBenchmark: Sendable {
     public var catalogExecutable: String
     public var books = 1_000
     public var writes = 1_000
     public var behind = 10_000
     public var queued = 1_000
+    public var manyCatalogues = 200
+    public var booksEach = 40
     public var runs = 3
 
     public init(catalogExecutable: String) {
@@ -40,13 +47,12 @@ public struct FollowBenchmark: Sendable {
         defer { try? FileManager.default.removeItem(at: folder) }
         let serverPath = folder.appendingPathComponent("server.sqlite").path
         let shelves = books / 4
-        let catalog = Catalog(name: "shelf", sections: (0..<shelves).map { s in
-            Section(id: "s\(s)", kind: .bookshelf, capacity: 8, items: (0..<4).map { i in
-                Item(id: "b\(s * 4 + i)", content: .book(Book(title: "Book \(s * 4 + i)", cover: "c\(i)")))
-            })
-        })
+        let catalog = Self.catalog(named: "shelf", books: books)
         let serverStore = try CatalogStore(path: serverPath)
         try serverStore.replace(catalog)
+        let many = (0..<manyCatalogues).map { "many\($0)" }
+        for name in many { try serverStore.replace(Self.catalog(named: name, books: booksEach)) }
+        try serverStore.replace(Self.catalog(named: "all", books: booksEach * manyCatalogues))
         try serverStore.setJournalRevisions(behind * 2)
         let server = try ServerProcess.start(catalogExecutable, database: serverPath, log: folder.appendingPathComponent("serve.log").path)
         defer { server.stop() }
@@ -148,21 +154,92 @@ public struct FollowBenchmark: Sendable {
         Self.stop(following)
         results.append(BenchmarkResult(suite: "follow", name: "outbox of \(queued) moves drained", medianMS: Clock.median(drains),
                                        baseline: "the moves sent one at a time", baselineMedianMS: Clock.median(bare), items: queued))
+
+        // Many catalogues on one stream: every copy, and the memory each costs.
+        log("follow: \(manyCatalogues) catalogues on one stream")
+        let manyDevice = try CatalogStore(path: folder.appendingPathComponent("many.sqlite").path)
+        let (deviceBefore, serverBefore) = (Self.residentBytes(of: nil), Self.residentBytes(of: server.process.processIdentifier))
+        var manyFollowing: Task<Void, any Error>?
+        let allCopies = try Clock.elapsed { manyFollowing = try Self.followInStep(manyDevice, url, many) }
+        let (deviceAfter, serverAfter) = (Self.residentBytes(of: nil), Self.residentBytes(of: server.process.processIdentifier))
+        let one = try CatalogStore(path: folder.appendingPathComponent("all.sqlite").path)
+        var oneFollowing: Task<Void, any Error>?
+        let oneCopy = try Clock.elapsed { oneFollowing = try Self.followInStep(one, url, ["all"]) }
+        if let oneFollowing { Self.stop(oneFollowing) }
+        func perCatalogue(_ before: Int?, _ after: Int?) -> Double? {
+            guard let before, let after else { return nil }
+            return Double(after - before) / Double(manyCatalogues)
+        }
+        results.append(BenchmarkResult(suite: "follow", name: "\(manyCatalogues) catalogues of \(booksEach) books followed on one stream: every copy (bytes/item: the device's memory per catalogue)",
+                                       medianMS: allCopies, baseline: "one catalogue of all \(manyCatalogues * booksEach) books", baselineMedianMS: oneCopy,
+                                       items: manyCatalogues, bytesPerItem: perCatalogue(deviceBefore, deviceAfter)))
+        let manySeen = Timeline()
+        let watchers = many.map { name in
+            Task {
+                for try await _ in manyDevice.updates(of: name) {
+                    if let revision = try? manyDevice.followedCatalogs().first(where: { $0.name == name })?.serverRevision {
+                        manySeen.record(name: name, revision)
+                    }
+                }
+            }
+        }
+        let manyWriter = BlockingHTTP(port: server.port)
+        var manySent: [(name: String, revision: Int, at: UInt64)] = []
+        let manyStart = DispatchTime.now().uptimeNanoseconds
+        for n in 0..<min(writes, 200) {
+            let due = manyStart + UInt64(n) * 20_000_000
+            let now = DispatchTime.now().uptimeNanoseconds
+            if due > now { Thread.sleep(forTimeInterval: Double(due - now) / 1e9) }
+            let name = many[Int.random(in: 0..<many.count, using: &random)]
+            let shelvesEach = booksEach / 4
+            let body = #"{"item": "b\#(Int.random(in: 0..<booksEach, using: &random))", "toSection": "s\#(Int.random(in: 0..<shelvesEach, using: &random))", "index": 0, "policy": "swap"}"#
+            let at = DispatchTime.now().uptimeNanoseconds
+            let answer = try manyWriter.request("POST", "/catalogs/\(name)/moves", body: body)
+            guard answer.status == 200, let revision = Self.revision(answer.body) else { continue }
+            manySent.append((name, revision, at))
+        }
+        manyWriter.close()
+        try Self.wait("the follower at every write", timeout: 120) { manySent.allSatisfy { manySeen.reached(name: $0.name, $0.revision) } }
+        for watcher in watchers { watcher.cancel() }
+        if let manyFollowing { Self.stop(manyFollowing) }
+        let manyLatencies = manySent.compactMap { manySeen.latency(name: $0.name, of: $0.revision, sentAt: $0.at) }
+        results.append(BenchmarkResult(suite: "follow", name: "write to one of \(manyCatalogues) followed catalogues → follower's local observer p50 (bytes/item: the server's memory per followed catalogue)",
+                                       medianMS: Clock.percentile(manyLatencies, 0.5), baseline: "one catalogue followed (above)",
+                                       baselineMedianMS: Clock.percentile(follower, 0.5), items: 1, bytesPerItem: perCatalogue(serverBefore, serverAfter)))
         return results
+    }
+
+    /// A catalogue of `books` books, four to a shelf of capacity 8.
+    static func catalog(named name: String, books: Int) -> Catalog {
+        Catalog(name: name, sections: (0..<max(1, books / 4)).map { s in
+            Section(id: "s\(s)", kind: .bookshelf, capacity: 8, items: (0..<4).map { i in
+                Item(id: "b\(s * 4 + i)", content: .book(Book(title: "Book \(s * 4 + i)", cover: "c\(i)")))
+            })
+        })
+    }
+
+    /// The resident set of process `pid` (nil: this one), from `/proc`; nil where there is none.
+    static func residentBytes(of pid: Int32?) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid.map(String.init) ?? "self")/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return nil }
+        return kilobytes * 1024
     }
 
     /// Starts a client following the catalogue into `store`, and returns once its copy is at
     /// the server's revision with nothing of its own waiting (``CatalogClient/waitUntilInStep(with:)``:
     /// woken by the client's changes, so the wait adds no reads of its own to what is timed).
-    static func followInStep(_ store: CatalogStore, _ url: URL) throws -> Task<Void, any Error> {
+    static func followInStep(_ store: CatalogStore, _ url: URL, _ names: [String] = ["shelf"]) throws -> Task<Void, any Error> {
         var logger = Logger(label: "CatalogClient")
         logger.logLevel = .error
         let client = try CatalogClient(store: store, server: url, logger: logger)
-        let following = Task { try await client.run(following: ["shelf"]) }
+        let following = Task { try await client.run(following: names) }
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var error: (any Error)? = nil
         Task {
-            do { try await client.waitUntilInStep(with: "shelf") } catch let caught { error = caught }
+            do {
+                for name in names { try await client.waitUntilInStep(with: name) }
+            } catch let caught { error = caught }
             done.signal()
         }
         guard done.wait(timeout: .now() + 300) == .success else {
@@ -198,24 +275,25 @@ public struct FollowBenchmark: Sendable {
     }
 }
 
-/// When each server revision was first seen (a later revision counts for every earlier one).
+/// When each server revision of each catalogue was first seen (a later revision counts for every
+/// earlier one).
 final class Timeline: @unchecked Sendable {
     private let lock = NSLock()
-    private var marks: [(revision: Int, at: UInt64)] = []
+    private var marks: [String: [(revision: Int, at: UInt64)]] = [:]
 
-    func record(_ revision: Int) {
+    func record(name: String = "", _ revision: Int) {
         let now = DispatchTime.now().uptimeNanoseconds
         lock.withLock {
-            if revision > (marks.last?.revision ?? -1) { marks.append((revision, now)) }
+            if revision > (marks[name]?.last?.revision ?? -1) { marks[name, default: []].append((revision, now)) }
         }
     }
 
-    func reached(_ revision: Int) -> Bool { lock.withLock { (marks.last?.revision ?? -1) >= revision } }
+    func reached(name: String = "", _ revision: Int) -> Bool { lock.withLock { (marks[name]?.last?.revision ?? -1) >= revision } }
 
     /// Milliseconds from `sentAt` to the first mark at or past `revision`.
-    func latency(of revision: Int, sentAt: UInt64) -> Double? {
+    func latency(name: String = "", of revision: Int, sentAt: UInt64) -> Double? {
         lock.withLock {
-            guard let mark = marks.first(where: { $0.revision >= revision }) else { return nil }
+            guard let mark = marks[name]?.first(where: { $0.revision >= revision }) else { return nil }
             return Double(Int64(mark.at) - Int64(sentAt)) / 1e6
         }
     }

@@ -37,10 +37,11 @@ public final class CatalogClient: Sendable {
     /// One line or one event of the server's stream may take at most `maxEventBytes`: past it the
     /// stream is dropped and opened again with backoff.
     ///
-    /// Without `httpClient`, each run makes an HTTP client of its own with a connection for every
-    /// followed catalogue's stream and more for the writes, so the outbox never waits behind the
-    /// streams. An app's `httpClient` must allow as many connections to the server
-    /// (`concurrentHTTP1ConnectionsPerHostSoftLimit`) as catalogues are followed, and more.
+    /// The followed catalogues' streams share one connection (`POST /events`); the writes take
+    /// others. Without `httpClient`, each run makes an HTTP client of its own; an app's
+    /// `httpClient` must allow at least two connections to the server
+    /// (`concurrentHTTP1ConnectionsPerHostSoftLimit`), so that the outbox never waits behind the
+    /// stream.
     ///
     /// - Throws: ``CatalogClientError/invalidServer(_:)`` when `server` is not an http or https
     ///   URL with a host.
@@ -99,9 +100,9 @@ public final class CatalogClient: Sendable {
     ///   ``CatalogClientError/store(_:)``.
     public func run(following catalogs: [String]) async throws {
         if providedHTTP != nil { return try await run(following: catalogs, through: server) }
-        // A connection for each stream, and eight more for the writes and for requests of the app.
+        // A connection for the streams, and eight more for the writes and for requests of the app.
         var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Set(catalogs).count + 8)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 9)
         let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         var server = self.server
         server.http = http
@@ -140,12 +141,12 @@ public final class CatalogClient: Sendable {
             throw CatalogClientError.store(error)
         }
         let sender = OutboxSender(store: store, server: server, logger: logger, replicas: replicas, changed: changed, report: report)
+        let stream = FollowStream(replicas: replicas, store: store, server: server, logger: logger)
         let (store, backoff) = (self.store, self.backoff)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for replica in replicas.values {
-                group.addTask { try await replica.run(backoff: backoff) }
+            group.addTask { try await stream.run(backoff: backoff) }
+            for name in replicas.keys {
                 // The app's writes (this process's or another's): the outbox may have grown.
-                let name = replica.name
                 group.addTask {
                     while !Task.isCancelled {
                         do {
@@ -159,14 +160,10 @@ public final class CatalogClient: Sendable {
             }
             group.addTask { try await sender.run(wake: wake, backoff: backoff) }
             defer { group.cancelAll() }
-            // Until cancelled, an error, or every catalogue deleted on the server (each replica
-            // then ends by itself; the other tasks never do).
-            var ended = 0
+            // Until cancelled, an error, or every catalogue deleted on the server (the stream then
+            // ends by itself; the other tasks never do).
             do {
-                while try await group.next() != nil {
-                    ended += 1
-                    if ended == replicas.count { return }
-                }
+                _ = try await group.next()
             } catch is CancellationError {
             }
         }

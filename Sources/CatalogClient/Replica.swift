@@ -58,53 +58,6 @@ actor Replica {
         self.report = report
     }
 
-    /// Follows the catalogue's event stream until cancelled, reconnecting with backoff; throws
-    /// only what retrying cannot mend (an unknown catalogue, a refused token, the local store).
-    func run(backoff initial: Backoff) async throws {
-        var backoff = initial
-        try start()
-        while !Task.isCancelled {
-            let watch = StreamWatch()
-            do {
-                // The connection, and a watch that drops it when it falls silent.
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await self.follow(watch) }
-                    group.addTask { try await watch.watch() }
-                    defer { group.cancelAll() }
-                    try await group.next()
-                }
-            } catch let error as CatalogClientError {
-                // Deleted on the server (while followed, or while away): mirrored, and no longer followed.
-                if case .unknownCatalog(let name) = error, try hadCopy() { return try mirrorDeletion(of: name) }
-                throw error
-            } catch is CancellationError where Task.isCancelled {
-                return
-            } catch let back as ServerRequests.HistoryWentBack {
-                // After the wait, like any failure: a server that says so again and again is
-                // asked less and less often.
-                try resetAfter(back)
-            } catch {
-                logger.info("event stream of \(name): \(error); trying again")
-            }
-            if watch.tookIn { backoff.reset() }
-            try await Task.sleep(for: backoff.next())
-        }
-    }
-
-    /// The server's history went back past the copy (a restored backup): the copy takes the
-    /// server's snapshot on the next connection, with the writes still waiting on top (one update),
-    /// and the writes acknowledged at revisions the server no longer has are sent again, as new
-    /// writes under a new client id — when they no longer apply, the server says why.
-    private func resetAfter(_ back: ServerRequests.HistoryWentBack) throws {
-        let lost = try store.resend(acknowledgedAfter: back.revision, in: name)
-        confirmed = nil
-        shown = nil
-        absorbed.removeAll()
-        historyChange = (historyChange ?? 0) + lost
-        logger.warning("event stream of \(name): \(back); taking its snapshot\(lost > 0 ? ", and sending again the \(lost) acknowledged writes it no longer has" : "")")
-        changed()
-    }
-
     /// Whether the device took a copy of the catalogue from the server: then the server's not
     /// having it means it was deleted there, not that its name is wrong.
     private func hadCopy() throws -> Bool {
@@ -125,7 +78,7 @@ actor Replica {
 
     /// The server catalogue the copy stands on, when it can be known without asking the server:
     /// the copy itself, when no write of the device is waiting.
-    private func start() throws(CatalogClientError) {
+    func start() throws(CatalogClientError) {
         do {
             guard let followed = try store.followedCatalogs().first(where: { $0.name == name }), followed.serverRevision > 0,
                   !followed.isUnrepaired,
@@ -157,74 +110,90 @@ actor Replica {
         }
     }
 
-    /// One connection of the event stream, from the revision the copy has (or a snapshot first).
-    /// `watch` hears of every chunk, and of the events taken in, so that the backoff grows while
-    /// a server accepts connections but sends nothing the copy can take, and a silent connection
-    /// is dropped.
-    private func follow(_ watch: StreamWatch) async throws {
+    /// Where this catalogue's stream starts on a new connection: the revision the copy has, with
+    /// its fingerprint (or a snapshot first), as the device's client id.
+    func streamStart() throws -> ServerRequests.StreamStart {
         let following = try store.following(name)
-        let since = confirmed?.revision
-        let response = try await server.events(of: name, since: since, fingerprint: confirmedFingerprint(), client: following?.client)
-        watch.serverKeepsAlive(every: response.headers.first(name: "Catalog-Keep-Alive"))
+        knownIdentity = following?.serverIdentity
         acknowledgement = nil
-        if let identity = response.headers.first(name: "Catalog-Server-ID"), !identity.isEmpty {
-            try store.recordServerIdentity(identity, of: name)
-            if let known = following?.serverIdentity, known != identity {
-                // Another database at the server's address: whatever its revisions say, the copy
-                // does not stand on its history.
-                logger.warning("event stream of \(name): the server is another database (\(identity.prefix(40)), was \(known.prefix(40))); taking its snapshot")
-                (confirmed, shown) = (nil, nil)
-                absorbed.removeAll()
-                historyChange = historyChange ?? 0
-                anotherDatabase = true
-                throw ServerRequests.Retry(detail: "another server database")
-            }
-        }
-        resuming = since != nil
-        var parser = ServerSentEventParser(limit: server.maxEventBytes)
-        for try await chunk in response.body {
-            watch.heard()
-            // The events that arrived together are taken in together: one local transaction
-            // for all of them, so a copy that falls behind (an outbox draining, a burst of
-            // writes) catches up in fewer, larger steps instead of one per revision.
-            var followUp = FollowUp.nothing
-            var current: ServerSentEventParser.Event?
-            do {
-                for event in try parser.feed(chunk.readableBytesView) {
-                    current = event
-                    followUp = max(followUp, try takeIn(event))
-                }
-                failedEvent = nil
-            } catch {
-                // What came before the bad event is taken in; then, for an event that cannot be
-                // trusted — or that could not be taken in twice in a row — the copy starts again
-                // from a snapshot, instead of asking for the same event again and again.
-                try? finish(followUp)
-                if let untrusted = error as? UntrustedEvent {
-                    confirmed = nil
-                    logger.warning("event stream of \(name): \(untrusted); taking a fresh snapshot")
-                } else if let current, !(error is ServerRequests.Retry), !(error is CatalogClientError) {
-                    if failedEvent == current.id {
-                        confirmed = nil
-                        failedEvent = nil
-                        logger.warning("event stream of \(name): event \((current.id ?? "").prefix(40)) could not be taken in twice (\(error)); taking a fresh snapshot")
-                    } else {
-                        failedEvent = current.id
-                    }
-                }
-                throw error
-            }
-            try finish(followUp)
-            if followUp != .nothing { watch.heard(tookIn: true) }
-        }
-        throw ServerRequests.Retry(detail: "the server closed the stream")
+        resumedFrom = confirmed?.revision
+        return ServerRequests.StreamStart(name: name, since: resumedFrom, fingerprint: confirmedFingerprint(), client: following?.client)
     }
+
+    /// The server database that answered the connection (its `Catalog-Server-ID`, recorded
+    /// already): false when it is another than the one the copy followed — whatever its
+    /// revisions say, the copy does not stand on its history, and takes its snapshot on the
+    /// next connection.
+    func opened(by identity: String) -> Bool {
+        guard let knownIdentity, knownIdentity != identity else { return true }
+        logger.warning("event stream of \(name): the server is another database (\(identity.prefix(40)), was \(knownIdentity.prefix(40))); taking its snapshot")
+        (confirmed, shown) = (nil, nil)
+        absorbed.removeAll()
+        historyChange = historyChange ?? 0
+        anotherDatabase = true
+        self.knownIdentity = identity
+        return false
+    }
+
+    /// What the events of one read did to the copy.
+    enum Taken {
+        case nothing, tookIn
+        /// The catalogue was deleted on the server: so is the copy, and it is no longer followed.
+        case deleted
+    }
+
+    /// Takes in the events of this catalogue that arrived together, with one local transaction
+    /// for all of them, so that a copy that falls behind (an outbox draining, a burst of writes)
+    /// catches up in fewer, larger steps instead of one per revision. Throws what drops the
+    /// connection: an event that cannot be trusted, or that could not be taken in.
+    func take(_ events: [ServerSentEventParser.Event]) throws -> Taken {
+        var followUp = FollowUp.nothing
+        var current: ServerSentEventParser.Event?
+        do {
+            for event in events {
+                current = event
+                if event.event == "deleted" || event.event == "unknown" {
+                    // The server's own word (deleted while followed, or while away); a name it
+                    // never had is the app's mistake.
+                    try finish(followUp)
+                    guard try hadCopy() else { throw CatalogClientError.unknownCatalog(name) }
+                    try mirrorDeletion(of: name)
+                    return .deleted
+                }
+                followUp = max(followUp, try takeIn(event))
+            }
+            failedEvent = nil
+        } catch {
+            // What came before the bad event is taken in; then, for an event that cannot be
+            // trusted — or that could not be taken in twice in a row — the copy starts again
+            // from a snapshot, instead of asking for the same event again and again.
+            try? finish(followUp)
+            if let untrusted = error as? UntrustedEvent {
+                confirmed = nil
+                logger.warning("event stream of \(name): \(untrusted); taking a fresh snapshot")
+            } else if let current, !(error is ServerRequests.Retry), !(error is CatalogClientError) {
+                if failedEvent == current.id {
+                    confirmed = nil
+                    failedEvent = nil
+                    logger.warning("event stream of \(name): event \((current.id ?? "").prefix(40)) could not be taken in twice (\(error)); taking a fresh snapshot")
+                } else {
+                    failedEvent = current.id
+                }
+            }
+            throw error
+        }
+        try finish(followUp)
+        return followUp == .nothing ? .nothing : .tookIn
+    }
+
+    /// The server database the copy followed when the connection opened.
+    private var knownIdentity: String?
 
     /// The id of the last event that could not be taken in, while the next one has not been.
     private var failedEvent: String?
-    /// The stream was asked to resume from the copy's revision, and has sent nothing whole yet: a
+    /// The revision the stream was asked to resume from, while it has sent nothing whole yet: a
     /// `snapshot` now says the server does not have the history the copy stands on.
-    private var resuming = false
+    private var resumedFrom: Int?
 
     /// The fingerprint of `confirmed`, made once per revision.
     private func confirmedFingerprint() -> String? {
@@ -254,9 +223,6 @@ actor Replica {
     /// Takes one event in: `confirmed` follows it, and the answer says what the local store
     /// needs for it.
     func takeIn(_ event: ServerSentEventParser.Event) throws -> FollowUp {
-        if event.event == "deleted" {
-            throw CatalogClientError.unknownCatalog(name)
-        }
         if event.event == "acknowledged" {
             acknowledgement = try? Self.acknowledgement(in: Data(event.data.utf8))
             return .nothing
@@ -277,7 +243,7 @@ actor Replica {
             guard from >= 0, revision > from else {
                 throw UntrustedEvent(detail: "a change from revision \(from) to revision \(revision)")
             }
-            resuming = false
+            resumedFrom = nil
             guard let base = confirmed, from == base.revision else {
                 // Not from where the copy stands: start again from a snapshot.
                 let had = confirmed?.revision
@@ -302,12 +268,20 @@ actor Replica {
             var catalog = try Self.catalog(in: data)
             catalog.name = name
             catalog.revision = revision
-            if resuming && event.event == "snapshot" {
+            if let resumedFrom, event.event == "snapshot" {
                 // Asked to resume, the server starts over: it lacks the copy's history.
                 logger.warning("event stream of \(name): the server does not have the history the copy stands on; taking its snapshot")
                 historyChange = historyChange ?? 0
+                absorbed.removeAll()
+                if revision < resumedFrom {
+                    // It went back (a restored backup): what it acknowledged at revisions it no
+                    // longer has is sent again, as new writes.
+                    let lost = try store.resend(acknowledgedAfter: revision, in: name)
+                    historyChange = (historyChange ?? 0) + lost
+                    if lost > 0 { logger.warning("writes to \(name): the server is back at revision \(revision); the \(lost) writes it acknowledged later are sent again") }
+                }
             }
-            resuming = false
+            resumedFrom = nil
             try reconcile(at: revision)
             confirmed = catalog
         default:

@@ -3,8 +3,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The requests a client makes of a `catalog serve` (docs/HTTP-API.md): the event stream of a
-/// catalogue with its sections, and numbered writes.
+/// The requests a client makes of a `catalog serve` (docs/HTTP-API.md): the event streams of the
+/// followed catalogues, with their sections, and numbered writes.
 struct ServerRequests: Sendable {
     let base: String
     let credential: ClientCredential
@@ -33,20 +33,29 @@ struct ServerRequests: Sendable {
         base + "/catalogs/" + (catalog.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? catalog)
     }
 
-    /// `GET /catalogs/{name}/events?include=sections`, from `since` when given — with the
-    /// `fingerprint` of the catalogue the client holds there, so that the server resumes only on
-    /// that history — as `client` (its acknowledgements); the response once its head arrives (a
-    /// non-200 is read whole and turned into an error).
-    func events(of catalog: String, since: Int?, fingerprint: String? = nil, client: String? = nil) async throws -> HTTPClientResponse {
-        var request = HTTPClientRequest(url: path(of: catalog) + "/events?include=sections")
+    /// Where one followed catalogue's stream starts (a member of `POST /events`): from `since`
+    /// when given — with the `fingerprint` of the catalogue the client holds there, so that the
+    /// server resumes only on that history — as `client` (its acknowledgements).
+    struct StreamStart: Encodable, Sendable {
+        var name: String
+        var since: Int?
+        var fingerprint: String?
+        var client: String?
+    }
+
+    /// `POST /events`: the event streams of `catalogs` on one connection; the response once its
+    /// head arrives (a non-200 is read whole and turned into an error).
+    func events(of catalogs: [StreamStart]) async throws -> HTTPClientResponse {
+        struct Body: Encodable { var catalogs: [StreamStart] }
+        var request = HTTPClientRequest(url: base + "/events")
+        request.method = .POST
         request.headers.add(name: "Accept", value: "text/event-stream")
-        if let since { request.headers.add(name: "Last-Event-ID", value: String(since)) }
-        if since != nil, let fingerprint { request.headers.add(name: "Catalog-Fingerprint", value: fingerprint) }
-        if let client { request.headers.add(name: "Catalog-Client-ID", value: client) }
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(Body(catalogs: catalogs))))
         let response = try await execute(request, timeout: .hours(24 * 365))
         guard response.status == .ok else {
             let body = try await response.body.collect(upTo: 1 << 20)
-            throw Self.failure(response.status, body: String(buffer: body), catalog: catalog)
+            throw Self.failure(response.status, body: String(buffer: body), catalog: nil)
         }
         // A 200 that is not an event stream (a proxy's page, another program) is not read.
         let type = response.headers.first(name: "Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
@@ -176,27 +185,20 @@ struct ServerRequests: Sendable {
         return request
     }
 
-    /// What a refused stream means: a catalogue the server lacks — in its own words, a problem
-    /// document of type `unknown-catalog` — and a refused token stop the client; anything else
-    /// (another 404, a proxy's page, a 5xx) is the server being unavailable, and retried.
-    static func failure(_ status: HTTPResponseStatus, body: String, catalog: String) -> any Error {
+    /// What a refused request means: a catalogue the server lacks — in its own words, a problem
+    /// document of type `unknown-catalog` about `catalog` — and a refused token stop the client;
+    /// anything else (another 404, a proxy's page, a 5xx) is the server being unavailable, and
+    /// retried.
+    static func failure(_ status: HTTPResponseStatus, body: String, catalog: String?) -> any Error {
         let answer = Answer(status: Int(status.code), body: body)
         let detail = answer.detail ?? status.reasonPhrase
         switch status.code {
-        case 404 where answer.isServersProblem && answer.kind == "unknown-catalog": return CatalogClientError.unknownCatalog(catalog)
-        case 400 where answer.isServersProblem && answer.kind == "revision-not-reached":
-            return HistoryWentBack(revision: answer.revision ?? 0)
+        case 404 where answer.isServersProblem && answer.kind == "unknown-catalog" && catalog != nil:
+            return CatalogClientError.unknownCatalog(catalog ?? "")
         case 404: return Retry(detail: "404 that is not the server's own answer (\(String(body.prefix(80)).debugDescription)): the server is unavailable")
         case 401, 403: return CatalogClientError.unauthorized(detail)
         default: return Retry(detail: "\(status.code) \(detail)")
         }
-    }
-
-    /// The server's catalogue is at an earlier revision than the copy stands on: its database was
-    /// restored from a backup, or replaced. The copy must not resume from where it stood.
-    struct HistoryWentBack: Error, CustomStringConvertible {
-        var revision: Int
-        var description: String { "the server's catalogue is back at revision \(revision), before the copy's" }
     }
 
     /// A failure worth trying again after a wait.

@@ -18,9 +18,12 @@ package struct ServerSentEventParser {
         package var event = "message"
         package var id: String?
         package var data = ""
+        /// The catalogue an event of a stream of many (`POST /events`) belongs to: its
+        /// `catalog:` line, a field of CatalogKit's that other readers ignore.
+        package var catalog: String?
 
-        package init(event: String = "message", id: String? = nil, data: String = "") {
-            (self.event, self.id, self.data) = (event, id, data)
+        package init(event: String = "message", id: String? = nil, data: String = "", catalog: String? = nil) {
+            (self.event, self.id, self.data, self.catalog) = (event, id, data, catalog)
         }
 
         /// The revision the event's id names: nil without an id; ``InvalidID`` for an id that is
@@ -71,11 +74,14 @@ package struct ServerSentEventParser {
         }
         if line.hasPrefix(":") { return nil }
         let (field, value) = line.firstIndex(of: ":").map { colon in
-            (String(line[..<colon]), String(line[line.index(after: colon)...].drop { $0 == " " }))
+            // One space after the colon is not part of the value.
+            let value = line[line.index(after: colon)...]
+            return (String(line[..<colon]), String(value.first == " " ? value.dropFirst() : value))
         } ?? (line, "")
         switch field {
         case "event": current.event = value
         case "id": current.id = value
+        case "catalog": current.catalog = value
         case "data":
             current.data += hasData ? "\n" + value : value
             hasData = true

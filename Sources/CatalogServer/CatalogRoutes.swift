@@ -24,6 +24,8 @@ enum RouteLimits {
     static let maxWritesPerRequest = 1_000
     /// A move's body is a handful of keys: a larger one is refused before it is read.
     static let moveBodyLimit = 64 << 10
+    /// `POST /events` names at most ``EventStream/maxCatalogs`` catalogues, each in a few hundred bytes.
+    static let followBodyLimit = 1 << 20
     /// The OpenAPI 3.1 document kept beside the server's sources (`Sources/CatalogServer/openapi.json`),
     /// compiled into the binary.
     static let openAPI = ByteBuffer(string: EmbeddedDocuments.all.first { $0.name == "openapi" }?.text ?? "")
@@ -104,6 +106,10 @@ struct CatalogRoutes<Store: CatalogDatabase>: Sendable {
         }
         routes.on(.get, "/catalogs/:name/events") { request, context, _ in
             try await events.response(request, name: try catalogName(context), client: context.remoteAddress?.ipAddress ?? "")
+        }
+        routes.on(.post, "/events") { request, context, grant in
+            try await events.response(following: try await body(request, limit: RouteLimits.followBodyLimit), grant: grant,
+                                      client: context.remoteAddress?.ipAddress ?? "")
         }
         // Work done for one answer stops when its client hangs up (shared work goes on for the
         // other clients waiting for it).

@@ -43,7 +43,7 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
     }
 
     func response(_ request: Request, name: String, client: String) async throws -> Response {
-        var since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
+        let since = try revision(request.uri.queryParameters["since"].map(String.init), name: "since")
             ?? revision(request.headers[.lastEventID], name: "Last-Event-ID")
         let withSections = try includesSections(request.uri.queryParameters["include"].map(String.init))
         let device = request.headers[ClientHeaders.client]
@@ -55,99 +55,36 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
-        // Changes from a revision only on the history the client holds. A revision rebuilt for
-        // the check is the base of the first change too.
-        var rebuilt: Catalog?
-        if let resumed = since, let fingerprint = request.headers[ClientHeaders.fingerprint] {
-            let (known, catalog) = try await fingerprints.fingerprint(of: name, at: resumed, in: store)
-            if known == fingerprint { rebuilt = catalog } else { since = nil }
-        }
-        let base = rebuilt
+        // Changes from a revision only on the history the client holds.
+        let resumption = try await CatalogFeed.resumption(of: name, since: since, fingerprint: request.headers[ClientHeaders.fingerprint],
+                                                          in: store, fingerprints: fingerprints)
         let identity = try await store.identity()
-        let resumesFrom = since
         let slot: EventStreamSlots.Slot
         do {
             slot = try slots.take(for: client)
         } catch {
             throw EventStreamDocuments.refusal(error)
         }
-        let observer = store.observer(of: name, from: try await startingPoint(resumesFrom, current: current, name: name, withSections: withSections),
-                                      resetThreshold: resetThreshold)
-        var headers = HTTPFields()
-        headers[.contentType] = "text/event-stream"
-        headers[.cacheControl] = "no-store"
-        // The longest the stream stays silent (a keep-alive comment after it): a client that
-        // hears nothing for a few times this knows the connection is dead.
-        headers[ClientHeaders.keepAlive] = String(format: "%g", Double(keepAlive.components.seconds) + Double(keepAlive.components.attoseconds) / 1e18)
-        headers[ClientHeaders.server] = identity
-        let (keepAlive, store) = (self.keepAlive, self.store)
-        // Before a whole catalogue, what it holds of the device's writes: read after the state
-        // was, so that a number it names is one the state settled.
-        let acknowledgement: @Sendable (Catalog) async throws -> ByteBuffer = { catalog in
-            guard let device else { return ByteBuffer() }
-            let position = try await store.clientPosition(of: device)
-            guard let number = ClientPosition.acknowledged(position, in: catalog.name, at: catalog.revision) else { return ByteBuffer() }
-            return EventStreamDocuments.acknowledgedEvent(client: device, number: number, revision: catalog.revision)
-        }
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        let started = try await CatalogFeed.start(name, from: resumption, current: current, withSections: withSections, device: device,
+                                               store: store, resetThreshold: resetThreshold, encoded: encoded)
+        let (keepAlive, observer) = (self.keepAlive, started.observer)
+        return Response(status: .ok, headers: headers(identity: identity), body: ResponseBody { writer in
+            var feed = started
             defer {
                 observer.finish()
                 withExtendedLifetime(slot) {}  // the slot goes back when the body is done with
             }
-            var first = resumesFrom == nil
-            var acknowledging = device != nil
-            var previous: Catalog?
             try await withGracefulShutdownHandler {
                 // A comment first, so that the client sees the stream open before any write.
                 try await writer.write(ByteBuffer(string: ": catalog \(name)\n\n"))
-                while !Task.isCancelled && !observer.isCancelled {
-                    let next: CatalogUpdate?
-                    do {
-                        next = try await observer.next(waitingAtMost: keepAlive)
-                    } catch StoreError.unknownCatalog {
-                        // Deleted: say so, then end the stream (a client that reconnects gets 404).
-                        try await writer.write(EventStreamDocuments.deletedEvent(name))
-                        break
-                    } catch StoreError.unavailable {
-                        // The database is gone for now: end the stream; the client reconnects
-                        // with Last-Event-ID (to this instance once it is ready, or another).
-                        break
+                loop: while !Task.isCancelled && !observer.isCancelled {
+                    switch try await feed.next(waitingAtMost: keepAlive) {
+                    case .event(let events): for event in events { try await writer.write(event) }
+                    case .quiet: try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                    case .ended(let last):
+                        if let last { try await writer.write(last) }
+                        break loop
                     }
-                    guard let update = next else {
-                        if observer.isCancelled { break }
-                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        continue
-                    }
-                    var event: ByteBuffer
-                    var whole = update.changeset == nil
-                    if withSections {
-                        // Each change carries the sections that differ from the catalogue sent
-                        // before (or, on resuming, from the one the client named).
-                        if previous == nil, update.previous == nil, let from = update.changeset?.fromRevision, from == resumesFrom {
-                            // An update made without its base (after a write, for every observer
-                            // in step): the client's revision, rebuilt, rather than a whole catalogue.
-                            previous = if let base { base } else { try? await store.catalog(named: name, at: from) }
-                        }
-                        if update.changeset != nil, let from = previous ?? update.previous {
-                            event = encoded.event(update, first: first, since: from)
-                        } else {
-                            event = encoded.event(CatalogUpdate.reset(update.catalog), first: first)
-                            whole = true
-                        }
-                        previous = update.catalog
-                    } else {
-                        event = encoded.event(update, first: first)
-                    }
-                    // The stream's first event and every whole catalogue come with what they hold
-                    // of the device's writes.
-                    if acknowledging || whole {
-                        var bytes = try await acknowledgement(update.catalog)
-                        bytes.writeBuffer(&event)
-                        event = bytes
-                        acknowledging = false
-                    }
-                    try await writer.write(event)
-                    first = false
                 }
             } onGracefulShutdown: {
                 observer.cancel()
@@ -156,14 +93,16 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         })
     }
 
-    /// Where a stream starts: from `since`, or — for a follower (`withSections`) more revisions
-    /// behind than twice the catalogue's items — from a reset: rebuilding that many revisions
-    /// from the journal costs more than sending the snapshot, which the follower takes in as
-    /// one update all the same.
-    func startingPoint(_ since: Int?, current: Int, name: String, withSections: Bool) async throws -> Int? {
-        guard let since, withSections, current - since > 64 else { return since }
-        let items = try await store.catalog(named: name).itemCount
-        return current - since > 2 * items ? nil : since
+    /// The head of an event stream: its type, no caching, the longest it stays silent (a
+    /// keep-alive comment after it: a client that hears nothing for a few times this knows the
+    /// connection is dead), and the server database's identity.
+    func headers(identity: String) -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        headers[.cacheControl] = "no-store"
+        headers[ClientHeaders.keepAlive] = String(format: "%g", Double(keepAlive.components.seconds) + Double(keepAlive.components.attoseconds) / 1e18)
+        headers[ClientHeaders.server] = identity
+        return headers
     }
 
     /// Whether `include=sections` asks for each change's sections; 400 for anything else.

@@ -186,22 +186,24 @@ extension CatalogStore {
         }
     }
 
-    /// Records `identity` as the server database catalogue `name` follows. When it replaces
-    /// another, the copy is not trusted until it takes the new server's snapshot (the mark a
-    /// recorded refusal sets), should the device stop first, and the writes the other confirmed
-    /// are forgotten: they are never sent to this one again.
-    package func recordServerIdentity(_ identity: String, of name: String) throws(StoreError) {
+    /// Records `identity` as the server database the catalogues `names` follow, in one
+    /// transaction. Where it replaces another, the copy is not trusted until it takes the new
+    /// server's snapshot (the mark a recorded refusal sets), should the device stop first, and the
+    /// writes the other confirmed are forgotten: they are never sent to this one again.
+    package func recordServerIdentity(_ identity: String, of names: [String]) throws(StoreError) {
         try writeWithoutRevision { db in
-            // The confirmed writes were the other database's: nothing to send this one again.
-            try db.execute(sql: """
-                DELETE FROM confirmed_write WHERE catalog = ?1
-                AND EXISTS (SELECT 1 FROM followed_catalog WHERE name = ?1 AND server_identity IS NOT NULL AND server_identity <> ?2)
-                """, arguments: [name, identity])
-            try db.execute(sql: """
-                UPDATE followed_catalog SET unrepaired = CASE WHEN server_identity IS NULL OR server_identity = ?1 THEN unrepaired ELSE 1 END,
-                    server_identity = ?1, identity_checked = 1
-                WHERE name = ?2
-                """, arguments: [identity, name])
+            for name in names {
+                // The confirmed writes were the other database's: nothing to send this one again.
+                try db.execute(sql: """
+                    DELETE FROM confirmed_write WHERE catalog = ?1
+                    AND EXISTS (SELECT 1 FROM followed_catalog WHERE name = ?1 AND server_identity IS NOT NULL AND server_identity <> ?2)
+                    """, arguments: [name, identity])
+                try db.execute(sql: """
+                    UPDATE followed_catalog SET unrepaired = CASE WHEN server_identity IS NULL OR server_identity = ?1 THEN unrepaired ELSE 1 END,
+                        server_identity = ?1, identity_checked = 1
+                    WHERE name = ?2 AND (server_identity IS NOT ?1 OR identity_checked = 0)
+                    """, arguments: [identity, name])
+            }
         }
     }
 

@@ -19,14 +19,28 @@ import Testing
         var times: Int { lock.withLock { count } }
     }
 
-    /// A "server" whose event stream sends `events` and whose writes, single or several, answer
-    /// `writeAnswer`.
+    /// `events` as a stream of many catalogues (`POST /events`) sends them for "shelf": each
+    /// with its `catalog:` line (and so is what comes after the last blank line, cut short).
+    static func labelled(_ events: String) -> String {
+        guard !events.isEmpty else { return events }
+        var result = "catalog: shelf\n"
+        var rest = Substring(events)
+        while let range = rest.range(of: "\n\n") {
+            result += rest[..<range.upperBound]
+            rest = rest[range.upperBound...]
+            if !rest.isEmpty { result += "catalog: shelf\n" }
+        }
+        return result + rest
+    }
+
+    /// A "server" whose event stream sends `events` for "shelf" and whose writes, single or
+    /// several, answer `writeAnswer`.
     static func hostile(events: String, writeAnswer: String, asked: Asked = Asked(), written: Asked = Asked(),
                         _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
-        router.get("/catalogs/shelf/events") { _, _ in
+        router.post("/events") { _, _ in
             asked.once()
-            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: events)))
+            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: labelled(events))))
         }
         for path in ["/catalogs/shelf/batches", "/catalogs/shelf/writes"] {
             router.post(RouterPath(path)) { _, _ in
@@ -103,10 +117,10 @@ import Testing
         let asked = Asked()
         let router = Router()
         let chunk = ByteBuffer(string: manyLines ? String(repeating: "data: 0123456789abcdef\n", count: 1 << 12) : String(repeating: "x", count: 1 << 16))
-        router.get("/catalogs/shelf/events") { _, _ in
+        router.post("/events") { _, _ in
             asked.once()
             return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: "event: snapshot\nid: 1\n" + (manyLines ? "" : "data: ")))
+                try await writer.write(ByteBuffer(string: "catalog: shelf\nevent: snapshot\nid: 1\n" + (manyLines ? "" : "data: ")))
                 // 64 MiB at most per connection, so that a client that never stops ends the test.
                 for _ in 0..<((64 << 20) / chunk.readableBytes) { try await writer.write(chunk) }
                 try await writer.finish(nil)
@@ -126,8 +140,8 @@ import Testing
         let (device, _) = try FollowingTests.deviceStore()
         let asked = Asked()
         let router = Router()
-        let page = ByteBuffer(string: Self.snapshot(at: 3))
-        router.get("/catalogs/shelf/events") { _, _ in
+        let page = ByteBuffer(string: Self.labelled(Self.snapshot(at: 3)))
+        router.post("/events") { _, _ in
             asked.once()
             return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: page))
         }
@@ -151,7 +165,7 @@ import Testing
         }
         let seen = Seen()
         let elsewhere = Router()
-        elsewhere.get("/catalogs/shelf/events") { request, _ in
+        elsewhere.post("/events") { request, _ in
             seen.add(request.headers[.authorization])
             return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: ": nothing\n\n")))
         }
@@ -159,8 +173,8 @@ import Testing
         try await other.test(.live) { otherClient in
             let otherPort = try #require(otherClient.port)
             let router = Router()
-            router.get("/catalogs/shelf/events") { _, _ in
-                Response(status: .found, headers: [.location: "http://127.0.0.1:\(otherPort)/catalogs/shelf/events"])
+            router.post("/events") { _, _ in
+                Response(status: .temporaryRedirect, headers: [.location: "http://127.0.0.1:\(otherPort)/events"])
             }
             let hostile = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await hostile.test(.live) { client in

@@ -10,17 +10,21 @@ import Testing
 /// A stream that goes silent is dropped and opened again; an event the client cannot take in
 /// does not make it ask for the same event forever.
 @Suite struct LivenessTests {
-    /// A "server" whose event stream answers each request with `answer(lastEventID)` and then
-    /// holds the connection open without a byte more (or, not `holding`, ends it), with
-    /// `Catalog-Keep-Alive: keepAlive`.
+    /// A "server" whose event stream answers each request with `answer(since)` for "shelf" (the
+    /// revision the request resumes from) and then holds the connection open without a byte
+    /// more (or, not `holding`, ends it), with `Catalog-Keep-Alive: keepAlive`.
     static func holding(keepAlive: String, holding: Bool = true, answer: @escaping @Sendable (String?) -> String, asked: HostileServerTests.Asked,
                         _ test: @escaping @Sendable (URL) async throws -> Void) async throws {
         let router = Router()
         let held = FaultProxy.OpenStreams()
-        router.get("/catalogs/shelf/events") { request, _ in
+        router.post("/events") { request, _ in
             asked.once()
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            let catalogs = (try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["catalogs"] as? [[String: Any]]
+            let since = (catalogs?.first?["since"] as? Int).map(String.init)
             let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
-            continuation.yield(ByteBuffer(string: answer(request.headers[HTTPField.Name("Last-Event-ID")!])))
+            continuation.yield(ByteBuffer(string: HostileServerTests.labelled(answer(since))))
             if holding { held.add(continuation) } else { continuation.finish() }
             return Response(status: .ok, headers: [.contentType: "text/event-stream", HTTPField.Name("Catalog-Keep-Alive")!: keepAlive],
                             body: ResponseBody(asyncSequence: stream))
@@ -60,8 +64,8 @@ import Testing
         let snapshots = HostileServerTests.Asked()
         // Each answer ends its connection, so only the client's own choice brings a snapshot
         // (no silence is ever long enough to drop one).
-        try await Self.holding(keepAlive: "15", holding: false, answer: { lastEventID in
-            guard lastEventID != nil else {
+        try await Self.holding(keepAlive: "15", holding: false, answer: { since in
+            guard since != nil else {
                 snapshots.once()
                 return HostileServerTests.snapshot(at: 3)
             }

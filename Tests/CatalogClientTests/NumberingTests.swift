@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import CatalogClient
 import CatalogModel
 import CatalogServer
@@ -137,5 +138,45 @@ import Testing
             task.cancel()
             _ = await task.result
         }
+    }
+
+    /// Two hundred catalogues followed through an HTTP client that keeps two connections to the
+    /// server: their streams share one (`POST /events`, nothing else asks for a stream), every
+    /// catalogue gets its copy, and a move on the last is applied through the other connection.
+    /// (With a stream per catalogue, 199 of them waited for a connection that never came.)
+    @Test func twoHundredCataloguesShareOneConnection() async throws {
+        let server = try CatalogStore.inMemory()
+        let names = (0..<200).map { "shelf\($0)" }
+        for name in names {
+            var catalog = FollowingTests.shelves
+            catalog.name = name
+            try server.replace(catalog)
+        }
+        let (device, _) = try FollowingTests.deviceStore()
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 2)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let streams = HostileServerTests.Asked()
+        let perCatalogue = HostileServerTests.Asked()
+        try await FollowingTests.serving(server) { url in
+            try await FaultProxy.run(to: url, fault: { seen in
+                if seen.path == "/events" { streams.once() }
+                if seen.path.hasPrefix("/catalogs/") && seen.path.contains("/events") { perCatalogue.once() }
+                return nil
+            }) { proxy in
+                let client = try CatalogClient(store: device, server: proxy, httpClient: http, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+                let task = Task { try await client.run(following: names) }
+                defer { task.cancel() }
+                try await FollowingTests.eventually("two hundred copies") { try NumberingTests.inStep(device, server, names) }
+                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf199")
+                try await FollowingTests.eventually("the move on the server") {
+                    try server.catalog(named: "shelf199").sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
+                }
+                task.cancel()
+                _ = await task.result
+            }
+        }
+        try await http.shutdown()
+        #expect(streams.times >= 1 && perCatalogue.times == 0)
     }
 }

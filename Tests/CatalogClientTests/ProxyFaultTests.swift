@@ -52,7 +52,7 @@ import Testing
         try await Following.servedShelves { server, device, url in
             let sizes = Sizes()
             try await FaultProxy.run(to: url, fault: { seen in
-                guard seen.method == "POST" else { return nil }
+                guard seen.method == "POST", seen.path.hasPrefix("/catalogs/") else { return nil }
                 let count = seen.path.hasSuffix("/writes") ? seen.body.components(separatedBy: "\"operations\"").count - 1 : 1
                 sizes.add(count)
                 return count > 1 ? FaultProxy.html(.contentTooLarge) : nil

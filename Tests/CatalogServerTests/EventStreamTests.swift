@@ -279,4 +279,60 @@ import Testing
             #expect(bad.text.hasPrefix("HTTP/1.1 400"), "\(bad.text.prefix(200))")
         }
     }
+
+    /// `POST /events`: one stream carries the events of many catalogues, each with its
+    /// `catalog:` line and its own acknowledgements, each resumable on its own; a catalogue the
+    /// server lacks is said to be unknown, one resumed past the present (a restored server) gets
+    /// its snapshot, one deleted ends its part while the others go on. A body no client of
+    /// CatalogKit sends is refused before the stream starts.
+    @Test(arguments: Backend.available)
+    func oneStreamCarriesManyCatalogues(backend: Backend) async throws {
+        try await ServerTests.withServer(on: backend) { client, store in
+            let port = try #require(client.port)
+            var archive = try await store.catalog(named: "shelf")
+            archive.name = "archive"
+            try await store.replace([(archive, nil)], progress: nil)
+            try await store.move(item: "a0", toSection: "b", index: 0, in: "shelf")   // shelf at 2
+            let atOne = CatalogExporter.fingerprint(try await store.catalog(named: "shelf", at: 1))
+            let stream = try RawConnection(port: port)
+            stream.openEventStreams("""
+                {"catalogs": [{"name": "shelf", "since": 1, "fingerprint": "\(atOne)", "client": "tab-1"},
+                              {"name": "archive", "since": 40, "client": "tab-1"}, {"name": "nowhere"}]}
+                """)
+            let first = await stream.awaitEvents(5)
+            let byCatalogue = Dictionary(grouping: first, by: { $0.catalog ?? "" })
+            #expect(byCatalogue["nowhere"]?.map(\.event) == ["unknown"] && byCatalogue["nowhere"]?.first?.data == #"{"catalog":"nowhere"}"#,
+                    "\(stream.text.prefix(800))")
+            // Resumed on its history: the change from 1, acknowledged first.
+            #expect(byCatalogue["shelf"]?.map(\.event) == ["acknowledged", "changes"] && byCatalogue["shelf"]?.last?.id == "2", "\(stream.text.prefix(800))")
+            #expect(byCatalogue["shelf"]?.first?.data == #"{"client":"tab-1","number":0,"revision":2}"#)
+            // Past the present: the snapshot of the history the server has.
+            #expect(byCatalogue["archive"]?.map(\.event) == ["acknowledged", "snapshot"] && byCatalogue["archive"]?.last?.id == "1",
+                    "\(stream.text.prefix(800))")
+            #expect(stream.text.lowercased().contains("catalog-server-id: \(try await store.identity())\r\n"))
+
+            // A write to one catalogue reaches its part only.
+            try await store.move(item: "a1", toSection: "c", index: 0, in: "archive")
+            let moved = await stream.awaitEvents(6)
+            #expect(moved.last?.catalog == "archive" && moved.last?.event == "changes" && moved.last?.id == "2", "\(stream.text.suffix(600))")
+            // Deleted: its part ends; the others go on.
+            _ = try await store.delete([(name: "archive", ifRevision: nil)])
+            let deleted = await stream.awaitEvents(7)
+            #expect(deleted.last?.catalog == "archive" && deleted.last?.event == "deleted", "\(stream.text.suffix(600))")
+            try await store.move(item: "a1", toSection: "c", index: 0, in: "shelf")
+            let after = await stream.awaitEvents(8)
+            #expect(after.last?.catalog == "shelf" && after.last?.event == "changes" && after.last?.id == "3", "\(stream.text.suffix(600))")
+
+            // Refused before the stream starts.
+            for body in ["not json", #"{"catalogs": []}"#, #"{"catalogs": [{"name": "shelf"}, {"name": "shelf"}]}"#,
+                         #"{"catalogs": [{"name": "shelf", "since": -1}]}"#, #"{"catalogs": [{"name": "shelf", "client": "no spaces"}]}"#,
+                         #"{"catalogs": [{"name": "a/b"}]}"#,
+                         #"{"catalogs": ["# + Array(repeating: #"{"name": "x"}"#, count: 1_001).enumerated().map { #"{"name": "x\#($0.offset)"}"# }.joined(separator: ",") + "]}"] {
+                let bad = try RawConnection(port: port)
+                bad.openEventStreams(body)
+                await bad.awaitStream(seconds: 10) { _ in bad.text.contains("\r\n\r\n") }
+                #expect(bad.text.hasPrefix("HTTP/1.1 400"), "\(body.prefix(80)): \(bad.text.prefix(300))")
+            }
+        }
+    }
 }

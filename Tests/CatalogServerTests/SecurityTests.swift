@@ -134,6 +134,8 @@ import Testing
         default: break
         }
         let body: ByteBuffer? = switch method {
+        // The streams of many catalogues: refused (shelf named twice) once the credential passed.
+        case .post where path == "/events": Server.body(#"{"catalogs": [{"name": "shelf"}, {"name": "shelf"}]}"#)
         case .post: path.hasSuffix("/writes") ? Server.body("[]") : Server.body(moveBody)
         case .put: Server.body(#"{"sections": []}"#)
         default: nil
@@ -236,6 +238,17 @@ import Testing
             try await client.execute(uri: "/catalogs/shelf", method: .get, headers: [.authorization: "Bearer \(token)"]) {
                 try Server.problem($0, status: 403, kind: "forbidden-catalog")
             }
+            // The streams of many catalogues: each must be reached.
+            let streams: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+            try await client.execute(uri: "/events", method: .post, headers: streams,
+                                     body: ByteBuffer(string: #"{"catalogs": [{"name": "archive"}, {"name": "shelf"}]}"#)) {
+                try Server.problem($0, status: 403, kind: "forbidden-catalog")
+            }
+            let port = try #require(client.port)
+            let reached = try RawConnection(port: port)
+            reached.openEventStreams(#"{"catalogs": [{"name": "archive"}]}"#, headers: ["Authorization": "Bearer \(token)"])
+            let events = await reached.awaitEvents(1)
+            #expect(events.first?.event == "snapshot" && events.first?.catalog == "archive", "\(reached.text.prefix(300))")
         }
     }
 

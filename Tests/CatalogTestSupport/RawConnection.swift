@@ -162,6 +162,8 @@ public struct ServerSentEvent: Hashable, Sendable {
     public var event: String
     public var id: String?
     public var data: String
+    /// The `catalog:` line of a stream of many catalogues (`POST /events`).
+    public var catalog: String?
 }
 
 extension RawConnection {
@@ -171,24 +173,31 @@ extension RawConnection {
              + headers.map { "\($0): \($1)\r\n" }.joined() + "\r\n")
     }
 
+    /// Opens `POST /events` with `body` (JSON): the event streams of many catalogues.
+    public func openEventStreams(_ body: String, headers: [String: String] = [:]) {
+        send("POST /events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nContent-Type: application/json\r\n"
+             + "Content-Length: \(body.utf8.count)\r\n" + headers.map { "\($0): \($1)\r\n" }.joined() + "\r\n" + body)
+    }
+
     /// The events received so far (chunk-size lines of the chunked encoding skipped), and the
     /// number of keep-alive comments.
     public var events: (events: [ServerSentEvent], keepAlives: Int) {
         guard let start = text.range(of: "\r\n\r\n") else { return ([], 0) }
         var events: [ServerSentEvent] = []
-        var current: (event: String?, id: String?, data: String?) = (nil, nil, nil)
+        var current: (event: String?, id: String?, data: String?, catalog: String?) = (nil, nil, nil, nil)
         var keepAlives = 0
         // ("\r\n" is one Character in Swift: split the scalars.)
         let body = String(String.UnicodeScalarView(text[start.upperBound...].unicodeScalars.filter { $0 != "\r" }))
         for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("event: ") { current.event = String(line.dropFirst(7)) }
             else if line.hasPrefix("id: ") { current.id = String(line.dropFirst(4)) }
+            else if line.hasPrefix("catalog: ") { current.catalog = String(line.dropFirst(9)) }
             else if line.hasPrefix("data: ") {
                 current.data = String(line.dropFirst(6))
                 if let event = current.event, let data = current.data {
-                    events.append(ServerSentEvent(event: event, id: current.id, data: data))
+                    events.append(ServerSentEvent(event: event, id: current.id, data: data, catalog: current.catalog))
                 }
-                current = (nil, nil, nil)
+                current = (nil, nil, nil, nil)
             } else if line == ": keep-alive" { keepAlives += 1 }
         }
         return (events, keepAlives)

@@ -33,6 +33,8 @@ public enum RouteAccess: Sendable, Equatable, CustomStringConvertible {
         "GET /catalogs": .scope(.read),
         "GET /catalogs/{name}": .scope(.read),
         "GET /catalogs/{name}/events": .scope(.read),
+        // Many catalogues' streams: the grant must reach each (the handler checks them).
+        "POST /events": .scope(.read),
         "GET /catalogs/{name}/changes": .scope(.read),
         "GET /catalogs/{name}/history": .scope(.read),
         "GET /catalogs/{name}/layout": .scope(.read),
@@ -60,7 +62,10 @@ struct AuthorizedRoutes<Context: RequestContext> {
         let namesCatalog = path.split(separator: "/").contains(":name")
         let authorizer = self.authorizer
         router.on(RouterPath(path), method: method) { request, context in
-            let target: Authorizer.Target = namesCatalog ? .catalog(try PathParameters.catalogName(context)) : path == "/catalogs" ? .list : .server
+            // A route about catalogues its handler names (the list, the streams of many) gets
+            // a grant that reaches some: the handler decides by each.
+            let target: Authorizer.Target = namesCatalog ? .catalog(try PathParameters.catalogName(context))
+                : path == "/catalogs" || path == "/events" ? .list : .server
             let grant = try await authorizer.authorize(request, access: access, target: target)
             return try await handle(request, context, grant)
         }
