@@ -152,7 +152,8 @@ let package = Package(
             name: "CatalogClient",
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Its transport on Linux; on Apple platforms the client talks through URLSession.
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android, .windows])),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import CatalogModel
 import CatalogStore
 import Foundation
@@ -25,8 +24,6 @@ import Logging
 public final class CatalogClient: Sendable {
     public let store: CatalogStore
     let server: ServerRequests
-    /// The app's HTTP client, when it gave one; else each run makes its own (``run(following:)``).
-    let providedHTTP: HTTPClient?
     let logger: Logger
     /// The first wait after a failure, and the longest.
     let backoff: Backoff
@@ -38,20 +35,18 @@ public final class CatalogClient: Sendable {
     /// stream is dropped and opened again with backoff.
     ///
     /// The followed catalogues' streams share one connection (`POST /events`); the writes take
-    /// others. Without `httpClient`, each run makes an HTTP client of its own; an app's
-    /// `httpClient` must allow at least two connections to the server
-    /// (`concurrentHTTP1ConnectionsPerHostSoftLimit`), so that the outbox never waits behind the
-    /// stream.
+    /// others. `transport` is how requests are sent: by default URLSession on Apple platforms
+    /// (``URLSessionTransport``), AsyncHTTPClient's shared client on Linux; a transport must allow
+    /// at least two connections to the server, so that the outbox never waits behind the stream.
     ///
     /// - Throws: ``CatalogClientError/invalidServer(_:)`` when `server` is not an http or https
     ///   URL with a host.
-    public init(store: CatalogStore, server: URL, token: String? = nil, httpClient: HTTPClient? = nil,
+    public init(store: CatalogStore, server: URL, token: String? = nil, transport: (any CatalogTransport)? = nil,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
                 maxEventBytes: Int = 64 << 20,
                 logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
         self.store = store
-        self.server = try ServerRequests(server: server, token: token, http: httpClient ?? .shared, maxEventBytes: maxEventBytes)
-        providedHTTP = httpClient
+        self.server = try ServerRequests(server: server, token: token, transport: transport ?? Self.defaultTransport(), maxEventBytes: maxEventBytes)
         self.logger = logger
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
@@ -62,14 +57,13 @@ public final class CatalogClient: Sendable {
     /// A provider that throws, or gives the refused token again, leaves the refusal standing
     /// (``CatalogClientError/unauthorized(_:)``).
     public init(store: CatalogStore, server: URL, tokenProvider: @escaping @Sendable (_ refresh: Bool) async throws -> String?,
-                httpClient: HTTPClient? = nil,
+                transport: (any CatalogTransport)? = nil,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
                 maxEventBytes: Int = 64 << 20,
                 logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
         self.store = store
-        self.server = try ServerRequests(server: server, credential: ClientCredential(provider: tokenProvider), http: httpClient ?? .shared,
-                                         maxEventBytes: maxEventBytes)
-        providedHTTP = httpClient
+        self.server = try ServerRequests(server: server, credential: ClientCredential(provider: tokenProvider),
+                                         transport: transport ?? Self.defaultTransport(), maxEventBytes: maxEventBytes)
         self.logger = logger
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
@@ -83,7 +77,7 @@ public final class CatalogClient: Sendable {
     ///   URL; ``CatalogClientError/store(_:)``.
     @discardableResult
     public func serverMoved(from previous: URL) throws(CatalogClientError) -> [String] {
-        let old = try ServerRequests(server: previous, token: nil, http: server.http).base
+        let old = try ServerRequests(server: previous, token: nil, transport: server.transport).base
         do {
             return try store.refollow(from: old, to: server.base)
         } catch {
@@ -99,20 +93,17 @@ public final class CatalogClient: Sendable {
     ///   ``CatalogClientError/unauthorized(_:)``, ``CatalogClientError/followsAnotherServer(catalog:server:)``,
     ///   ``CatalogClientError/store(_:)``.
     public func run(following catalogs: [String]) async throws {
-        if providedHTTP != nil { return try await run(following: catalogs, through: server) }
-        // A connection for the streams, and eight more for the writes and for requests of the app.
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 9)
-        let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-        var server = self.server
-        server.http = http
-        do {
-            try await run(following: catalogs, through: server)
-        } catch {
-            try? await http.shutdown()
-            throw error
-        }
-        try? await http.shutdown()
+        try await run(following: catalogs, through: server)
+    }
+
+    /// AsyncHTTPClient's shared client where it builds (eight connections per host: one for
+    /// the stream, the others for the writes and the app's requests), else URLSession.
+    static func defaultTransport() -> any CatalogTransport {
+        #if canImport(AsyncHTTPClient)
+        AsyncHTTPClientTransport()
+        #else
+        URLSessionTransport()
+        #endif
     }
 
     private func run(following catalogs: [String], through server: ServerRequests) async throws {

@@ -61,8 +61,8 @@ actor FollowStream {
             starts.append(try await replicas[name]!.streamStart())
         }
         let response = try await server.events(of: starts)
-        watch.serverKeepsAlive(every: response.headers.first(name: "Catalog-Keep-Alive"))
-        if let identity = response.headers.first(name: "Catalog-Server-ID"), !identity.isEmpty {
+        watch.serverKeepsAlive(every: response.header("Catalog-Keep-Alive"))
+        if let identity = response.header("Catalog-Server-ID"), !identity.isEmpty {
             try store.recordServerIdentity(identity, of: starts.map(\.name))
             var another = false
             for replica in replicas.values where await !replica.opened(by: identity) { another = true }
@@ -74,7 +74,7 @@ actor FollowStream {
             // The events of one catalogue that arrived together are taken in together.
             var order: [String] = []
             var byCatalogue: [String: [ServerSentEventParser.Event]] = [:]
-            for event in try parser.feed(chunk.readableBytesView) {
+            for event in try parser.feed(chunk) {
                 // An event of no followed catalogue is none of this client's business.
                 guard let name = event.catalog, replicas[name] != nil else { continue }
                 if byCatalogue[name] == nil { order.append(name) }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import CatalogDiff
 import CatalogImport
 import CatalogModel

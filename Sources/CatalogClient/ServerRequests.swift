@@ -1,23 +1,23 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The requests a client makes of a `catalog serve` (docs/HTTP-API.md): the event streams of the
 /// followed catalogues, with their sections, and numbered writes.
 struct ServerRequests: Sendable {
     let base: String
     let credential: ClientCredential
-    var http: HTTPClient
+    let transport: any CatalogTransport
     /// The most bytes one line or one event of the stream may take (``ServerSentEventParser``).
     let maxEventBytes: Int
 
     /// `server` checked: an http or https URL with a host.
-    init(server: URL, token: String?, http: HTTPClient, maxEventBytes: Int = ServerSentEventParser.defaultLimit) throws(CatalogClientError) {
-        try self.init(server: server, credential: ClientCredential(token: token), http: http, maxEventBytes: maxEventBytes)
+    init(server: URL, token: String?, transport: any CatalogTransport, maxEventBytes: Int = ServerSentEventParser.defaultLimit) throws(CatalogClientError) {
+        try self.init(server: server, credential: ClientCredential(token: token), transport: transport, maxEventBytes: maxEventBytes)
     }
 
-    init(server: URL, credential: ClientCredential, http: HTTPClient, maxEventBytes: Int = ServerSentEventParser.defaultLimit) throws(CatalogClientError) {
+    init(server: URL, credential: ClientCredential, transport: any CatalogTransport, maxEventBytes: Int = ServerSentEventParser.defaultLimit) throws(CatalogClientError) {
         guard let scheme = server.scheme?.lowercased(), scheme == "http" || scheme == "https", server.host?.isEmpty == false else {
             throw .invalidServer(server.absoluteString)
         }
@@ -25,7 +25,7 @@ struct ServerRequests: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         self.base = base
         self.credential = credential
-        self.http = http
+        self.transport = transport
         self.maxEventBytes = maxEventBytes
     }
 
@@ -45,20 +45,18 @@ struct ServerRequests: Sendable {
 
     /// `POST /events`: the event streams of `catalogs` on one connection; the response once its
     /// head arrives (a non-200 is read whole and turned into an error).
-    func events(of catalogs: [StreamStart]) async throws -> HTTPClientResponse {
+    func events(of catalogs: [StreamStart]) async throws -> CatalogResponse {
         struct Body: Encodable { var catalogs: [StreamStart] }
-        var request = HTTPClientRequest(url: base + "/events")
-        request.method = .POST
-        request.headers.add(name: "Accept", value: "text/event-stream")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(Body(catalogs: catalogs))))
-        let response = try await execute(request, timeout: .hours(24 * 365))
-        guard response.status == .ok else {
-            let body = try await response.body.collect(upTo: 1 << 20)
-            throw Self.failure(response.status, body: String(buffer: body), catalog: nil)
+        let request = CatalogRequest(method: "POST", url: try url(base + "/events"),
+                                     headers: [("Accept", "text/event-stream"), ("Content-Type", "application/json")],
+                                     body: try JSONEncoder().encode(Body(catalogs: catalogs)), timeout: .seconds(365 * 86_400))
+        let response = try await execute(request)
+        guard response.status == 200 else {
+            let body = try await response.collect(upTo: 1 << 20)
+            throw Self.failure(response.status, body: String(decoding: body, as: UTF8.self), catalog: nil)
         }
         // A 200 that is not an event stream (a proxy's page, another program) is not read.
-        let type = response.headers.first(name: "Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = response.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard type == "text/event-stream" else {
             throw Retry(detail: "the server answered the event stream with \(type.map { "a body of \($0)" } ?? "no Content-Type"), not text/event-stream")
         }
@@ -67,11 +65,9 @@ struct ServerRequests: Sendable {
 
     /// The catalogue's current revision (`HEAD /catalogs/{name}`, its ETag).
     func revision(of catalog: String) async throws -> Int {
-        var request = HTTPClientRequest(url: path(of: catalog))
-        request.method = .HEAD
-        let response = try await execute(request, timeout: .seconds(60))
-        guard response.status == .ok else { throw Self.failure(response.status, body: "", catalog: catalog) }
-        guard let tag = response.headers.first(name: "ETag"), let revision = Int(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"W/"))) else {
+        let response = try await execute(CatalogRequest(method: "HEAD", url: try url(path(of: catalog)), timeout: .seconds(60)))
+        guard response.status == 200 else { throw Self.failure(response.status, body: "", catalog: catalog) }
+        guard let tag = response.header("ETag"), let revision = Int(tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"W/"))) else {
             throw CatalogClientError.unexpectedAnswer("a snapshot without a revision as its ETag")
         }
         return revision
@@ -79,29 +75,30 @@ struct ServerRequests: Sendable {
 
     /// Sends a queued write as `POST /catalogs/{name}/batches`, numbered.
     func send(batch: String, to catalog: String, client: String, sequence: Int) async throws -> Answer {
-        let request = numbered(path(of: catalog) + "/batches", body: batch, client: client, sequence: sequence)
-        let response = try await execute(request, timeout: .seconds(60))
-        let body = try await response.body.collect(upTo: 16 << 20)
-        return Answer(status: Int(response.status.code), body: String(buffer: body))
+        let request = try numbered(path(of: catalog) + "/batches", body: batch, client: client, sequence: sequence, timeout: .seconds(60))
+        let response = try await execute(request)
+        let body = try await response.collect(upTo: 16 << 20)
+        return Answer(status: response.status, body: String(decoding: body, as: UTF8.self))
     }
 
     /// Sends consecutive queued writes as one `POST /catalogs/{name}/writes`: the answer of
     /// each, in order, as far as the server went.
     func send(batches: [String], to catalog: String, client: String, first: Int) async throws -> [Answer] {
-        let request = numbered(path(of: catalog) + "/writes", body: "[" + batches.joined(separator: ",") + "]", client: client, sequence: first)
-        let response = try await execute(request, timeout: .seconds(120))
-        let body = try await response.body.collect(upTo: 64 << 20)
+        let request = try numbered(path(of: catalog) + "/writes", body: "[" + batches.joined(separator: ",") + "]", client: client, sequence: first,
+                                   timeout: .seconds(120))
+        let response = try await execute(request)
+        let body = try await response.collect(upTo: 64 << 20)
         // The server answers each write in a 200; any other status refused the request as a
         // whole (the server's 413 or 400 before any write was read, a proxy's page): no write's
         // answer.
-        guard response.status == .ok else {
-            let answer = Answer(status: Int(response.status.code), body: String(buffer: body))
-            if response.status == .unauthorized || response.status == .forbidden { return [answer] }
+        guard response.status == 200 else {
+            let answer = Answer(status: response.status, body: String(decoding: body, as: UTF8.self))
+            if response.status == 401 || response.status == 403 { return [answer] }
             throw WholeRequestRefused(status: answer.status, detail: answer.detail ?? String(answer.body.prefix(120)))
         }
         // Unreadable (cut short on the way, a proxy's page): the answers are lost, and the
         // request is sent again — the server answers it from its record.
-        guard let document = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any],
+        guard let document = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
               let answers = document["answers"] as? [[String: Any]] else {
             throw Retry(detail: "the answer to numbered writes is not {\"answers\": […]}")
         }
@@ -114,14 +111,15 @@ struct ServerRequests: Sendable {
     }
 
     /// A `POST` of a JSON body with the client's id and the (first) write's number.
-    private func numbered(_ url: String, body: String, client: String, sequence: Int) -> HTTPClientRequest {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Catalog-Client-ID", value: client)
-        request.headers.add(name: "Catalog-Client-Sequence", value: String(sequence))
-        request.body = .bytes(ByteBuffer(string: body))
-        return request
+    private func numbered(_ address: String, body: String, client: String, sequence: Int, timeout: Duration) throws -> CatalogRequest {
+        CatalogRequest(method: "POST", url: try url(address),
+                       headers: [("Content-Type", "application/json"), ("Catalog-Client-ID", client), ("Catalog-Client-Sequence", String(sequence))],
+                       body: Data(body.utf8), timeout: timeout)
+    }
+
+    private func url(_ text: String) throws -> URL {
+        guard let url = URL(string: text) else { throw CatalogClientError.invalidServer(text) }
+        return url
     }
 
     /// A write's answer: its status, what the client reads of its document, and the document
@@ -170,18 +168,18 @@ struct ServerRequests: Sendable {
 
     /// `request` with the credential's token; on a 401, once more with the token the credential
     /// replaces it by (the app's provider asked again), when there is one.
-    private func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+    private func execute(_ request: CatalogRequest) async throws -> CatalogResponse {
         let token = try await credential.current()
-        let response = try await http.execute(authorized(request, token), timeout: timeout)
-        guard response.status == .unauthorized, let replacement = (try? await credential.replacing(token)) ?? nil else { return response }
-        _ = try? await response.body.collect(upTo: 1 << 20)
-        return try await http.execute(authorized(request, replacement), timeout: timeout)
+        let response = try await transport.send(authorized(request, token))
+        guard response.status == 401, let replacement = (try? await credential.replacing(token)) ?? nil else { return response }
+        _ = try? await response.collect(upTo: 1 << 20)
+        return try await transport.send(authorized(request, replacement))
     }
 
-    private func authorized(_ request: HTTPClientRequest, _ token: String?) -> HTTPClientRequest {
+    private func authorized(_ request: CatalogRequest, _ token: String?) -> CatalogRequest {
         var request = request
-        request.headers.remove(name: "Authorization")
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        request.headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
+        if let token { request.headers.append(("Authorization", "Bearer \(token)")) }
         return request
     }
 
@@ -189,15 +187,15 @@ struct ServerRequests: Sendable {
     /// document of type `unknown-catalog` about `catalog` — and a refused token stop the client;
     /// anything else (another 404, a proxy's page, a 5xx) is the server being unavailable, and
     /// retried.
-    static func failure(_ status: HTTPResponseStatus, body: String, catalog: String?) -> any Error {
-        let answer = Answer(status: Int(status.code), body: body)
-        let detail = answer.detail ?? status.reasonPhrase
-        switch status.code {
+    static func failure(_ status: Int, body: String, catalog: String?) -> any Error {
+        let answer = Answer(status: status, body: body)
+        let detail = answer.detail ?? HTTPURLResponse.localizedString(forStatusCode: status)
+        switch status {
         case 404 where answer.isServersProblem && answer.kind == "unknown-catalog" && catalog != nil:
             return CatalogClientError.unknownCatalog(catalog ?? "")
         case 404: return Retry(detail: "404 that is not the server's own answer (\(String(body.prefix(80)).debugDescription)): the server is unavailable")
         case 401, 403: return CatalogClientError.unauthorized(detail)
-        default: return Retry(detail: "\(status.code) \(detail)")
+        default: return Retry(detail: "\(status) \(detail)")
         }
     }
 

@@ -24,7 +24,8 @@ import Testing
         var refreshCount: Int { lock.withLock { refreshes } }
     }
 
-    @Test func aRefusedTokenIsRefreshedThroughTheProvider() async throws {
+    @Test(arguments: TransportContractTests.Kind.allCases)
+    func aRefusedTokenIsRefreshedThroughTheProvider(kind: TransportContractTests.Kind) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try "device \(TokenFile.hash("old")) write shelf\n".write(toFile: path, atomically: true, encoding: .utf8)
@@ -35,10 +36,10 @@ import Testing
         let app = CatalogServer.application(store: server, configuration: ServerConfiguration(port: 0, credentials: credentials, protectReads: true,
                                                                                                headTimeout: 300))
         let asked = Asked()
-        try await app.test(.live) { http in
+        try await app.test(.live) { http in try await kind.with { transport in
             let url = URL(string: "http://127.0.0.1:\(try #require(http.port))")!
             let client = try CatalogClient(store: device, server: url, tokenProvider: { refresh in asked.give(refresh: refresh) },
-                                           retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+                                           transport: transport, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
             let task = Task { try await client.run(following: ["shelf"]) }
             defer { task.cancel() }
             try await FollowingTests.eventually("the first snapshot") { try FollowingTests.same(device, server) }
@@ -54,7 +55,7 @@ import Testing
             #expect(asked.refreshCount >= 1)
             task.cancel()
             _ = await task.result
-        }
+        } }
     }
 
     @Test func aProviderWithNothingNewLeavesTheRefusal() async throws {

@@ -245,7 +245,7 @@ import Testing
         for section in ["c", "b", "c"] { try await device.move(item: "b0", toSection: section, in: "shelf") }
         let entry = try #require(try device.outbox().last)
         #expect(entry.sequence == 3 && entry.number == 3)
-        let server = try ServerRequests(server: URL(string: "http://127.0.0.1:1")!, token: nil, http: .shared)
+        let server = try ServerRequests(server: URL(string: "http://127.0.0.1:1")!, token: nil, transport: AsyncHTTPClientTransport())
         let sender = OutboxSender(store: device, server: server, logger: Logger(label: "test"), replicas: [:], changed: {}, report: { _ in })
         func expecting(_ number: Int) -> ServerRequests.Answer {
             ServerRequests.Answer(status: 409, document: ["type": "https://catalogkit.dev/problems/out-of-sequence", "expected": number])

@@ -164,7 +164,7 @@ import Testing
                 if seen.path.hasPrefix("/catalogs/") && seen.path.contains("/events") { perCatalogue.once() }
                 return nil
             }) { proxy in
-                let client = try CatalogClient(store: device, server: proxy, httpClient: http, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+                let client = try CatalogClient(store: device, server: proxy, transport: AsyncHTTPClientTransport(http), retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
                 let task = Task { try await client.run(following: names) }
                 defer { task.cancel() }
                 try await FollowingTests.eventually("two hundred copies") { try NumberingTests.inStep(device, server, names) }

@@ -63,7 +63,7 @@ import X509
             await #expect(throws: (any Error).self) { try await untrusting.execute(HTTPClientRequest(url: url.absoluteString + "/health"), timeout: .seconds(30)) }
             try await untrusting.shutdown()
 
-            let following = try CatalogClient(store: device, server: url, token: "s3cret", httpClient: http,
+            let following = try CatalogClient(store: device, server: url, token: "s3cret", transport: AsyncHTTPClientTransport(http),
                                               retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
             let task = Task { try await following.run(following: ["shelf"]) }
             try await FollowingTests.eventually("the first snapshot over TLS") { try FollowingTests.same(device, server) }
