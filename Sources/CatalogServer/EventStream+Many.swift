@@ -77,12 +77,7 @@ extension EventStream {
     func response(following body: ByteBuffer, grant: AccessGrant?, client: String) async throws -> Response {
         let catalogs = try Self.followed(in: body, grant: grant)
         let identity = try await store.identity()
-        let slot: EventStreamSlots.Slot
-        do {
-            slot = try slots.take(for: client)
-        } catch {
-            throw EventStreamDocuments.refusal(error)
-        }
+        let slot = try slot(for: client)
         var feeds: [(label: ByteBuffer, feed: CatalogFeed<Store>)] = []
         var unknown: [String] = []
         for catalog in catalogs {

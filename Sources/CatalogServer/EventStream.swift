@@ -59,12 +59,7 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         let resumption = try await CatalogFeed.resumption(of: name, since: since, fingerprint: request.headers[ClientHeaders.fingerprint],
                                                           in: store, fingerprints: fingerprints)
         let identity = try await store.identity()
-        let slot: EventStreamSlots.Slot
-        do {
-            slot = try slots.take(for: client)
-        } catch {
-            throw EventStreamDocuments.refusal(error)
-        }
+        let slot = try slot(for: client)
         let started = try await CatalogFeed.start(name, from: resumption, current: current, withSections: withSections, device: device,
                                                store: store, resetThreshold: resetThreshold, encoded: encoded)
         let (keepAlive, observer) = (self.keepAlive, started.observer)
@@ -91,6 +86,15 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// A place among the streams open (503 past a cap), held until the stream's body ends.
+    func slot(for client: String) throws -> EventStreamSlots.Slot {
+        do {
+            return try slots.take(for: client)
+        } catch {
+            throw EventStreamDocuments.refusal(error)
+        }
     }
 
     /// The head of an event stream: its type, no caching, the longest it stays silent (a

@@ -153,42 +153,6 @@ import Testing
         }
     }
 
-    /// A server that redirects the stream to another origin: the client follows, but the token
-    /// is not sent there.
-    @Test func aRedirectToAnotherHostGetsNoToken() async throws {
-        let (device, _) = try FollowingTests.deviceStore()
-        final class Seen: @unchecked Sendable {
-            private let lock = NSLock()
-            private var headers: [String?] = []
-            func add(_ value: String?) { lock.withLock { headers.append(value) } }
-            var all: [String?] { lock.withLock { headers } }
-        }
-        let seen = Seen()
-        let elsewhere = Router()
-        elsewhere.post("/events") { request, _ in
-            seen.add(request.headers[.authorization])
-            return Response(status: .ok, headers: [.contentType: "text/event-stream"], body: ResponseBody(byteBuffer: ByteBuffer(string: ": nothing\n\n")))
-        }
-        let other = Application(router: elsewhere, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await other.test(.live) { otherClient in
-            let otherPort = try #require(otherClient.port)
-            let router = Router()
-            router.post("/events") { _, _ in
-                Response(status: .temporaryRedirect, headers: [.location: "http://127.0.0.1:\(otherPort)/events"])
-            }
-            let hostile = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-            try await hostile.test(.live) { client in
-                let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
-                let following = try CatalogClient(store: device, server: url, token: "s3cret", retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
-                let task = Task { try await following.run(following: ["shelf"]) }
-                try await FollowingTests.eventually("the redirected stream (\(seen.all.count))") { seen.all.count >= 2 }
-                task.cancel()
-                _ = await task.result
-                #expect(seen.all.allSatisfy { $0 == nil }, "\(seen.all)")
-            }
-        }
-    }
-
     @Test func theParserKeepsToItsBound() throws {
         var parser = ServerSentEventParser(limit: 100)
         #expect(try parser.feed(Array("data: \(String(repeating: "a", count: 90))\n\n".utf8)).count == 1)

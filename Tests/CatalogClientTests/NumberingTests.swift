@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import CatalogClient
 import CatalogModel
 import CatalogServer
@@ -114,69 +113,61 @@ import Testing
 
 /// Many followed catalogues: each gets its copy, and the outbox is never stuck behind the streams.
 @Suite struct ManyCataloguesTests {
-    /// Ten catalogues followed at once: every one gets its copy, and a move on the tenth is
-    /// applied. (Before, each stream held one of the eight connections the shared HTTP client
-    /// keeps per host: two catalogues never got a copy, and the move waited without a word.)
-    @Test func tenFollowedCataloguesAllGetTheirCopiesAndTheOutboxIsSent() async throws {
+    /// `count` catalogues on a live server, followed into a new device through `transport` (nil:
+    /// the default), each request shown to `seen` on the way (through a proxy): every copy in
+    /// step, then a move on the last applied.
+    static func followMany(_ count: Int, transport: (any CatalogTransport)? = nil,
+                           seen: (@Sendable (FaultProxy.Seen) -> Void)? = nil) async throws {
         let server = try CatalogStore.inMemory()
-        let names = (0..<10).map { "shelf\($0)" }
+        let names = (0..<count).map { "shelf\($0)" }
         for name in names {
             var catalog = FollowingTests.shelves
             catalog.name = name
             try server.replace(catalog)
         }
         let (device, _) = try FollowingTests.deviceStore()
-        try await FollowingTests.serving(server) { url in
-            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
+        let last = names[count - 1]
+        let follow: @Sendable (URL) async throws -> Void = { url in
+            let client = try CatalogClient(store: device, server: url, transport: transport, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
             let task = Task { try await client.run(following: names) }
             defer { task.cancel() }
-            try await FollowingTests.eventually("ten copies") { try NumberingTests.inStep(device, server, names) }
-            try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf9")
+            try await FollowingTests.eventually("\(count) copies") { try NumberingTests.inStep(device, server, names) }
+            try await device.move(item: "b0", toSection: "c", index: 0, in: last)
             try await FollowingTests.eventually("the move on the server") {
-                try server.catalog(named: "shelf9").sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
+                try server.catalog(named: last).sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
             }
             task.cancel()
             _ = await task.result
         }
+        try await FollowingTests.serving(server) { url in
+            guard let seen else { return try await follow(url) }
+            try await FaultProxy.run(to: url, fault: { request in
+                seen(request)
+                return nil
+            }, follow)
+        }
+    }
+
+    /// Ten catalogues followed at once: every one gets its copy, and a move on the tenth is
+    /// applied. (Before, each stream held one of the eight connections the shared HTTP client
+    /// keeps per host: two catalogues never got a copy, and the move waited without a word.)
+    @Test func tenFollowedCataloguesAllGetTheirCopiesAndTheOutboxIsSent() async throws {
+        try await Self.followMany(10)
     }
 
     /// Two hundred catalogues followed through an HTTP client that keeps two connections to the
     /// server: their streams share one (`POST /events`, nothing else asks for a stream), every
     /// catalogue gets its copy, and a move on the last is applied through the other connection.
-    /// (With a stream per catalogue, 199 of them waited for a connection that never came.)
+    /// (With a stream per catalogue, 198 of them waited for a connection that never came.)
     @Test func twoHundredCataloguesShareOneConnection() async throws {
-        let server = try CatalogStore.inMemory()
-        let names = (0..<200).map { "shelf\($0)" }
-        for name in names {
-            var catalog = FollowingTests.shelves
-            catalog.name = name
-            try server.replace(catalog)
-        }
-        let (device, _) = try FollowingTests.deviceStore()
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 2)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let streams = HostileServerTests.Asked()
         let perCatalogue = HostileServerTests.Asked()
-        try await FollowingTests.serving(server) { url in
-            try await FaultProxy.run(to: url, fault: { seen in
+        try await TransportContractTests.Kind.asyncHTTPClient.with(connections: 2) { transport in
+            try await Self.followMany(200, transport: transport) { seen in
                 if seen.path == "/events" { streams.once() }
                 if seen.path.hasPrefix("/catalogs/") && seen.path.contains("/events") { perCatalogue.once() }
-                return nil
-            }) { proxy in
-                let client = try CatalogClient(store: device, server: proxy, transport: AsyncHTTPClientTransport(http), retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
-                let task = Task { try await client.run(following: names) }
-                defer { task.cancel() }
-                try await FollowingTests.eventually("two hundred copies") { try NumberingTests.inStep(device, server, names) }
-                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf199")
-                try await FollowingTests.eventually("the move on the server") {
-                    try server.catalog(named: "shelf199").sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
-                }
-                task.cancel()
-                _ = await task.result
             }
         }
-        try await http.shutdown()
         #expect(streams.times >= 1 && perCatalogue.times == 0)
     }
 }

@@ -67,28 +67,7 @@ import Testing
     /// other the writes.
     @Test(arguments: Kind.allCases)
     func manyCataloguesThroughTwoConnections(kind: Kind) async throws {
-        let server = try CatalogStore.inMemory()
-        let names = (0..<40).map { "shelf\($0)" }
-        for name in names {
-            var catalog = FollowingTests.shelves
-            catalog.name = name
-            try server.replace(catalog)
-        }
-        let (device, _) = try FollowingTests.deviceStore()
-        try await FollowingTests.serving(server) { url in
-            try await kind.with(connections: 2) { transport in
-                let client = try CatalogClient(store: device, server: url, transport: transport, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
-                let task = Task { try await client.run(following: names) }
-                defer { task.cancel() }
-                try await FollowingTests.eventually("forty copies") { try NumberingTests.inStep(device, server, names) }
-                try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf39")
-                try await FollowingTests.eventually("the move on the server") {
-                    try server.catalog(named: "shelf39").sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
-                }
-                task.cancel()
-                _ = await task.result
-            }
-        }
+        try await kind.with(connections: 2) { transport in try await ManyCataloguesTests.followMany(40, transport: transport) }
     }
 
     /// A redirect to another origin is followed without the token.
