@@ -24,32 +24,23 @@ struct CatalogFeed<Store: CatalogDatabase>: Sendable {
     private var first: Bool
     private var acknowledging: Bool
 
-    /// Where a client resumes: from `since` when the catalogue stood as `fingerprint` says there
-    /// (nil fingerprint: trusted), with the catalogue rebuilt for the check; nil — a snapshot —
-    /// when it did not (a restored server, another database). `since` past the present is for
-    /// the caller to refuse.
-    struct Resumption {
-        var since: Int?
+    /// A feed from `since`, the revision the client has (at most the catalogue's `current`):
+    /// the observer starts there when the catalogue stood as the client's `fingerprint` says
+    /// (nil: trusted; the catalogue rebuilt for the check is the first change's base), else from
+    /// a snapshot (a restored server, another database). A follower further behind than
+    /// rebuilding is worth gets a reset instead, unchecked: the whole catalogue either way.
+    static func start(_ name: String, since: Int?, fingerprint: String?, current: Int, withSections: Bool, device: String?,
+                      store: Store, resetThreshold: Int, encoded: EncodedEvents, fingerprints: Fingerprints) async throws -> CatalogFeed {
+        var start = try await startingPoint(since, current: current, name: name, withSections: withSections, in: store)
         var base: Catalog?
-    }
-
-    static func resumption(of name: String, since: Int?, fingerprint: String?, in store: Store,
-                           fingerprints: Fingerprints) async throws -> Resumption {
-        guard let since, let fingerprint else { return Resumption(since: since) }
-        let (known, catalog) = try await fingerprints.fingerprint(of: name, at: since, in: store)
-        return known == fingerprint ? Resumption(since: since, base: catalog) : Resumption(since: nil)
-    }
-
-    /// A feed from `resumption` (its `since` at most the catalogue's `current` revision): the
-    /// observer starts there, or from a reset when rebuilding that many revisions costs more
-    /// than the snapshot.
-    static func start(_ name: String, from resumption: Resumption, current: Int, withSections: Bool, device: String?,
-                      store: Store, resetThreshold: Int, encoded: EncodedEvents) async throws -> CatalogFeed {
-        let start = try await startingPoint(resumption.since, current: current, name: name, withSections: withSections, in: store)
+        var first = since == nil
+        if let resumed = start, let fingerprint {
+            let (known, catalog) = try await fingerprints.fingerprint(of: name, at: resumed, in: store)
+            if known == fingerprint { base = catalog } else { (start, first) = (nil, true) }
+        }
         let observer = store.observer(of: name, from: start, resetThreshold: resetThreshold)
         return CatalogFeed(name: name, store: store, observer: observer, withSections: withSections, device: device,
-                           resumesFrom: start, encoded: encoded, previous: start == resumption.since ? resumption.base : nil,
-                           first: resumption.since == nil, acknowledging: device != nil)
+                           resumesFrom: start, encoded: encoded, previous: base, first: first, acknowledging: device != nil)
     }
 
     private init(name: String, store: Store, observer: CatalogObserver, withSections: Bool, device: String?, resumesFrom: Int?,

@@ -92,10 +92,9 @@ extension EventStream {
             // Past the present: the server went back (a restored backup), and the client gets
             // the snapshot of the history it has now, as for a fingerprint that differs.
             let since = catalog.since.flatMap { $0 <= current ? $0 : nil }
-            let resumption = try await CatalogFeed.resumption(of: catalog.name, since: since, fingerprint: catalog.fingerprint,
-                                                              in: store, fingerprints: fingerprints)
-            let feed = try await CatalogFeed.start(catalog.name, from: resumption, current: current, withSections: true, device: catalog.client,
-                                                   store: store, resetThreshold: resetThreshold, encoded: encoded)
+            let feed = try await CatalogFeed.start(catalog.name, since: since, fingerprint: catalog.fingerprint, current: current, withSections: true,
+                                                   device: catalog.client, store: store, resetThreshold: resetThreshold, encoded: encoded,
+                                                   fingerprints: fingerprints)
             feeds.append((EventStreamDocuments.label(catalog.name), feed))
         }
         let (keepAlive, count) = (self.keepAlive, catalogs.count)

@@ -55,13 +55,12 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
-        // Changes from a revision only on the history the client holds.
-        let resumption = try await CatalogFeed.resumption(of: name, since: since, fingerprint: request.headers[ClientHeaders.fingerprint],
-                                                          in: store, fingerprints: fingerprints)
         let identity = try await store.identity()
         let slot = try slot(for: client)
-        let started = try await CatalogFeed.start(name, from: resumption, current: current, withSections: withSections, device: device,
-                                               store: store, resetThreshold: resetThreshold, encoded: encoded)
+        // Changes from a revision only on the history the client holds.
+        let started = try await CatalogFeed.start(name, since: since, fingerprint: request.headers[ClientHeaders.fingerprint], current: current,
+                                                  withSections: withSections, device: device, store: store, resetThreshold: resetThreshold,
+                                                  encoded: encoded, fingerprints: fingerprints)
         let (keepAlive, observer) = (self.keepAlive, started.observer)
         return Response(status: .ok, headers: headers(identity: identity), body: ResponseBody { writer in
             var feed = started
