@@ -116,6 +116,9 @@ actor Replica {
         knownIdentity = following?.serverIdentity
         acknowledgement = nil
         resumedFrom = confirmed?.revision
+        // Known before the request: a write answered after it may come before the stream's
+        // state of the moment, which is then no sign of a server gone back.
+        reached = following?.reached
         return ServerRequests.StreamStart(name: name, since: resumedFrom, fingerprint: confirmedFingerprint(), client: following?.client)
     }
 
@@ -187,6 +190,9 @@ actor Replica {
 
     /// The server database the copy followed when the connection opened.
     private var knownIdentity: String?
+    /// The latest revision the server was known to have reached when the connection opened,
+    /// until its first whole catalogue: one at an earlier revision says it went back.
+    private var reached: Int?
 
     /// The id of the last event that could not be taken in, while the next one has not been.
     private var failedEvent: String?
@@ -267,12 +273,15 @@ actor Replica {
             var catalog = try Self.catalog(in: data)
             catalog.name = name
             catalog.revision = revision
-            if let resumedFrom, event.event == "snapshot" {
-                // Asked to resume, the server starts over: it lacks the copy's history.
+            // (Another database's revisions say nothing of this one's history.)
+            let wentBack = !anotherDatabase && revision < (reached ?? 0)
+            if resumedFrom != nil && event.event == "snapshot" || wentBack {
+                // Asked to resume, the server starts over — or it is at an earlier revision than
+                // it once was: it lacks the copy's history.
                 logger.warning("event stream of \(name): the server does not have the history the copy stands on; taking its snapshot")
                 historyChange = historyChange ?? 0
                 absorbed.removeAll()
-                if revision < resumedFrom {
+                if wentBack || revision < (resumedFrom ?? 0) {
                     // It went back (a restored backup): what it acknowledged at revisions it no
                     // longer has is sent again, as new writes.
                     let lost = try store.resend(acknowledgedAfter: revision, in: name)
@@ -280,6 +289,7 @@ actor Replica {
                     if lost > 0 { logger.warning("writes to \(name): the server is back at revision \(revision); the \(lost) writes it acknowledged later are sent again") }
                 }
             }
+            reached = nil
             resumedFrom = nil
             try reconcile(at: revision)
             confirmed = catalog

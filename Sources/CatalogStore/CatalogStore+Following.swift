@@ -178,11 +178,20 @@ extension CatalogStore {
     }
 
     /// What catalogue `name` follows its server as: the client id its writes are sent under,
-    /// the last number given under it, and the server database's identity last seen.
-    package func following(_ name: String) throws(StoreError) -> (client: String?, lastNumber: Int, serverIdentity: String?)? {
+    /// the last number given under it, the server database's identity last seen, and the
+    /// latest revision that server is known to have reached — the copy's, or a later one that
+    /// acknowledged a write of the device. A server whose catalogue is later found at an
+    /// earlier revision went back (a restored backup).
+    package func following(_ name: String) throws(StoreError)
+        -> (client: String?, lastNumber: Int, serverIdentity: String?, reached: Int)? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT client, last_number, server_identity FROM followed_catalog WHERE name = ?", arguments: [name])
-                .map { ($0[0], $0[1], $0[2]) }
+            try Row.fetchOne(db, sql: """
+                SELECT client, last_number, server_identity,
+                       max(server_revision, coalesce((SELECT max(server_revision) FROM outbox
+                                                      WHERE catalog = ?1 AND state = 'acknowledged'), 0))
+                FROM followed_catalog WHERE name = ?1
+                """, arguments: [name])
+                .map { ($0[0], $0[1], $0[2], $0[3]) }
         }
     }
 

@@ -1,4 +1,4 @@
-import CatalogClient
+@testable import CatalogClient
 import CatalogModel
 import CatalogServer
 import CatalogStore
@@ -10,6 +10,34 @@ import Testing
 /// server no longer has are sent again; the app is told (docs/Following-a-server.md#when-the-servers-history-changes).
 @Suite struct ServerHistoryTests {
     typealias Following = FollowingTests
+
+    /// A server found at an earlier revision than one that acknowledged a write of the device —
+    /// restored from a backup, then written past the copy's revision, so that its stream sends
+    /// the catalogue whole without a history to check — lacks that write: it waits again and is
+    /// sent, and the app is told. (Before, the write stayed acknowledged, and once the server
+    /// passed its revision again it was taken as applied: lost.)
+    @Test func aServerBelowAnAcknowledgedWriteWentBack() async throws {
+        let (device, _) = try Following.deviceStore()
+        let written = HostileServerTests.Asked()
+        // The server at revision 250, with no record of the device's client.
+        try await HostileServerTests.hostile(events: HostileServerTests.snapshot(at: 250), writeAnswer: "{}", written: written) { url in
+            _ = try device.follow("shelf", server: url.absoluteString)
+            _ = try device.takeIn("shelf", patch: SectionPatch(from: Catalog(name: "shelf"), to: Following.shelves), expecting: nil, serverRevision: 100)
+            try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+            let entry = try #require(try device.outbox().first)
+            // Acknowledged at revision 300, by the server before its restore.
+            try device.settle([(entry.sequence, 300, nil)])
+            let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
+            let events = client.events()
+            let task = Task { try await client.run(following: ["shelf"]) }
+            try await Following.eventually("the write sent again") { written.times >= 1 }
+            task.cancel()
+            _ = await task.result
+            #expect(try device.outbox().map(\.state) == [.pending])
+            var heard = events.makeAsyncIterator()
+            #expect(await heard.next() == .historyChanged(catalog: "shelf", resent: 1))
+        }
+    }
 
     /// The events a client reports, as they come.
     final class Reported: @unchecked Sendable {
