@@ -57,6 +57,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "The follow suite: moves queued on the device while its client is stopped.")
     var followQueued = 1_000
 
+    @Option(help: "The follow suite: catalogues a new device follows on one stream.")
+    var followCatalogues = 200
+
     @Option(help: "Concurrent keep-alive connections in the http suite.")
     var connections: Int = 64
 
@@ -155,6 +158,7 @@ struct BenchCommand: ParsableCommand {
         if suite == .all || suite == .follow {
             var follow = FollowBenchmark(catalogExecutable: try Self.catalogExecutable())
             (follow.writes, follow.behind, follow.queued, follow.runs) = (followWrites, followBehind, followQueued, self.runs ?? 3)
+            follow.manyCatalogues = max(1, followCatalogues)
             results += try follow.run(log: log)
         }
         if json {

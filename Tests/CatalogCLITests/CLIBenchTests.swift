@@ -92,17 +92,20 @@ struct CLIBenchTests {
                 == ["GET /catalogs/shelf", "POST /catalogs/shelf/moves", "GET /catalogs/shelf/changes?since=", "the authorization"])
     }
 
-    @Test("bench follow --json: a follower's latency, catch-up and outbox drain against their baselines")
+    @Test("bench follow --json: a follower's latency, catch-up, outbox drain and many catalogues against their baselines")
     func followRows() throws {
         let cli = try CLIRunner(tool: CLIRunner.benchExecutable)
         defer { cli.cleanUp() }
         let rows = try #require(try CLIRunner.json(cli.succeed(["follow", "--follow-writes", "50", "--follow-behind", "300",
-                                                                "--follow-queued", "40", "--runs", "1", "--json"])) as? [[String: Any]])
-        #expect(rows.count == 4)
+                                                                "--follow-queued", "40", "--follow-catalogues", "10", "--runs", "1", "--json"]))
+                                as? [[String: Any]])
+        #expect(rows.count == 6)
         for row in rows {
             #expect(row["suite"] as? String == "follow")
             #expect((row["median_ms"] as? Double ?? 0) > 0 && (row["baseline_median_ms"] as? Double ?? 0) > 0, "\(row)")
         }
+        // The memory each followed catalogue costs, on the device and on the server (Linux's /proc).
+        #expect(rows.suffix(2).allSatisfy { $0["bytes_per_item"] is Double }, "\(rows.suffix(2))")
     }
 
     @Test("bench http --runs 2: every case measured twice, medians and the worst p99 reported")
