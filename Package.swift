@@ -191,7 +191,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogClientTests",
-            dependencies: ["CatalogClient", "CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
+            // `catalog sync`: the fault test's devices killed with SIGKILL.
+            dependencies: ["catalog", "CatalogClient", "CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            // A certificate made for the TLS test.

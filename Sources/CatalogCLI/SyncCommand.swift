@@ -38,7 +38,20 @@ struct SyncCommand: ParsableCommand {
                                valueName: "url"))
     var movedFrom: String?
 
+    @Option(help: ArgumentHelp("The first wait after a failure to reach the server, in milliseconds; each wait after it doubles.", valueName: "ms"))
+    var retryAfter = 250
+
+    @Option(help: ArgumentHelp("The longest wait between tries, in milliseconds.", valueName: "ms"))
+    var retryAtMost = 30_000
+
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...3_600_000).contains(retryAfter) else { throw ValidationError("--retry-after: expected milliseconds from 1 to 3600000, found \(retryAfter)") }
+        guard (retryAfter...3_600_000).contains(retryAtMost) else {
+            throw ValidationError("--retry-at-most: expected milliseconds from --retry-after (\(retryAfter)) to 3600000, found \(retryAtMost)")
+        }
+    }
 
     func run() throws {
         guard !global.isPostgres else { throw CLIError("--db: a follower keeps its copy in a SQLite file, not in PostgreSQL") }
@@ -51,10 +64,11 @@ struct SyncCommand: ParsableCommand {
             if let tokenFile {
                 guard token == nil else { throw CLIError("--token and --token-file: give one of them") }
                 _ = try Self.readToken(tokenFile)
-                client = try CatalogClient(store: store, server: url, tokenProvider: { _ in try Self.readToken(tokenFile) }, logger: logger)
+                client = try CatalogClient(store: store, server: url, tokenProvider: { _ in try Self.readToken(tokenFile) },
+                                           retryingAfter: .milliseconds(retryAfter), atMost: .milliseconds(retryAtMost), logger: logger)
             } else {
                 client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"],
-                                           logger: logger)
+                                           retryingAfter: .milliseconds(retryAfter), atMost: .milliseconds(retryAtMost), logger: logger)
             }
         } catch let error as CLIError {
             throw error

@@ -96,7 +96,8 @@ extension CatalogStore {
     /// Gives catalogue `name` a new client id and numbers its pending writes afresh under it, in
     /// the order they were made — when the server shows that another device shares the id (a
     /// copied database), or that it lost its record of the id: a new id has no history on any
-    /// server, so each waiting write is applied once. Returns the new id.
+    /// server, so each waiting write is applied once — and devices that share the waiting writes
+    /// take the same one (`derivedClientID`). Returns the new id.
     package func renumber(_ name: String) throws(StoreError) -> String {
         try writeWithoutRevision { db in try Self.renumber(name, in: db) }
     }
@@ -152,9 +153,17 @@ extension CatalogStore {
     }
 
     private static func renumber(_ name: String, in db: Database) throws -> String {
-        let client = newClientID()
-        let pending = try Int.fetchAll(db, sql: "SELECT sequence FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
-                                       arguments: [name])
+        let rows = try Row.fetchAll(db, sql: "SELECT sequence, client, number, batch FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
+                                    arguments: [name])
+        let pending = rows.map { $0["sequence"] as Int }
+        // The new id is named by the history it goes on from: the first waiting write under its
+        // old id and number. Two devices seeded from one file that both number afresh the writes
+        // they share (made before the copy, waiting on both) take the same id, so the server
+        // answers the second device's as the one write each is; from where their writes differ,
+        // the ids differ. With nothing waiting, nothing is shared: a random id.
+        let client = rows.first.map { row in
+            derivedClientID(from: row["client"] ?? "", number: row["number"] ?? 0, batch: row["batch"] ?? "")
+        } ?? newClientID()
         // Out of the way of the unique numbers first, then numbered.
         try db.execute(sql: "UPDATE outbox SET client = NULL, number = NULL WHERE catalog = ? AND state = 'pending'", arguments: [name])
         for (index, sequence) in pending.enumerated() {
@@ -264,6 +273,13 @@ extension CatalogStore {
     /// A random client id (a UUID's hex digits).
     static func newClientID() -> String {
         UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    /// The id that goes on from write `number` of `client`, whose batch is `batch`: 128 bits of
+    /// two FNV-1a hashes, the same on every device that holds that write under that number.
+    static func derivedClientID(from client: String, number: Int, batch: String) -> String {
+        let history = Array("\(client)\n\(number)\n\(batch)".utf8)
+        return FNV1a.hex(of: [0x31] + history) + FNV1a.hex(of: [0x32] + history)
     }
 
     /// The oldest writes to `catalog` that server revision `revision` does not hold yet (pending,

@@ -1,3 +1,4 @@
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -12,8 +13,7 @@ struct CLIRunner {
         var stderrLines: [Substring] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast() }
     }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = BuiltExecutables.packageRoot
 
     /// The `catalog` binary built next to this test bundle (the test target depends on it).
     static let executable = built("catalog")
@@ -21,15 +21,7 @@ struct CLIRunner {
     static let benchExecutable = built("catalog-bench")
 
     /// The package's executable `name`, built next to this test bundle.
-    static func built(_ name: String) -> URL {
-        let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
-            Bundle.main.bundleURL.appendingPathComponent(name),
-            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
-            packageRoot.appendingPathComponent(".build/debug/\(name)"),
-        ]
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
-    }
+    static func built(_ name: String) -> URL { BuiltExecutables.url(of: name) }
 
     /// The binary this runner starts: `catalog` unless the test chose another tool.
     let tool: URL

@@ -2,6 +2,7 @@ import CatalogClient
 import CatalogModel
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import Testing
@@ -17,8 +18,11 @@ import Testing
 /// one is undone or emptied by another's. After the faults stop and the outboxes drain, for
 /// every run: each write a device made was applied exactly once on the final server (its
 /// revisions count them: only the devices write), none was rejected, every copy equals the
-/// server's catalogues, and every database passes its checks. Not yet in these runs: `kill -9`
-/// of a device (`CrashSafetyTests` kills between its steps).
+/// server's catalogues, and every database passes its checks. In about a third of the syncs the
+/// device is a `catalog sync` process on the device's file, killed with SIGKILL at random
+/// moments (up to three times) and started again — the moments are drawn from the seed, but
+/// where the process then is depends on the machine, so such a run repeats its choices, not its
+/// interleaving.
 @Suite struct FaultInjectionTests {
     static let catalogues = ["left", "right"]
 
@@ -131,6 +135,7 @@ import Testing
         var devices: [(store: CatalogStore, path: String)] = [try FollowingTests.deviceStore()]
         var owner: [String: Int] = [:]   // a book's device (absent: the first)
         var made: [String: Int] = [:]
+        var kills = 0
         try await sync(devices[0].store, proxy, catalogues) { try copies(devices[0].store, server, catalogues) }
         for round in 0..<rounds {
             if restoreRound != nil && round == backupRound {
@@ -163,7 +168,18 @@ import Testing
             for device in devices {
                 let subset = catalogues.filter { _ in Bool.random(using: &random) }
                 let following = subset.isEmpty ? [catalogues[0]] : subset
-                try await sync(device.store, proxy, following) { try drained(device.store, following) }
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    let moments = (0..<Int.random(in: 1...3, using: &random)).map { _ in Int.random(in: 0...300, using: &random) }
+                    // (`CATALOG_FAULT_KILLS=0`: the same run with the device in this process.)
+                    if ProcessInfo.processInfo.environment["CATALOG_FAULT_KILLS"] == "0" {
+                        try await sync(device.store, proxy, following) { try drained(device.store, following) }
+                    } else {
+                        try await syncKilled(at: moments, device.path, proxy, following) { try drained(device.store, following) }
+                        kills += moments.count
+                    }
+                } else {
+                    try await sync(device.store, proxy, following) { try drained(device.store, following) }
+                }
             }
         }
         faults.stop()
@@ -176,6 +192,7 @@ import Testing
         // The oracle.
         var problem: String?
         let setting = "\(devices.count) device(s)\(restoreRound.map { ", restored at round \($0) to round \(backupRound)" } ?? "")"
+            + (kills > 0 ? ", \(kills) kill(s) of catalog sync" : "")
         for (index, device) in devices.enumerated() {
             let rejected = try device.store.outbox().filter { $0.state == .rejected }
             if !rejected.isEmpty { problem = (problem ?? "") + " device \(index) rejected: \(rejected)" }
@@ -189,6 +206,13 @@ import Testing
             }
         }
         try server.checkIntegrity()
+        if problem != nil, ProcessInfo.processInfo.environment["CATALOG_FAULT_DEBUG"] == "1" {
+            for (index, device) in devices.enumerated() {
+                print("device \(index):", try device.store.followedCatalogs().map { "\($0.name)" }, try device.store.outbox().map { "\($0.catalog) #\($0.sequence) \($0.client ?? "-").\($0.number ?? 0) \($0.state) r\($0.serverRevision ?? 0)" })
+                for name in catalogues { print("  follows", name, String(describing: try device.store.following(name))) }
+            }
+            print("server records:", try server.clientRecords().map { "\($0.client) last \($0.lastSequence) at \($0.catalog ?? "-") r\($0.revision ?? 0) answers \($0.answers.keys.sorted())" })
+        }
         return problem.map { "\(setting):\($0)" }
     }
 
@@ -199,6 +223,33 @@ import Testing
         try await FollowingTests.eventually("the run following \(catalogs)", done)
         task.cancel()
         _ = await task.result
+    }
+
+    /// `catalog sync` on the device's file, killed with SIGKILL `moments[i]` milliseconds after
+    /// its i-th start (sooner when `done` holds by then) and started again; the last start runs
+    /// until `done` holds, and is killed too.
+    static func syncKilled(at moments: [Int], _ path: String, _ url: URL, _ catalogs: [String], until done: () throws -> Bool) async throws {
+        for (index, moment) in (moments + [nil]).enumerated() {
+            let process = Process()
+            process.executableURL = BuiltExecutables.url(of: "catalog")
+            process.arguments = ["sync", "--server", url.absoluteString, "--db", path, "--retry-after", "2", "--retry-at-most", "20"] + catalogs
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer {
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.waitUntilExit()
+            }
+            if let moment {
+                let end = ContinuousClock.now + .milliseconds(moment)
+                while ContinuousClock.now < end, try !done() { try await Task.sleep(for: .milliseconds(2)) }
+            } else {
+                try await FollowingTests.eventually("catalog sync following \(catalogs) (start \(index + 1))", done)
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 0, "catalog sync ended by itself: \(process.terminationStatus)")
+        }
     }
 
     static func drained(_ device: CatalogStore, _ names: [String]) throws -> Bool {

@@ -111,6 +111,29 @@ import Testing
     }
 }
 
+extension NumberingTests {
+    /// Two devices seeded from one file that both number afresh the writes they share (made
+    /// before the copy, waiting on both) take one new id, so the server answers the second's
+    /// resend as the writes they are; once their first waiting writes differ, so do their ids.
+    /// (Before, each took a random id, and a write both held was applied twice: the fault test's
+    /// seed 35, three devices.)
+    @Test func devicesThatShareWaitingWritesNumberThemAfreshUnderOneID() async throws {
+        let (device, path) = try Following.deviceStore()
+        try device.replace(Following.shelves)
+        _ = try device.follow("shelf", server: "http://127.0.0.1:1")
+        try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
+        let (first, second) = try Following.copyDevice(device, at: path, to: path + "-copy.sqlite")
+        let shared = try first.renumber("shelf")
+        #expect(try second.renumber("shelf") == shared)
+        #expect(try first.outbox().map(\.number) == [1] && second.outbox().map(\.client) == [shared])
+        // Each makes a write of its own; the shared one is answered on both.
+        try await first.move(item: "a0", toSection: "b", index: 0, in: "shelf")
+        try await second.move(item: "a1", toSection: "b", index: 0, in: "shelf")
+        for store in [first, second] { try store.settle([(try #require(try store.outbox().first).sequence, 2, nil)]) }
+        #expect(try first.renumber("shelf") != second.renumber("shelf"))
+    }
+}
+
 /// Many followed catalogues: each gets its copy, and the outbox is never stuck behind the streams.
 @Suite struct ManyCataloguesTests {
     /// `count` catalogues on a live server, followed into a new device through `transport` (nil:
