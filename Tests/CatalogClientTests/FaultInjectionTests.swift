@@ -233,8 +233,14 @@ import Testing
             let process = Process()
             process.executableURL = BuiltExecutables.url(of: "catalog")
             process.arguments = ["sync", "--server", url.absoluteString, "--db", path, "--retry-after", "2", "--retry-at-most", "20"] + catalogs
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            // Its log, kept beside the device's file to say what a stuck run was doing.
+            let log = path + "-sync.log"
+            if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            output.seekToEndOfFile()
+            defer { try? output.close() }
+            process.standardOutput = output
+            process.standardError = output
             try process.run()
             defer {
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -244,7 +250,14 @@ import Testing
                 let end = ContinuousClock.now + .milliseconds(moment)
                 while ContinuousClock.now < end, try !done() { try await Task.sleep(for: .milliseconds(2)) }
             } else {
-                try await FollowingTests.eventually("catalog sync following \(catalogs) (start \(index + 1))", done)
+                func logTail() -> String { String(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(1_500)) }
+                try await FollowingTests.eventually("catalog sync following \(catalogs) (start \(index + 1)); its log ends: \(logTail())") {
+                    try done() || !process.isRunning
+                }
+                if try !process.isRunning && !done() {
+                    Issue.record("catalog sync following \(catalogs) ended by itself (\(process.terminationStatus)); its log ends: \(logTail())")
+                    throw CancellationError()
+                }
             }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
