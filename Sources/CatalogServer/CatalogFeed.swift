@@ -78,9 +78,7 @@ struct CatalogFeed<Store: CatalogDatabase>: Sendable {
         } catch {
             switch error {
             // Deleted: say so, then end (a client that reconnects is told it is unknown).
-            case .unknownCatalog:
-                let retired = try? await store.retiredCatalogs()[name]
-                return .ended(EventStreamDocuments.deletedEvent(name, revision: retired ?? nil))
+            case .unknownCatalog: return .ended(EventStreamDocuments.deletedEvent(name))
             // The database is gone for now: the client reconnects with the revision it has
             // (to this instance once it is ready, or another).
             case .unavailable: return .ended(nil)

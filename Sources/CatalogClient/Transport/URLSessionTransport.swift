@@ -147,29 +147,21 @@ private final class Exchange: @unchecked Sendable {
     }
 
     func received(_ data: Data) {
-        // Decided under the lock, done after it: the task's methods may call back into this
-        // exchange (a cancel completes it) on this very thread.
-        enum Act { case nothing, suspend, cancel }
-        let (waiting, act): (CheckedContinuation<Data?, any Error>?, Act) = lock.withLock {
+        let waiting: CheckedContinuation<Data?, any Error>? = lock.withLock {
             if let reader {
                 self.reader = nil
-                return (reader, .nothing)
+                return reader
             }
             pieces.append(data)
             buffered += data.count
             if Self.suspends && buffered > Self.high && !suspended {
                 suspended = true
-                return (nil, .suspend)
+                task.suspend()
             } else if !Self.suspends && buffered > Self.most && failure == nil {
                 failure = CatalogResponse.TooLarge(limit: Self.most)
-                return (nil, .cancel)
+                task.cancel()
             }
-            return (nil, .nothing)
-        }
-        switch act {
-        case .nothing: break
-        case .suspend: task.suspend()
-        case .cancel: task.cancel()
+            return nil
         }
         waiting?.resume(returning: data)
     }
