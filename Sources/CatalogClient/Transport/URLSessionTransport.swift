@@ -147,21 +147,29 @@ private final class Exchange: @unchecked Sendable {
     }
 
     func received(_ data: Data) {
-        let waiting: CheckedContinuation<Data?, any Error>? = lock.withLock {
+        // Decided under the lock, done after it: the task's methods may call back into this
+        // exchange (a cancel completes it) on this very thread.
+        enum Act { case nothing, suspend, cancel }
+        let (waiting, act): (CheckedContinuation<Data?, any Error>?, Act) = lock.withLock {
             if let reader {
                 self.reader = nil
-                return reader
+                return (reader, .nothing)
             }
             pieces.append(data)
             buffered += data.count
             if Self.suspends && buffered > Self.high && !suspended {
                 suspended = true
-                task.suspend()
+                return (nil, .suspend)
             } else if !Self.suspends && buffered > Self.most && failure == nil {
                 failure = CatalogResponse.TooLarge(limit: Self.most)
-                task.cancel()
+                return (nil, .cancel)
             }
-            return nil
+            return (nil, .nothing)
+        }
+        switch act {
+        case .nothing: break
+        case .suspend: task.suspend()
+        case .cancel: task.cancel()
         }
         waiting?.resume(returning: data)
     }
