@@ -65,8 +65,9 @@ actor Replica {
 
     /// The server deleted the catalogue: the copy goes too, and the writes still waiting for it
     /// are rejected with the server's reason.
-    private func mirrorDeletion(of name: String) throws {
-        let detail = "the server deleted the catalogue \"\(name)\""
+    private func mirrorDeletion(of name: String, at revision: Int? = nil, unknown: Bool = false) throws {
+        let detail = unknown ? "the server does not have the catalogue \"\(name)\" the copy came from"
+            : "the server deleted the catalogue \"\(name)\"" + (revision.map { " at revision \($0)" } ?? "")
         var body = "{\"type\":\"https://catalogkit.dev/problems/unknown-catalog\",\"title\":\"Not Found\",\"status\":404,\"detail\":"
         appendJSONString(detail, to: &body)
         try store.unfollowDeleted(name, answer: RecordedAnswer(status: 404, body: body + "}"))
@@ -155,11 +156,13 @@ actor Replica {
             for event in events {
                 current = event
                 if event.event == "deleted" || event.event == "unknown" {
-                    // The server's own word (deleted while followed, or while away); a name it
-                    // never had is the app's mistake.
+                    // The server's own word: deleted (while followed, or while away) at its last
+                    // revision; or a name it does not have — the app's mistake, unless the copy
+                    // came from it (a server that lost the catalogue).
                     try finish(followUp)
-                    guard try hadCopy() else { throw CatalogClientError.unknownCatalog(name) }
-                    try mirrorDeletion(of: name)
+                    let deletedAt = event.event == "deleted" ? Self.deletedRevision(in: Data(event.data.utf8)) : nil
+                    guard try event.event == "deleted" || hadCopy() else { throw CatalogClientError.unknownCatalog(name) }
+                    try mirrorDeletion(of: name, at: deletedAt, unknown: event.event == "unknown")
                     return .deleted
                 }
                 followUp = max(followUp, try takeIn(event))
@@ -321,6 +324,11 @@ actor Replica {
         if resent > 0 { logger.warning("writes to \(name): \(resent) acknowledged writes are not on the server's history; they are sent again") }
         report(.historyChanged(catalog: name, resent: total))
         changed()
+    }
+
+    /// The last revision a `deleted` event names, if any.
+    static func deletedRevision(in data: Data) -> Int? {
+        ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["revision"] as? Int
     }
 
     /// The members of an `acknowledged` event.

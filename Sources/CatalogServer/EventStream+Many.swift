@@ -14,8 +14,8 @@ import ServiceLifecycle
 /// "since", "fingerprint", "client"}]}` (all but `name` optional). Each catalogue's events are
 /// those of its own `GET /catalogs/{name}/events?include=sections` — `snapshot`, `changes`,
 /// `reset`, `acknowledged`, `deleted` — with a `catalog:` line naming it; a catalogue the server
-/// does not have gets `event: unknown`, and one whose `since` is past the present (a restored
-/// server) gets its snapshot. The stream ends when every catalogue was deleted or unknown.
+/// deleted gets `deleted` with its last revision, one it never had `event: unknown`, and one
+/// whose `since` is past the present (a restored server) gets its snapshot. The stream ends when every catalogue was deleted or unknown.
 extension EventStream {
     /// The most catalogues one stream may carry.
     static var maxCatalogs: Int { 1_000 }
@@ -80,6 +80,7 @@ extension EventStream {
         let slot = try slot(for: client)
         var feeds: [(label: ByteBuffer, feed: CatalogFeed<Store>)] = []
         var unknown: [String] = []
+        var retired: [String: Int] = [:]
         for catalog in catalogs {
             let current: Int
             do {
@@ -97,8 +98,10 @@ extension EventStream {
                                                    fingerprints: fingerprints)
             feeds.append((EventStreamDocuments.label(catalog.name), feed))
         }
+        // A name the server once had is "deleted at revision R"; one it never had, "unknown".
+        if !unknown.isEmpty { retired = try await store.retiredCatalogs() }
         let (keepAlive, count) = (self.keepAlive, catalogs.count)
-        let (started, unknownNames) = (feeds, unknown)
+        let (started, unknownNames) = (feeds, unknown.map { ($0, retired[$0]) })
         let observers = feeds.map(\.feed.observer)
         return Response(status: .ok, headers: headers(identity: identity), body: ResponseBody { writer in
             let merged = MergedEvents()
@@ -109,7 +112,10 @@ extension EventStream {
             }
             try await withGracefulShutdownHandler {
                 try await writer.write(ByteBuffer(string: ": \(count) catalogues\n\n"))
-                for name in unknownNames { try await writer.write(EventStreamDocuments.unknownEvent(name)) }
+                for (name, retired) in unknownNames {
+                    try await writer.write(retired.map { EventStreamDocuments.label(name).withEvent(EventStreamDocuments.deletedEvent(name, revision: $0)) }
+                                           ?? EventStreamDocuments.unknownEvent(name))
+                }
                 var open = started.count
                 guard open > 0 else { return }
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -173,6 +179,16 @@ extension EventStream {
     /// Each event with the `catalog:` line before it.
     private static func labelled(_ events: [ByteBuffer], _ label: ByteBuffer) -> [ByteBuffer] {
         events.flatMap { [label, $0] }
+    }
+}
+
+extension ByteBuffer {
+    /// These bytes followed by `event`'s.
+    func withEvent(_ event: ByteBuffer) -> ByteBuffer {
+        var joined = self
+        var event = event
+        joined.writeBuffer(&event)
+        return joined
     }
 }
 

@@ -144,10 +144,12 @@ enum EventStreamDocuments {
     }
 
     /// The last event of a stream whose catalogue was deleted: `event: deleted`, no id (nothing
-    /// to resume from), `data: {"catalog": NAME}`.
-    static func deletedEvent(_ name: String) -> ByteBuffer {
+    /// to resume from), `data: {"catalog": NAME, "revision": R}` — R the catalogue's last
+    /// revision, which the server keeps (a catalogue made again under the name goes on from it).
+    static func deletedEvent(_ name: String, revision: Int?) -> ByteBuffer {
         var data = "{\"catalog\":"
         appendJSONString(name, to: &data)
+        if let revision { data += ",\"revision\":\(revision)" }
         return ByteBuffer(string: "event: deleted\ndata: \(data)}\n\n")
     }
 

@@ -211,8 +211,12 @@ import Testing
             try await server.delete([("shelf", nil)])
             try await again.value
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
-            // A name the server never had is still an error.
+            // A name the server never had is still an error; one it deleted is "deleted" (at its
+            // last revision, which the server keeps), even to a device that never had a copy.
             await #expect(throws: CatalogClientError.unknownCatalog("nothing")) { try await client.run(following: ["nothing"]) }
+            let (fresh, _) = try Self.deviceStore()
+            try await CatalogClient(store: fresh, server: url).run(following: ["shelf"])
+            #expect(try fresh.followedCatalogs().isEmpty)
         }
     }
 

@@ -132,7 +132,9 @@ import Testing
                 #expect(body["catalog"] as? String == "shelf" && body["revision"] as? Int == 2 && body["items"] as? Int == 3)
             }
             let events = await stream.awaitEvents { $0.last?.event == "deleted" }
-            #expect(events.last?.event == "deleted" && events.last?.data == #"{"catalog":"shelf"}"#, "\(stream.text)")
+            // Its last revision with it: the server keeps it (a catalogue made again goes on from it).
+            let retired = try #require(try await store.retiredCatalogs()["shelf"])
+            #expect(events.last?.event == "deleted" && events.last?.data == #"{"catalog":"shelf","revision":\#(retired)}"#, "\(stream.text)")
             // The response ends there (the chunked body's last chunk).
             _ = await stream.awaitStream { _ in stream.text.hasSuffix("\r\n0\r\n\r\n") }
             #expect(stream.text.hasSuffix("\r\n0\r\n\r\n"), "the stream went on after its catalogue was deleted: \(stream.text.suffix(200))")
@@ -319,6 +321,14 @@ import Testing
             _ = try await store.delete([(name: "archive", ifRevision: nil)])
             let deleted = await stream.awaitEvents(7)
             #expect(deleted.last?.catalog == "archive" && deleted.last?.event == "deleted", "\(stream.text.suffix(600))")
+            // Named again: deleted at its last revision — not "unknown", as a name never had is.
+            let gone = try RawConnection(port: port)
+            gone.openEventStreams(#"{"catalogs": [{"name": "archive"}, {"name": "nowhere"}]}"#)
+            let told = Dictionary(grouping: await gone.awaitEvents(2), by: { $0.catalog ?? "" })
+            let retired = try #require(try await store.retiredCatalogs()["archive"])
+            #expect(told["archive"]?.map(\.event) == ["deleted"] && told["archive"]?.first?.data == #"{"catalog":"archive","revision":\#(retired)}"#,
+                    "\(gone.text.prefix(600))")
+            #expect(told["nowhere"]?.map(\.event) == ["unknown"], "\(gone.text.prefix(600))")
             try await store.move(item: "a1", toSection: "c", index: 0, in: "shelf")
             let after = await stream.awaitEvents(8)
             #expect(after.last?.catalog == "shelf" && after.last?.event == "changes" && after.last?.id == "3", "\(stream.text.suffix(600))")
