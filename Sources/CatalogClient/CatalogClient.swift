@@ -93,20 +93,7 @@ public final class CatalogClient: Sendable {
     ///   ``CatalogClientError/unauthorized(_:)``, ``CatalogClientError/followsAnotherServer(catalog:server:)``,
     ///   ``CatalogClientError/store(_:)``.
     public func run(following catalogs: [String]) async throws {
-        try await run(following: catalogs, through: server)
-    }
-
-    /// AsyncHTTPClient's shared client where it builds (eight connections per host: one for
-    /// the stream, the others for the writes and the app's requests), else URLSession.
-    static func defaultTransport() -> any CatalogTransport {
-        #if canImport(AsyncHTTPClient)
-        AsyncHTTPClientTransport()
-        #else
-        URLSessionTransport()
-        #endif
-    }
-
-    private func run(following catalogs: [String], through server: ServerRequests) async throws {
+        let server = self.server
         var replicas: [String: Replica] = [:]
         let (wake, waker) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let (listeners, eventListeners) = (self.listeners, self.eventListeners)
@@ -136,17 +123,18 @@ public final class CatalogClient: Sendable {
         let (store, backoff) = (self.store, self.backoff)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await stream.run(backoff: backoff) }
-            for name in replicas.keys {
-                // The app's writes (this process's or another's): the outbox may have grown.
-                group.addTask {
-                    while !Task.isCancelled {
-                        do {
-                            for try await _ in store.updates(of: name) { changed() }
-                        } catch StoreError.unknownCatalog {
-                            // No copy yet (or deleted): look again once the first snapshot may be in.
-                            try await Task.sleep(for: .milliseconds(200))
-                        }
-                    }
+            // The app's writes (this process's or another's): the outbox may have grown. One wait
+            // on the store's commits for every catalogue, not an observer of each that would
+            // work out a changeset nobody reads for every change taken in.
+            group.addTask {
+                let notifier = store.notifier
+                notifier.retain()   // another process's commits are watched for while retained
+                defer { notifier.release() }
+                var seen = notifier.current
+                while !Task.isCancelled {
+                    await notifier.wait(after: seen)
+                    seen = notifier.current
+                    changed()
                 }
             }
             group.addTask { try await sender.run(wake: wake, backoff: backoff) }
@@ -158,6 +146,16 @@ public final class CatalogClient: Sendable {
             } catch is CancellationError {
             }
         }
+    }
+
+    /// AsyncHTTPClient's shared client where it builds (eight connections per host: one for
+    /// the stream, the others for the writes and the app's requests), else URLSession.
+    static func defaultTransport() -> any CatalogTransport {
+        #if canImport(AsyncHTTPClient)
+        AsyncHTTPClientTransport()
+        #else
+        URLSessionTransport()
+        #endif
     }
 
     /// Waits until the copy of `catalog` stands on the server's revision as of this call, and

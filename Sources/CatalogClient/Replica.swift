@@ -284,9 +284,10 @@ actor Replica {
                 logger.warning("event stream of \(name): the server does not have the history the copy stands on; taking its snapshot")
                 historyChange = historyChange ?? 0
                 absorbed.removeAll()
-                if wentBack || revision < (resumedFrom ?? 0) {
-                    // It went back (a restored backup): what it acknowledged at revisions it no
-                    // longer has is sent again, as new writes.
+                if wentBack {
+                    // It went back (a restored backup; `reached` is at least the copy's
+                    // revision): what it acknowledged at revisions it no longer has waits again,
+                    // under its numbers.
                     let lost = try store.resend(acknowledgedAfter: revision, in: name)
                     historyChange = (historyChange ?? 0) + lost
                     if lost > 0 { logger.warning("writes to \(name): the server is back at revision \(revision); the \(lost) writes it acknowledged later are sent again") }

@@ -191,8 +191,9 @@ struct ServerRequests: Sendable {
         let answer = Answer(status: status, body: body)
         let detail = answer.detail ?? HTTPURLResponse.localizedString(forStatusCode: status)
         switch status {
-        case 404 where answer.isServersProblem && answer.kind == "unknown-catalog" && catalog != nil:
-            return CatalogClientError.unknownCatalog(catalog ?? "")
+        case 404 where answer.isServersProblem && answer.kind == "unknown-catalog":
+            if let catalog { return CatalogClientError.unknownCatalog(catalog) }
+            return Retry(detail: "404 unknown-catalog for a request of many catalogues: \(detail)")
         case 404: return Retry(detail: "404 that is not the server's own answer (\(String(body.prefix(80)).debugDescription)): the server is unavailable")
         case 401, 403: return CatalogClientError.unauthorized(detail)
         default: return Retry(detail: "\(status) \(detail)")

@@ -79,8 +79,7 @@ struct CatalogFeed<Store: CatalogDatabase>: Sendable {
             switch error {
             // Deleted: say so, then end (a client that reconnects is told it is unknown).
             case .unknownCatalog:
-                let retired = try? await store.retiredCatalogs()[name]
-                return .ended(EventStreamDocuments.deletedEvent(name, revision: retired ?? nil))
+                return .ended(EventStreamDocuments.deletedEvent(name, revision: (try? await store.retiredCatalogs())?[name]))
             // The database is gone for now: the client reconnects with the revision it has
             // (to this instance once it is ready, or another).
             case .unavailable: return .ended(nil)

@@ -105,16 +105,20 @@ extension EventStream {
         let observers = feeds.map(\.feed.observer)
         return Response(status: .ok, headers: headers(identity: identity), body: ResponseBody { writer in
             let merged = MergedEvents()
-            defer {
+            // Every feed ends with the stream: its waits return, its hand-overs are refused.
+            let stop: @Sendable () -> Void = {
                 merged.finish()
                 for observer in observers { observer.cancel() }
+            }
+            defer {
+                stop()
                 withExtendedLifetime(slot) {}
             }
             try await withGracefulShutdownHandler {
                 try await writer.write(ByteBuffer(string: ": \(count) catalogues\n\n"))
                 for (name, retired) in unknownNames {
-                    try await writer.write(retired.map { EventStreamDocuments.label(name).withEvent(EventStreamDocuments.deletedEvent(name, revision: $0)) }
-                                           ?? EventStreamDocuments.unknownEvent(name))
+                    let event = retired.map { EventStreamDocuments.deletedEvent(name, revision: $0) } ?? EventStreamDocuments.unknownEvent(name)
+                    for part in Self.labelled([event], EventStreamDocuments.label(name)) { try await writer.write(part) }
                 }
                 var open = started.count
                 guard open > 0 else { return }
@@ -129,8 +133,7 @@ extension EventStream {
                         }
                     }
                     defer {
-                        merged.finish()
-                        for observer in observers { observer.cancel() }
+                        stop()
                         group.cancelAll()
                     }
                     while let item = await merged.next() {
@@ -144,8 +147,7 @@ extension EventStream {
                     }
                 }
             } onGracefulShutdown: {
-                merged.finish()
-                for observer in observers { observer.cancel() }
+                stop()
             }
             try await writer.finish(nil)
         })
@@ -182,16 +184,6 @@ extension EventStream {
     }
 }
 
-extension ByteBuffer {
-    /// These bytes followed by `event`'s.
-    func withEvent(_ event: ByteBuffer) -> ByteBuffer {
-        var joined = self
-        var event = event
-        joined.writeBuffer(&event)
-        return joined
-    }
-}
-
 extension EventStreamDocuments {
     /// `catalog: NAME` — a name has no line breaks (``Catalog/nameProblem(_:)``).
     static func label(_ name: String) -> ByteBuffer {
@@ -203,7 +195,7 @@ extension EventStreamDocuments {
     static func unknownEvent(_ name: String) -> ByteBuffer {
         var data = "{\"catalog\":"
         appendJSONString(name, to: &data)
-        return ByteBuffer(string: "catalog: \(name)\nevent: unknown\ndata: \(data)}\n\n")
+        return ByteBuffer(string: "event: unknown\ndata: \(data)}\n\n")
     }
 }
 
