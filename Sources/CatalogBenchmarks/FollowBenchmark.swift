@@ -234,9 +234,7 @@ public struct FollowBenchmark: Sendable {
     /// With `revisions` (the server's, known to the caller), it polls the device's copies every
     /// millisecond instead, so that many catalogues are not timed with a request each.
     static func followInStep(_ store: CatalogStore, _ url: URL, _ names: [String] = ["shelf"], at revisions: [String: Int]? = nil) throws -> Task<Void, any Error> {
-        var logger = Logger(label: "CatalogClient")
-        logger.logLevel = .error
-        let client = try CatalogClient(store: store, server: url, logger: logger)
+        let client = try CatalogClient(store: store, server: url, log: .discarding)
         let following = Task { try await client.run(following: names) }
         if let revisions {
             try wait("the copies at the server's revisions", timeout: 300) {

@@ -60,15 +60,14 @@ struct SyncCommand: ParsableCommand {
         let client: CatalogClient
         do {
             // Retries are told on stderr, one line each; standard output stays empty.
-            let logger = Logger(label: "catalog.sync") { label in StreamLogHandler.standardError(label: label) }
             if let tokenFile {
                 guard token == nil else { throw CLIError("--token and --token-file: give one of them") }
                 _ = try Self.readToken(tokenFile)
                 client = try CatalogClient(store: store, server: url, tokenProvider: { _ in try Self.readToken(tokenFile) },
-                                           retryingAfter: .milliseconds(retryAfter), atMost: .milliseconds(retryAtMost), logger: logger)
+                                           retryingAfter: .milliseconds(retryAfter), atMost: .milliseconds(retryAtMost))
             } else {
                 client = try CatalogClient(store: store, server: url, token: token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"],
-                                           retryingAfter: .milliseconds(retryAfter), atMost: .milliseconds(retryAtMost), logger: logger)
+                                           retryingAfter: .milliseconds(retryAfter), atMost: .milliseconds(retryAtMost))
             }
         } catch let error as CLIError {
             throw error

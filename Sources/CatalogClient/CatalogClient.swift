@@ -1,7 +1,6 @@
 import CatalogModel
 import CatalogStore
 import Foundation
-import Logging
 
 /// Follows catalogues of a `catalog serve` into a local ``CatalogStore`` and sends the device's
 /// writes to it (docs/Following-a-server.md).
@@ -24,7 +23,7 @@ import Logging
 public final class CatalogClient: Sendable {
     public let store: CatalogStore
     let server: ServerRequests
-    let logger: Logger
+    let log: CatalogClientLog
     /// The first wait after a failure, and the longest.
     let backoff: Backoff
     private let listeners = Listeners()
@@ -38,16 +37,17 @@ public final class CatalogClient: Sendable {
     /// others. `transport` is how requests are sent: by default URLSession on Apple platforms
     /// (``URLSessionTransport``), AsyncHTTPClient's shared client on Linux; a transport must allow
     /// at least two connections to the server, so that the outbox never waits behind the stream.
+    /// What the client does on its own (a connection tried again, a snapshot taken) goes to `log`.
     ///
     /// - Throws: ``CatalogClientError/invalidServer(_:)`` when `server` is not an http or https
     ///   URL with a host.
     public init(store: CatalogStore, server: URL, token: String? = nil, transport: (any CatalogTransport)? = nil,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
                 maxEventBytes: Int = 64 << 20,
-                logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
+                log: CatalogClientLog = .standardError) throws(CatalogClientError) {
         self.store = store
         self.server = try ServerRequests(server: server, token: token, transport: transport ?? Self.defaultTransport(), maxEventBytes: maxEventBytes)
-        self.logger = logger
+        self.log = log
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
 
@@ -60,11 +60,11 @@ public final class CatalogClient: Sendable {
                 transport: (any CatalogTransport)? = nil,
                 retryingAfter initial: Duration = .milliseconds(250), atMost maximum: Duration = .seconds(30),
                 maxEventBytes: Int = 64 << 20,
-                logger: Logger = Logger(label: "CatalogClient")) throws(CatalogClientError) {
+                log: CatalogClientLog = .standardError) throws(CatalogClientError) {
         self.store = store
         self.server = try ServerRequests(server: server, credential: ClientCredential(provider: tokenProvider),
                                          transport: transport ?? Self.defaultTransport(), maxEventBytes: maxEventBytes)
-        self.logger = logger
+        self.log = log
         self.backoff = Backoff(initial: initial, maximum: maximum)
     }
 
@@ -113,13 +113,13 @@ public final class CatalogClient: Sendable {
                     }
                     throw error
                 }
-                replicas[name] = Replica(name: name, store: store, server: server, logger: logger, changed: changed, report: report)
+                replicas[name] = Replica(name: name, store: store, server: server, log: log, changed: changed, report: report)
             }
         } catch let error as StoreError {
             throw CatalogClientError.store(error)
         }
-        let sender = OutboxSender(store: store, server: server, logger: logger, replicas: replicas, changed: changed, report: report)
-        let stream = FollowStream(replicas: replicas, store: store, server: server, logger: logger)
+        let sender = OutboxSender(store: store, server: server, log: log, replicas: replicas, changed: changed, report: report)
+        let stream = FollowStream(replicas: replicas, store: store, server: server, log: log)
         let (store, backoff) = (self.store, self.backoff)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await stream.run(backoff: backoff) }

@@ -1,6 +1,5 @@
 import CatalogStore
 import Foundation
-import Logging
 
 /// The one connection that carries the event streams of every followed catalogue
 /// (`POST /events`): each event names its catalogue and goes to that catalogue's ``Replica``. One
@@ -13,15 +12,15 @@ import Logging
 actor FollowStream {
     private let store: CatalogStore
     private let server: ServerRequests
-    private let logger: Logger
+    private let log: CatalogClientLog
     /// The catalogues still followed, by name (one the server deleted leaves).
     private var replicas: [String: Replica]
 
-    init(replicas: [String: Replica], store: CatalogStore, server: ServerRequests, logger: Logger) {
+    init(replicas: [String: Replica], store: CatalogStore, server: ServerRequests, log: CatalogClientLog) {
         self.replicas = replicas
         self.store = store
         self.server = server
-        self.logger = logger
+        self.log = log
     }
 
     /// Follows until cancelled, or until the server deleted every catalogue; throws only what
@@ -45,7 +44,7 @@ actor FollowStream {
             } catch is CancellationError where Task.isCancelled {
                 return
             } catch {
-                logger.info("event stream of \(replicas.count) catalogues: \(error); trying again")
+                log.info("event stream of \(replicas.count) catalogues: \(error); trying again")
             }
             if watch.tookIn { backoff.reset() }
             try await Task.sleep(for: backoff.next())

@@ -1,7 +1,6 @@
 import CatalogModel
 import CatalogStore
 import Foundation
-import Logging
 
 /// Sends the outbox's pending writes in order, one request at a time (a write alone, or up to
 /// ``writesPerRequest`` consecutive writes to one catalogue together), each numbered with the
@@ -12,7 +11,7 @@ import Logging
 struct OutboxSender: Sendable {
     let store: CatalogStore
     let server: ServerRequests
-    let logger: Logger
+    let log: CatalogClientLog
     /// The replica of each followed catalogue, to settle after an answer.
     let replicas: [String: Replica]
     let changed: @Sendable () -> Void
@@ -44,13 +43,13 @@ struct OutboxSender: Sendable {
             } catch let refused as ServerRequests.WholeRequestRefused where run.count > 1 {
                 // Not an answer to any of its writes: sent again in smaller requests at once.
                 limit = max(1, run.count / 2)
-                logger.info("sending writes \(head.sequence)…\(head.sequence + run.count - 1): \(refused); sending \(limit) at a time")
+                log.info("sending writes \(head.sequence)…\(head.sequence + run.count - 1): \(refused); sending \(limit) at a time")
             } catch let error as CatalogClientError {
                 throw error
             } catch is CancellationError {
                 return
             } catch {
-                logger.info("sending write \(head.sequence): \(error); trying again")
+                log.info("sending write \(head.sequence): \(error); trying again")
                 try await Task.sleep(for: backoff.next())
             }
         }
@@ -87,7 +86,7 @@ struct OutboxSender: Sendable {
             } catch {
                 throw CatalogClientError.store(error)
             }
-            logger.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
+            log.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
             report(.newClientID(catalog: head.catalog))
             // After the wait, like any failure: a server that never agrees is asked less and less often.
             throw ServerRequests.Retry(detail: "renumbered under \(renamed)")

@@ -3,7 +3,6 @@ import CatalogImport
 import CatalogModel
 import CatalogStore
 import Foundation
-import Logging
 
 /// One followed catalogue: the server's catalogue as last heard (`confirmed`), and the local
 /// copy kept equal to it with the outbox's writes replayed on top.
@@ -16,7 +15,7 @@ actor Replica {
     let name: String
     let store: CatalogStore
     let server: ServerRequests
-    let logger: Logger
+    let log: CatalogClientLog
     let changed: @Sendable () -> Void
     let report: @Sendable (CatalogClientEvent) -> Void
     /// The server's catalogue at the revision the copy has taken in; nil until known.
@@ -47,12 +46,12 @@ actor Replica {
     /// `confirmed` compare at once) instead of with the copy read back whole.
     private var shown: Catalog?
 
-    init(name: String, store: CatalogStore, server: ServerRequests, logger: Logger, changed: @escaping @Sendable () -> Void,
+    init(name: String, store: CatalogStore, server: ServerRequests, log: CatalogClientLog, changed: @escaping @Sendable () -> Void,
          report: @escaping @Sendable (CatalogClientEvent) -> Void = { _ in }) {
         self.name = name
         self.store = store
         self.server = server
-        self.logger = logger
+        self.log = log
         self.changed = changed
         self.report = report
     }
@@ -72,7 +71,7 @@ actor Replica {
         appendJSONString(detail, to: &body)
         try store.unfollowDeleted(name, answer: RecordedAnswer(status: 404, body: body + "}"))
         (confirmed, shown) = (nil, nil)
-        logger.info("\(detail); its copy is deleted too")
+        log.info("\(detail); its copy is deleted too")
         changed()
     }
 
@@ -129,7 +128,7 @@ actor Replica {
     /// next connection.
     func opened(by identity: String) -> Bool {
         guard let knownIdentity, knownIdentity != identity else { return true }
-        logger.warning("event stream of \(name): the server is another database (\(identity.prefix(40)), was \(knownIdentity.prefix(40))); taking its snapshot")
+        log.warning("event stream of \(name): the server is another database (\(identity.prefix(40)), was \(knownIdentity.prefix(40))); taking its snapshot")
         (confirmed, shown) = (nil, nil)
         absorbed.removeAll()
         historyChange = historyChange ?? 0
@@ -175,12 +174,12 @@ actor Replica {
             try? finish(followUp)
             if let untrusted = error as? UntrustedEvent {
                 confirmed = nil
-                logger.warning("event stream of \(name): \(untrusted); taking a fresh snapshot")
+                log.warning("event stream of \(name): \(untrusted); taking a fresh snapshot")
             } else if let current, !(error is ServerRequests.Retry), !(error is CatalogClientError) {
                 if failedEvent == current.id {
                     confirmed = nil
                     failedEvent = nil
-                    logger.warning("event stream of \(name): event \((current.id ?? "").prefix(40)) could not be taken in twice (\(error)); taking a fresh snapshot")
+                    log.warning("event stream of \(name): event \((current.id ?? "").prefix(40)) could not be taken in twice (\(error)); taking a fresh snapshot")
                 } else {
                     failedEvent = current.id
                 }
@@ -281,7 +280,7 @@ actor Replica {
             if resumedFrom != nil && event.event == "snapshot" || wentBack {
                 // Asked to resume, the server starts over — or it is at an earlier revision than
                 // it once was: it lacks the copy's history.
-                logger.warning("event stream of \(name): the server does not have the history the copy stands on; taking its snapshot")
+                log.warning("event stream of \(name): the server does not have the history the copy stands on; taking its snapshot")
                 historyChange = historyChange ?? 0
                 absorbed.removeAll()
                 if wentBack {
@@ -290,7 +289,7 @@ actor Replica {
                     // under its numbers.
                     let lost = try store.resend(acknowledgedAfter: revision, in: name)
                     historyChange = (historyChange ?? 0) + lost
-                    if lost > 0 { logger.warning("writes to \(name): the server is back at revision \(revision); the \(lost) writes it acknowledged later are sent again") }
+                    if lost > 0 { log.warning("writes to \(name): the server is back at revision \(revision); the \(lost) writes it acknowledged later are sent again") }
                 }
             }
             reached = nil
@@ -315,14 +314,14 @@ actor Replica {
                                               historyChanged: historyChange != nil)
             resent = outcome.resent
             if let renamed = outcome.newClient {
-                logger.warning("writes to \(name): the server has writes under number \(acknowledgement.number) of this device's client id, which gave only fewer (a copy of this database on another device?); they are sent again under the new client id \(renamed)")
+                log.warning("writes to \(name): the server has writes under number \(acknowledgement.number) of this device's client id, which gave only fewer (a copy of this database on another device?); they are sent again under the new client id \(renamed)")
                 report(.newClientID(catalog: name))
             }
         }
         guard resent > 0 || historyChange != nil else { return }
         let total = (historyChange ?? 0) + resent
         historyChange = nil
-        if resent > 0 { logger.warning("writes to \(name): \(resent) acknowledged writes are not on the server's history; they are sent again") }
+        if resent > 0 { log.warning("writes to \(name): \(resent) acknowledged writes are not on the server's history; they are sent again") }
         report(.historyChanged(catalog: name, resent: total))
         changed()
     }

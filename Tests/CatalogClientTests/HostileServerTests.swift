@@ -5,7 +5,6 @@ import CatalogStore
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import Testing
 
 /// A client facing a server that answers nonsense keeps its copy and its outbox as they were,
@@ -210,7 +209,7 @@ import Testing
         let entry = try #require(try device.outbox().last)
         #expect(entry.sequence == 3 && entry.number == 3)
         let server = try ServerRequests(server: URL(string: "http://127.0.0.1:1")!, token: nil, transport: AsyncHTTPClientTransport())
-        let sender = OutboxSender(store: device, server: server, logger: Logger(label: "test"), replicas: [:], changed: {}, report: { _ in })
+        let sender = OutboxSender(store: device, server: server, log: .discarding, replicas: [:], changed: {}, report: { _ in })
         func expecting(_ number: Int) -> ServerRequests.Answer {
             ServerRequests.Answer(status: 409, document: ["type": "https://catalogkit.dev/problems/out-of-sequence", "expected": number])
         }
