@@ -46,7 +46,10 @@ struct CatalogDiffBenchmark {
             }
         }
         if let size = sizes.first {
-            results.append(try Self.coalescing(items: size, runs: runs, log: log))
+            // The updater is main-actor isolated, as the views it drives; `catalog-bench` runs
+            // its suites on the main thread.
+            log("diff: CollectionUpdater coalescing, \(size.abbreviated) items")
+            results.append(try MainActor.assumeIsolated { try Self.coalescing(items: size, runs: runs) })
         }
         return results
     }
@@ -76,8 +79,7 @@ struct CatalogDiffBenchmark {
     /// catalogues) and starts its first batch. Timed: that end of batch. The two updates together
     /// delete and insert a hundredth of the items and move and change a thousandth, below the
     /// updater's reload threshold at 10k items, so they animate.
-    static func coalescing(items: Int, runs: Int, log: (String) -> Void) throws -> BenchmarkResult {
-        log("diff: CollectionUpdater coalescing, \(items.abbreviated) items")
+    @MainActor static func coalescing(items: Int, runs: Int) throws -> BenchmarkResult {
         let (a, b) = pair(items: items, sections: 100, churn: items / 100)
         let onScreen = Catalog(name: a.name, revision: 2, sections: a.sections)
         let newest = Catalog(name: b.name, revision: 4, sections: b.sections)
@@ -135,12 +137,12 @@ struct CatalogDiffBenchmark {
 }
 
 /// A collection view that holds each batch open until told to finish it, as an animation does.
-final class BenchmarkView: CatalogUpdateTarget {
+@MainActor final class BenchmarkView: CatalogUpdateTarget {
     var isOnScreen: Bool { true }
     private var completion: (() -> Void)?
     private(set) var batches = 0
 
-    func performBatch(_ stage: Stage, setData: () -> Void, completion: @escaping () -> Void) {
+    func performBatch(_ batch: CollectionBatch, setData: () -> Void, completion: @escaping () -> Void) {
         setData()
         batches += 1
         self.completion = completion

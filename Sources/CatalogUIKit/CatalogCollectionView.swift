@@ -1,4 +1,4 @@
-#if canImport(UIKit)
+#if canImport(UIKit) && !os(watchOS)
 import CatalogDiff
 import CatalogLayout
 import CatalogModel
@@ -10,27 +10,28 @@ import UIKit
 
 /// A collection view as the target of a ``CollectionUpdater``: each stage one
 /// `performBatchUpdates` with its data set inside the batch; content-only changes as
-/// `reconfigureItems`, which keeps the cell and only asks the data source to fill it again.
-extension UICollectionView: @retroactive @preconcurrency CatalogUpdateTarget {
+/// `reconfigureItems` (the cell kept and filled again) or, where the updater's `refreshItem` says
+/// so, `reloadItems`.
+///
+/// The names are module-qualified so that the conformance reads the same inside this package
+/// (where SwiftPM builds it) and to a reader outside it: UIKit's class, CatalogDiff's protocol.
+extension UIKit.UICollectionView: CatalogDiff.CatalogUpdateTarget {
     public var isOnScreen: Bool { window != nil }
 
-    public func performBatch(_ stage: Stage, setData: () -> Void, completion: @escaping () -> Void) {
+    public func performBatch(_ batch: CollectionBatch, setData: () -> Void, completion: @escaping () -> Void) {
         withoutActuallyEscaping(setData) { setData in
             performBatchUpdates({ [self] in
                 setData()
-                let sections = stage.sections
+                let sections = batch.stage.sections
                 deleteSections(IndexSet(sections.deleted))
                 insertSections(IndexSet(sections.inserted))
                 reloadSections(IndexSet(sections.reloaded))
                 for move in sections.moved { moveSection(move.from, toSection: move.to) }
-                let items = stage.items
+                let items = batch.stage.items
                 deleteItems(at: items.deleted.map(IndexPath.init))
                 insertItems(at: items.inserted.map(IndexPath.init))
-                if #available(iOS 15, tvOS 15, *) {
-                    reconfigureItems(at: items.reloaded.map(IndexPath.init))
-                } else {
-                    reloadItems(at: items.reloaded.map(IndexPath.init))
-                }
+                reconfigureItems(at: batch.reconfiguredItems.map(IndexPath.init))
+                if !batch.reloadedItems.isEmpty { reloadItems(at: batch.reloadedItems.map(IndexPath.init)) }
                 for move in items.moved { moveItem(at: IndexPath(move.from), to: IndexPath(move.to)) }
             }, completion: { _ in completion() })
         }

@@ -6,7 +6,7 @@ import Testing
 /// The collection-view updater against a fake view that checks every batch the way UIKit does:
 /// the data source's counts after the batch must be the counts before it plus and minus the
 /// batch's changes, the data must be set inside the batch, and batches never overlap.
-@Suite struct CollectionUpdaterTests {
+@MainActor @Suite struct CollectionUpdaterTests {
     /// A collection view as UIKit's consistency check sees it, recording every call.
     final class FakeView: CatalogUpdateTarget {
         enum Call: Equatable {
@@ -21,11 +21,19 @@ import Testing
         /// What the view shows: the ids it holds, per section.
         var shown: SnapshotShape<String, String>?
         var failures: [String] = []
+        /// The items of each batch given a new cell rather than reconfigured.
+        var reloadedItems: [[ItemPath]] = []
         weak var updater: CollectionUpdater<FakeView>?
 
-        func performBatch(_ stage: Stage, setData: () -> Void, completion: @escaping () -> Void) {
+        func performBatch(_ batch: CollectionBatch, setData: () -> Void, completion: @escaping () -> Void) {
+            let stage = batch.stage
             if !animating.isEmpty { failures.append("a batch began while another was animating") }
+            if Set(batch.reloadedItems).union(batch.reconfiguredItems) != Set(stage.items.reloaded)
+                || batch.reloadedItems.count + batch.reconfiguredItems.count != stage.items.reloaded.count {
+                failures.append("reloaded and reconfigured items are not the stage's changed items")
+            }
             calls.append(.batch(stage))
+            reloadedItems.append(batch.reloadedItems)
             guard let before = shown else {
                 failures.append("a batch before the first reload")
                 return
@@ -151,6 +159,96 @@ import Testing
         updater.receive(broken)
         #expect(view.calls.last == .reload && updater.catalog == catalogs[3])
         #expect(updater.lastRefusal != nil)
+        #expect(view.failures == [])
+    }
+
+    static func shelf(_ revision: Int, _ ids: [String], titles: [String: String] = [:]) -> Catalog {
+        Catalog(name: "c", revision: revision, sections: [Section(id: "s", kind: .bookshelf, items: ids.map {
+            Item(id: $0, content: .book(Book(title: titles[$0] ?? $0, cover: $0)))
+        })])
+    }
+
+    @Test func anUpdaterThatOutlivesItsViewDoesNothing() throws {
+        var view: FakeView? = FakeView()
+        let updater = CollectionUpdater(target: view!)
+        view?.updater = updater
+        updater.receive(.reset(Self.shelf(1, ["a", "b"])))
+        #expect(view?.calls == [.reload])
+        view = nil
+        #expect(updater.target == nil)
+        // Before: `unowned let target` trapped here.
+        updater.receive(try Self.update(from: Self.shelf(1, ["a", "b"]), to: Self.shelf(2, ["b", "a"])))
+        #expect(updater.catalog == Self.shelf(1, ["a", "b"]))
+    }
+
+    @Test func aMoveTheViewMadeIsNotAnimatedAgain() throws {
+        let (view, updater) = Self.make()
+        var shown: [Catalog] = []
+        updater.didShow = { shown.append($0) }
+        updater.receive(.reset(Self.shelf(1, ["a", "b", "c"])))
+        // The user drags a to the end: UIKit has moved the cell; the data source is told.
+        updater.viewMovedItem(from: ItemPath(section: 0, item: 0), to: ItemPath(section: 0, item: 2))
+        view.shown = updater.catalog!.shape
+        #expect(updater.catalog?.sections[0].items.map(\.id) == ["b", "c", "a"])
+        // The store's echo of that move: nothing more to animate.
+        updater.receive(try Self.update(from: Self.shelf(1, ["a", "b", "c"]), to: Self.shelf(2, ["b", "c", "a"])))
+        #expect(view.calls == [.reload])
+        #expect(updater.catalog == Self.shelf(2, ["b", "c", "a"]))
+        #expect(shown.last == Self.shelf(2, ["b", "c", "a"]))
+
+        // A second drag the store answers with more than the move (it displaced c to the front):
+        // only that is animated, from what the view shows.
+        updater.viewMovedItem(from: ItemPath(section: 0, item: 0), to: ItemPath(section: 0, item: 1))
+        view.shown = updater.catalog!.shape
+        updater.receive(try Self.update(from: Self.shelf(2, ["b", "c", "a"]), to: Self.shelf(3, ["c", "b", "a"])))
+        #expect(view.calls.count == 1)
+        #expect(updater.catalog == Self.shelf(3, ["c", "b", "a"]))
+
+        updater.viewMovedItem(from: ItemPath(section: 0, item: 0), to: ItemPath(section: 0, item: 2))
+        view.shown = updater.catalog!.shape
+        #expect(updater.catalog?.sections[0].items.map(\.id) == ["b", "a", "c"])
+        // The store refused that one: back to the store's catalogue, animated from the screen.
+        updater.show(Self.shelf(3, ["c", "b", "a"]))
+        #expect(view.calls.count == 2)
+        view.finishAnimation()
+        #expect(view.failures == [])
+        #expect(view.shown == Self.shelf(3, ["c", "b", "a"]).shape)
+        #expect(shown.last == Self.shelf(3, ["c", "b", "a"]))
+    }
+
+    @Test func refreshItemChoosesANewCellOrTheSameOneItemByItem() throws {
+        let (view, updater) = Self.make()
+        updater.refreshItem = { before, after in
+            if case .book(let old) = before.content, case .book(let new) = after.content, old.title.count != new.title.count {
+                return .reload
+            }
+            return .reconfigure
+        }
+        let before = Self.shelf(1, ["a", "b", "c"])
+        let after = Self.shelf(2, ["a", "b", "c"], titles: ["a": "A", "b": "a longer title"])
+        updater.receive(.reset(before))
+        updater.receive(try Self.update(from: before, to: after))
+        view.finishAnimation()
+        #expect(view.failures == [])
+        #expect(view.reloadedItems == [[ItemPath(section: 0, item: 1)]])
+        guard case .batch(let stage) = view.calls.last else { Issue.record("no batch"); return }
+        #expect(Set(stage.items.reloaded) == [ItemPath(section: 0, item: 0), ItemPath(section: 0, item: 1)])
+    }
+
+    @Test func runAppliesUpdatesUntilItsTaskIsCancelled() async throws {
+        let (view, updater) = Self.make()
+        let (updates, feed) = AsyncStream<CatalogUpdate>.makeStream()
+        let (shownStream, shownFeed) = AsyncStream<Catalog>.makeStream()
+        updater.didShow = { shownFeed.yield($0) }
+        let running = Task { try await updater.run(updates) }
+        var shown = shownStream.makeAsyncIterator()
+        feed.yield(.reset(Self.shelf(1, ["a", "b"])))
+        #expect(await shown.next() == Self.shelf(1, ["a", "b"]))
+        running.cancel()
+        // A cancelled run returns (the stream itself never ends), and applies nothing more.
+        try await running.value
+        feed.yield(try Self.update(from: Self.shelf(1, ["a", "b"]), to: Self.shelf(2, ["b", "a"])))
+        #expect(view.calls == [.reload])
         #expect(view.failures == [])
     }
 }

@@ -39,13 +39,13 @@ func movesWithCapacity(database: String) throws -> [[String]] {
 import CatalogDiff
 
 /// A collection view's stand-in: records what UIKit would be asked to do.
-final class RecordingView: CatalogUpdateTarget {
+@MainActor final class RecordingView: CatalogUpdateTarget {
     var isOnScreen = true
     var calls: [String] = []
 
-    func performBatch(_ stage: Stage, setData: () -> Void, completion: @escaping () -> Void) {
+    func performBatch(_ batch: CollectionBatch, setData: () -> Void, completion: @escaping () -> Void) {
         setData()  // the data source now answers with the catalogue after this stage
-        calls.append("batch: \(stage.items.moved.count) moved, \(stage.items.inserted.count) inserted")
+        calls.append("batch: \(batch.stage.items.moved.count) moved, \(batch.stage.items.inserted.count) inserted")
         completion()
     }
 
@@ -56,7 +56,7 @@ final class RecordingView: CatalogUpdateTarget {
 }
 
 /// The changeset between two versions of a catalogue, checked, and applied stage by stage.
-func changesetsStageByStage() throws -> [String] {
+@MainActor func changesetsStageByStage() throws -> [String] {
     func icon(_ name: String) -> Item { Item(id: name, content: .icon(Icon(name: name, icon: "\(name).png"))) }
     let before = Catalog(name: "apps", revision: 1, sections: [Section(id: "home", kind: .icons, items: ["mail", "maps", "notes"].map(icon))])
     let after = Catalog(name: "apps", revision: 2, sections: [Section(id: "home", kind: .icons, items: ["notes", "mail", "music"].map(icon))])

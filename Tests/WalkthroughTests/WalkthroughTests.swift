@@ -93,7 +93,7 @@ struct WalkthroughTests {
         }
     }
 
-    @Test func changesetsRunStageByStage() throws {
+    @MainActor @Test func changesetsRunStageByStage() throws {
         #expect(try changesetsStageByStage() == ["reload", "batch: 1 moved, 1 inserted"])
     }
 
