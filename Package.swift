@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "CatalogKit",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    platforms: [.macOS(.v14), .iOS(.v17), .macCatalyst(.v17), .tvOS(.v17), .visionOS(.v1), .watchOS(.v10)],
     products: [
         .library(name: "CatalogModel", targets: ["CatalogModel"]),
         .library(name: "CatalogDiff", targets: ["CatalogDiff"]),
@@ -11,8 +11,20 @@ let package = Package(
         .library(name: "CatalogImport", targets: ["CatalogImport"]),
         .library(name: "CatalogStore", targets: ["CatalogStore"]),
         .library(name: "CatalogUIKit", targets: ["CatalogUIKit"]),
+        .library(name: "CatalogSwiftUI", targets: ["CatalogSwiftUI"]),
         .library(name: "CatalogClient", targets: ["CatalogClient"]),
         .executable(name: "catalog", targets: ["catalog"]),
+    ],
+    // What an app links needs GRDB alone. The server, the command line, PostgreSQL, the benchmarks
+    // and the client's AsyncHTTPClient transport need the other packages below: they are behind the
+    // `Server` trait, on by default (so `swift run catalog` and `swift test` need no flag), which an
+    // app turns off with `traits: []` on its `.package(url:…)` line: SwiftPM then neither fetches
+    // nor builds them (docs/Apps.md; Scripts/consumer-package.sh checks it).
+    traits: [
+        .trait(name: "Server", description: "The catalog command line, the HTTP server, the PostgreSQL store and the benchmarks.",
+               enabledTraits: ["AsyncHTTPClient"]),
+        .trait(name: "AsyncHTTPClient", description: "CatalogClient's AsyncHTTPClientTransport (the default transport on Linux)."),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -59,6 +71,10 @@ let package = Package(
         // from CatalogLayout; only forwarding, compiled where UIKit exists (empty elsewhere).
         .target(name: "CatalogUIKit", dependencies: ["CatalogModel", "CatalogDiff", "CatalogLayout"]),
 
+        // A live catalogue for SwiftUI: an @Observable model on the main actor fed by a store's
+        // updates. Observation only (it ships with the toolchain): builds and is tested everywhere.
+        .target(name: "CatalogSwiftUI", dependencies: ["CatalogModel", "CatalogDiff"]),
+
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),
 
@@ -81,8 +97,8 @@ let package = Package(
             name: "CatalogPostgres",
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogStore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ],
             plugins: ["EmbedMigrations"]
         ),
@@ -103,15 +119,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The cluster load test: `catalog serve` instances on one PostgreSQL database.
                 "CatalogPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 // A live server and keep-alive clients for the HTTP benchmark.
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
                 // Baseline for the diff benchmark.
-                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "OrderedCollections", package: "swift-collections", condition: .when(traits: ["Server"])),
                 // The JWT the http suite's moves present.
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Server"])),
             ]
         ),
 
@@ -123,18 +139,18 @@ let package = Package(
             name: "CatalogServer",
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["Server"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["Server"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Server"])),
+                .product(name: "DequeModule", package: "swift-collections", condition: .when(traits: ["Server"])),
                 // `catalog serve --tls-cert --tls-key`: TLS without a proxy (swift-nio-ssl).
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Server"])),
             ],
             // The OpenAPI 3.1 document of the API (openapi.json), served at /openapi.json, and the
             // browser console (Console/: HTML, CSS, JavaScript modules), served at /; both
@@ -152,9 +168,10 @@ let package = Package(
             name: "CatalogClient",
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore",
-                // Its transport on Linux; on Apple platforms the client talks through URLSession.
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux, .android, .windows])),
-                .product(name: "Logging", package: "swift-log"),
+                // AsyncHTTPClientTransport, the default on Linux; without the trait the client talks
+                // through URLSession everywhere.
+                .product(name: "AsyncHTTPClient", package: "async-http-client",
+                         condition: .when(platforms: [.linux, .android, .windows], traits: ["AsyncHTTPClient"])),
             ]
         ),
 
@@ -163,16 +180,16 @@ let package = Package(
             name: "CatalogCLI",
             dependencies: [
                 "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogPostgres", "CatalogLayout", "CatalogJSON", "CatalogServer", "CatalogClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ]
         ),
         .executableTarget(name: "catalog", dependencies: ["CatalogCLI"]),
         // `catalog-bench`: the benchmarks as a tool of their own, so that `catalog` links none of them.
         .executableTarget(
             name: "catalog-bench",
-            dependencies: ["CatalogCLI", "CatalogBenchmarks", "CatalogStore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CatalogCLI", "CatalogBenchmarks", "CatalogStore", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"]))]
         ),
 
         .testTarget(name: "CatalogModelTests", dependencies: ["CatalogModel"]),
@@ -183,6 +200,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 path: "Tests/CatalogTestSupport"),
         .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel", "CatalogTestSupport"]),
+        .testTarget(name: "CatalogSwiftUITests", dependencies: ["CatalogSwiftUI", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogLayoutTests", dependencies: ["CatalogLayout", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport", "CatalogTestSupport"], exclude: ["RealWorld"]),
         .testTarget(
