@@ -17,9 +17,8 @@ public struct MoveSession: Sendable {
     /// Where the item would land if dropped now.
     public private(set) var proposal: ItemPath
 
-    private let sectionIDs: [String]
-    private let counts: [Int]
-    private let capacities: [Int?]
+    /// The catalogue as the drag began (the store's rule for a move is asked of it).
+    private let catalog: Catalog
 
     /// Begins a move at `point`; `nil` when no cell is there.
     public init?(catalog: Catalog, layout: Layout, beginAt point: Point) {
@@ -28,9 +27,7 @@ public struct MoveSession: Sendable {
         item = catalog.sections[path.section].items[path.item].id
         source = path
         proposal = path
-        sectionIDs = catalog.sections.map(\.id)
-        counts = catalog.sections.map(\.items.count)
-        capacities = catalog.sections.map(\.capacity)
+        self.catalog = catalog
     }
 
     /// Follows the drag to `point` and returns the proposal, adjusted so a full shelf is never proposed.
@@ -39,23 +36,21 @@ public struct MoveSession: Sendable {
         let proposed: ItemPath
         if let cell = layout.indexPath(at: point) {
             proposed = cell
-        } else if let section = layout.section(at: point), section < counts.count {
+        } else if let section = layout.section(at: point), section < catalog.sections.count {
             // Over a section but no cell: the end of the section (after the item leaves, in its own).
-            proposed = ItemPath(section: section, item: section == source.section ? counts[section] - 1 : counts[section])
+            let count = catalog.sections[section].items.count
+            proposed = ItemPath(section: section, item: section == source.section ? count - 1 : count)
         } else {
             return proposal
         }
-        if proposed.section != source.section, let capacity = capacities[proposed.section], counts[proposed.section] >= capacity {
-            return proposal   // a full shelf: keep the last proposal
-        }
-        proposal = proposed
+        proposal = catalog.moveTarget(from: source, current: proposal, proposed: proposed)   // never a full shelf
         return proposal
     }
 
     /// Ends the move: the one operation that performs it, or `nil` when the item is dropped where it was.
     public func end() -> BatchOperation? {
         guard proposal != source else { return nil }
-        return .moveItem(id: item, toSection: sectionIDs[proposal.section], index: proposal.item)
+        return .moveItem(id: item, toSection: catalog.sections[proposal.section].id, index: proposal.item)
     }
 }
 
