@@ -29,13 +29,43 @@ public final class CatalogStore: Sendable {
     ///
     /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the file is not a usable database.
     public convenience init(path: String) throws(StoreError) {
+        try self.init(path: path, configuration: StoreConfiguration())
+    }
+
+    /// Opens the database at `path` as `configuration` says: for reading only, with a key, a
+    /// page-cache size, suspension notifications (``StoreConfiguration``).
+    ///
+    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the file is not a usable database,
+    ///   the hook throws, or a read-only store's file is missing or not at the current schema.
+    public convenience init(path: String, configuration: StoreConfiguration) throws(StoreError) {
+        if configuration.readOnly {
+            var readOnly = Self.configuration(configuration)
+            readOnly.readonly = true
+            let pool: DatabasePool
+            let applied: [String]
+            do {
+                pool = try DatabasePool(path: path, configuration: readOnly)
+                applied = try pool.read(Self.recordedMigrations)
+            } catch {
+                throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
+            }
+            if let reason = Self.newerSchemaReason(applied: applied, known: Self.migrationIDs) {
+                throw StoreError.cannotOpen(path: path, reason: reason)
+            }
+            guard applied == Self.migrationIDs else {
+                throw StoreError.cannotOpen(path: path, reason: "its schema needs migrating, which a read-only store cannot do: open it for writing once")
+            }
+            self.init(readOnly: pool, path: path, options: configuration)
+            return
+        }
         let writer: DatabasePool
         do {
-            writer = try Self.openPool(path: path)
+            writer = try Self.openPool(path: path, configuration)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
         }
-        try self.init(writer: writer, path: path, checkpointer: WALCheckpointer(path: path))
+        try self.init(writer: writer, path: path, checkpointer: WALCheckpointer(path: path, options: configuration),
+                      options: configuration)
     }
 
     /// Opens an existing database for reading only, so that `list` and `show` leave the file
@@ -53,11 +83,11 @@ public final class CatalogStore: Sendable {
         return try CatalogStore(path: path)
     }
 
-    private init(readOnly writer: DatabasePool, path: String) {
+    private init(readOnly writer: DatabasePool, path: String, options: StoreConfiguration = StoreConfiguration()) {
         self.writer = writer
         self.path = path
-        revisions = RevisionReader(path: path, fallback: writer)
-        notifier = ChangeNotifier(path: path)
+        revisions = RevisionReader(path: path, fallback: writer, options: options)
+        notifier = ChangeNotifier(path: path, options: options)
         checkpointer = nil
     }
 
@@ -74,11 +104,11 @@ public final class CatalogStore: Sendable {
 
     /// Wraps an open GRDB writer and migrates it to the latest schema.
     init(writer: any DatabaseWriter, path: String, upTo migration: String? = nil,
-         checkpointer: WALCheckpointer? = nil) throws(StoreError) {
+         checkpointer: WALCheckpointer? = nil, options: StoreConfiguration = StoreConfiguration()) throws(StoreError) {
         self.writer = writer
         self.path = path
-        revisions = RevisionReader(path: path, fallback: writer)
-        notifier = ChangeNotifier(path: path)
+        revisions = RevisionReader(path: path, fallback: writer, options: options)
+        notifier = ChangeNotifier(path: path, options: options)
         self.checkpointer = checkpointer
         let applied: [String]
         do {
@@ -108,26 +138,28 @@ public final class CatalogStore: Sendable {
     /// new database to WAL while another opener holds it (waiting there could deadlock), as
     /// instances started together on one new file do. That opener is done within moments, so the
     /// open is tried again, for up to the busy timeout.
-    static func openPool(path: String) throws -> DatabasePool {
+    static func openPool(path: String, _ options: StoreConfiguration = StoreConfiguration()) throws -> DatabasePool {
         let deadline = ContinuousClock.now + .milliseconds(Int(busyTimeout * 1000))
         while true {
             do {
-                return try DatabasePool(path: path, configuration: configuration())
+                return try DatabasePool(path: path, configuration: configuration(options))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 Thread.sleep(forTimeInterval: 0.002)
             }
         }
     }
 
-    static func configuration() -> Configuration {
+    static func configuration(_ options: StoreConfiguration = StoreConfiguration()) -> Configuration {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Wait for a competing writer (another process) instead of failing at once.
         configuration.busyMode = .timeout(busyTimeout)
+        // The app's hook (a key) first: nothing can be read before it.
+        options.apply(to: &configuration)
+        let cacheKiB = max(1, options.pageCacheSize / 1024)
         configuration.prepareDatabase { db in
-            // A 64 MiB page cache (SQLite's default is 2 MiB) keeps the indexes of a 100k-item
-            // import in memory instead of spilling them mid-transaction.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            // The page cache (StoreConfiguration.pageCacheSize; a negative cache_size is in KiB).
+            try db.execute(sql: "PRAGMA cache_size = -\(cacheKiB)")
             // A file store checkpoints in the background (``WALCheckpointer``); SQLite's own
             // checkpoint, which runs inside a commit, only if the log reaches 16,000 pages.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 16000")

@@ -6,7 +6,10 @@ import GRDB
 ///
 /// Other processes are noticed through SQLite's `PRAGMA data_version`, which changes on a
 /// connection whenever another connection has committed since it last asked: one cheap statement
-/// on a connection of the notifier's own, every `pollInterval`, and only while someone observes.
+/// on a connection of the notifier's own, only while someone observes, and only when the file
+/// system says the database's files were written (``DatabaseFileEvents``; at most every
+/// `pollInterval`, and once in a while regardless) — an observed store with nothing changing costs
+/// no wake-ups. Where the file system cannot say, the poll backs off while nothing changes.
 /// (GRDB's own observation sees only the writes of its own pool.) A commit raises ``version``;
 /// waiters compare versions, so no commit between two looks is missed.
 ///
@@ -48,15 +51,34 @@ package final class ChangeNotifier: @unchecked Sendable {
     /// can write it).
     private let watch: Watch?
 
-    /// A notifier for a SQLite file, which polls it every `pollInterval` while anyone observes.
-    init(path: String, pollInterval: Duration = .milliseconds(10)) {
+    /// A notifier for a SQLite file, which looks at it while anyone observes: when the file
+    /// system says one of its files was written (``DatabaseFileEvents``), at most every
+    /// `pollInterval`, and otherwise every ``DatabaseFileEvents/safetyInterval``; where the file
+    /// system cannot say (or `fileEvents` is false), every `pollInterval` after a change, backing
+    /// off to ``idlePollInterval`` while nothing changes.
+    package init(path: String, options: StoreConfiguration = StoreConfiguration(), pollInterval: Duration = .milliseconds(5),
+         fileEvents: Bool = true) {
         if path == ":memory:" || path.isEmpty {
             watch = nil
         } else {
-            let poll: Watch = { notifier in await ChangeNotifier.poll(path: path, every: pollInterval, notifier) }
+            let poll: Watch = { notifier in
+                await ChangeNotifier.poll(path: path, options: options, every: pollInterval, fileEvents: fileEvents, notifier)
+            }
             watch = poll
         }
     }
+
+    /// How many looks, `pollInterval` apart, follow a file event until one shows a commit.
+    static let graceLooks = 20
+
+    /// The longest a poll without file events waits between looks while nothing changes.
+    static let idlePollInterval: Duration = .seconds(1)
+
+    /// How many times the database was looked at for other connections' commits (tests and
+    /// benchmarks count the looks of an idle store).
+    package var looks: Int { lock.withLock { lookCount } }
+    private var lookCount = 0
+    private func counted() { lock.withLock { lookCount += 1 } }
 
     /// A notifier that `watch` keeps told of other processes' commits (through ``didCommit(_:)``,
     /// ``didDelete(_:)``, ``didRead(_:)`` and ``watchFailed(_:)``) while anyone observes.
@@ -259,14 +281,25 @@ package final class ChangeNotifier: @unchecked Sendable {
         stopped?.cancel()
     }
 
-    private static func poll(path: String, every interval: Duration, _ notifier: () -> ChangeNotifier?) async {
+    private static func poll(path: String, options: StoreConfiguration, every interval: Duration, fileEvents: Bool,
+                             _ notifier: () -> ChangeNotifier?) async {
+        let events = fileEvents ? DatabaseFileEvents(path: path) : nil
+        defer { events?.stop() }
+        let clock = ContinuousClock()
+        /// Without file events: how long to wait before the next look (doubling while nothing changes).
+        var backoff = interval
+        /// With file events: how many more looks after an event that showed no commit yet.
+        var graceLooks = 0
         var watched: WatchedFile?
         // The first look reads the revisions too: a commit made after an observer's own first
         // look but before the poll began is caught here.
         var last: Int? = nil
         while !Task.isCancelled {
+            let looked = clock.now
+            var changed = false
+            notifier()?.counted()
             do {
-                let file = try watched ?? WatchedFile(path: path)
+                let file = try watched ?? WatchedFile(path: path, options: options)
                 watched = file
                 try file.checkStillThere()
                 let now = try file.connection.inDatabase { db in try Int.fetchOne(db, sql: "PRAGMA data_version") }
@@ -275,6 +308,7 @@ package final class ChangeNotifier: @unchecked Sendable {
                         try Dictionary(Row.fetchAll(db, sql: "SELECT name, revision FROM catalog").map { ($0[0] as String, $0[1] as Int) },
                                        uniquingKeysWith: max)
                     }
+                    changed = last != nil
                     last = now
                     notifier()?.didRead(revisions)
                 }
@@ -284,7 +318,22 @@ package final class ChangeNotifier: @unchecked Sendable {
                 let reason = if case StoreError.database(let message) = error { message } else { CatalogStore.describe(error) }
                 notifier()?.watchFailed(.cannotWatch(path: path, reason: reason))
             }
-            try? await Task.sleep(for: interval)
+            if let events {
+                if changed || graceLooks == 0 {
+                    await events.next()
+                    graceLooks = Self.graceLooks
+                } else {
+                    // A write seen before its commit is visible (SQLite writes the log, then its
+                    // index in shared memory, which the file system does not report): look again.
+                    graceLooks -= 1
+                }
+                // A busy writer's commits are looked at together, at most once an interval.
+                let since = clock.now - looked
+                if since < interval { try? await Task.sleep(for: interval - since) }
+            } else {
+                backoff = changed ? interval : min(backoff * 2, idlePollInterval)
+                try? await Task.sleep(for: backoff)
+            }
         }
     }
 }
@@ -296,10 +345,11 @@ private struct WatchedFile {
     let connection: DatabaseQueue
     let identity: (device: UInt64, inode: UInt64)
 
-    init(path: String) throws {
+    init(path: String, options: StoreConfiguration) throws {
         self.path = path
         identity = try Self.identity(of: path)
         var configuration = Configuration()
+        options.apply(to: &configuration)
         configuration.readonly = true
         configuration.label = "CatalogKit.ChangeNotifier"
         connection = try DatabaseQueue(path: path, configuration: configuration)

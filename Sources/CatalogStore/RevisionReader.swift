@@ -20,8 +20,11 @@ final class RevisionReader: @unchecked Sendable {
     private var unavailable: Bool
     private var count = 0
 
-    init(path: String, fallback: any DatabaseWriter) {
+    private let options: StoreConfiguration
+
+    init(path: String, fallback: any DatabaseWriter, options: StoreConfiguration = StoreConfiguration()) {
         self.path = path
+        self.options = options
         self.fallback = fallback
         unavailable = path == ":memory:" || path.isEmpty
     }
@@ -45,7 +48,7 @@ final class RevisionReader: @unchecked Sendable {
         lock.withLock {
             if let connection { return connection }
             if unavailable { return nil }
-            var configuration = CatalogStore.configuration()
+            var configuration = CatalogStore.configuration(options)
             configuration.readonly = true
             configuration.label = "CatalogKit.RevisionReader"
             connection = try? DatabaseQueue(path: path, configuration: configuration)

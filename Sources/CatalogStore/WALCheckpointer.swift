@@ -8,7 +8,7 @@ import GRDB
 /// about a hundred took 10–15 ms instead of 1 (the p99 of `catalog-bench writes`). Here every
 /// `writesPerCheckpoint` writes schedule a passive checkpoint on a connection of its own, which
 /// runs beside the writer and readers without blocking them. SQLite's own checkpoint stays as a
-/// backstop at a higher threshold (see ``CatalogStore/configuration()``), for a log that grows
+/// backstop at a higher threshold (see `CatalogStore.configuration(_:)`), for a log that grows
 /// faster than this queue copies it.
 final class WALCheckpointer: Sendable {
     let path: String
@@ -21,8 +21,11 @@ final class WALCheckpointer: Sendable {
     /// against 0.67–0.77 ms at one every 256).
     static let writesPerCheckpoint = 256
 
-    init(path: String) {
+    private let options: StoreConfiguration
+
+    init(path: String, options: StoreConfiguration = StoreConfiguration()) {
         self.path = path
+        self.options = options
     }
 
     /// Counts a committed write; every `writesPerCheckpoint` of them, schedules a checkpoint
@@ -46,8 +49,9 @@ final class WALCheckpointer: Sendable {
     /// Opens its connection on first use (a command that writes once never does) and keeps it.
     private func run() {
         do {
-            let connection = try state.connection { [path] in
+            let connection = try state.connection { [path, options] in
                 var configuration = Configuration()
+                options.apply(to: &configuration)
                 configuration.busyMode = .timeout(1)
                 configuration.label = "CatalogKit.WALCheckpointer"
                 return try DatabaseQueue(path: path, configuration: configuration)
