@@ -26,3 +26,18 @@ output=$(swiftc -swift-version 6 -typecheck -package-name "$package" -module-nam
     Sources/CatalogUIKit/*.swift 2>&1) || { echo "$output"; exit 1; }
 if [ -n "$output" ]; then echo "$output"; exit 1; fi
 echo "CatalogUIKit typechecks against the UIKit stand-in ($configuration build, package name $package)"
+
+# The documentation's SwiftUI examples, as an app would compile them (outside the package), against
+# the stand-in for SwiftUI and the package's modules (CatalogStore's C modules from the build).
+swiftc -swift-version 6 -parse-as-library -emit-module -module-name SwiftUI \
+    -emit-module-path "$scratch/SwiftUI.swiftmodule" Tests/SwiftUIStandIn/SwiftUI.swift
+maps=()
+for map in "$bin"/CSQLiteSupport.build/module.modulemap "$bin"/CCatalogSupport.build/module.modulemap \
+           .build/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap; do
+    [ -f "$map" ] || { echo "no $map; build first"; exit 1; }
+    maps+=(-Xcc "-fmodule-map-file=$map")
+done
+output=$(swiftc -swift-version 6 -typecheck -parse-as-library -module-name SwiftUIExamples \
+    -I "$scratch" -I "$modules" "${maps[@]}" Tests/SwiftUIExamples/*.swift 2>&1) || { echo "$output"; exit 1; }
+if [ -n "$output" ]; then echo "$output"; exit 1; fi
+echo "the SwiftUI examples typecheck against the SwiftUI stand-in ($configuration build)"

@@ -111,29 +111,32 @@ struct WalkthroughTests {
 @Suite("documented code")
 struct DocumentedCodeTests {
     @Test func documentsShowTheCodeAsCompiled() throws {
-        let folder = WalkthroughTests.packageRoot.appendingPathComponent("Tests/WalkthroughTests")
         var blocks = 0
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
-            let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
-            var documents: [String]?
-            var code: [String] = []
-            for line in lines {
-                if line == "// DOC: end", let names = documents {
-                    blocks += 1
-                    let block = "```swift\n" + code.joined(separator: "\n") + "\n```\n"
-                    for name in names {
-                        let text = try String(contentsOf: WalkthroughTests.packageRoot.appendingPathComponent(name), encoding: .utf8)
-                        #expect(text.contains(block), "\(name) does not show the code of \(file) as it is")
+        // This folder's examples, compiled and run here, and the SwiftUI examples, typechecked by
+        // Scripts/typecheck-uikit.sh.
+        for folder in ["Tests/WalkthroughTests", "Tests/SwiftUIExamples"].map({ WalkthroughTests.packageRoot.appendingPathComponent($0) }) {
+            for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+                let lines = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+                var documents: [String]?
+                var code: [String] = []
+                for line in lines {
+                    if line == "// DOC: end", let names = documents {
+                        blocks += 1
+                        let block = "```swift\n" + code.joined(separator: "\n") + "\n```\n"
+                        for name in names {
+                            let text = try String(contentsOf: WalkthroughTests.packageRoot.appendingPathComponent(name), encoding: .utf8)
+                            #expect(text.contains(block), "\(name) does not show the code of \(file) as it is")
+                        }
+                        documents = nil
+                    } else if line.hasPrefix("// DOC: ") {
+                        documents = line.dropFirst("// DOC: ".count).split(separator: " ").map(String.init)
+                        code = []
+                    } else if documents != nil {
+                        code.append(line)
                     }
-                    documents = nil
-                } else if line.hasPrefix("// DOC: ") {
-                    documents = line.dropFirst("// DOC: ".count).split(separator: " ").map(String.init)
-                    code = []
-                } else if documents != nil {
-                    code.append(line)
                 }
             }
         }
-        #expect(blocks == 5)
+        #expect(blocks == 6)
     }
 }
