@@ -68,7 +68,72 @@ public struct LiveBenchmark: Sendable {
         let same = try Self.blocking { try await Self.ourLatencies(books: books, observers: 1, moves: 200, folder: folder, name: "same") }
         results.append(BenchmarkResult(suite: "live", name: "another connection's write → observer p99", medianMS: Clock.percentile(other, 0.99),
                                        baseline: "the same store's write → observer p99", baselineMedianMS: Clock.percentile(same, 0.99), items: 1))
+
+        log("live: an observed store with nothing changing")
+        let idle = try Self.blocking { try await Self.idleGaps(window: .seconds(12), folder: folder) }
+        results.append(BenchmarkResult(suite: "live", name: "idle observed store: time between its looks at the file", medianMS: idle.looks,
+                                       baseline: "the poll without file events (backed off)", baselineMedianMS: idle.fallbackLooks, items: 1))
+        if let wakeUps = idle.wakeUps, let unobserved = idle.unobservedWakeUps {
+            results.append(BenchmarkResult(suite: "live", name: "idle observed store: time between the process's wake-ups", medianMS: wakeUps,
+                                           baseline: "the same process observing nothing", baselineMedianMS: unobserved, items: 1))
+        }
         return results
+    }
+
+    /// Milliseconds between the looks an observed store with nothing changing takes at its file,
+    /// with file events and with the poll that stands in where there are none; and between the
+    /// process's wake-ups (every thread's context switches, Linux), observing and not.
+    static func idleGaps(window: Duration, folder: URL) async throws
+        -> (looks: Double, fallbackLooks: Double, wakeUps: Double?, unobservedWakeUps: Double?) {
+        let path = folder.appendingPathComponent("idle.sqlite").path
+        let store = try CatalogStore(path: path)
+        try store.replace(shelves(books: 1_000))
+        let windowMS = Double(window.components.seconds) * 1000
+        func gap(_ count: Int) -> Double { windowMS / Double(max(count, 1)) }
+        func gap(_ before: Int?, _ after: Int?) -> Double? {
+            guard let before, let after else { return nil }
+            return gap(after - before)
+        }
+
+        let unobservedStart = contextSwitches()
+        try await Task.sleep(for: window)
+        let unobserved = gap(unobservedStart, contextSwitches())
+
+        // As an app observes: the updates of one catalogue, consumed as they come.
+        let watching = Task { for try await _ in store.updates(of: "books", from: 1) {} }
+        defer { watching.cancel() }
+        while store.notifier.looks == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try await Task.sleep(for: .milliseconds(100))   // the grace looks after the store's own writes
+        let (looksBefore, switchesBefore) = (store.notifier.looks, contextSwitches())
+        try await Task.sleep(for: window)
+        let looks = gap(store.notifier.looks - looksBefore)
+        let observed = gap(switchesBefore, contextSwitches())
+        watching.cancel()
+
+        let fallback = ChangeNotifier(path: path, fileEvents: false)
+        fallback.retain()
+        defer { fallback.release() }
+        try await Task.sleep(for: .seconds(3))   // backed off to its longest interval
+        let fallbackBefore = fallback.looks
+        try await Task.sleep(for: window)
+        return (looks, gap(fallback.looks - fallbackBefore), observed, unobserved)
+    }
+
+    /// Voluntary and involuntary context switches of every thread of this process (nil off Linux).
+    static func contextSwitches() -> Int? {
+        #if os(Linux)
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return nil }
+        var total = 0
+        for thread in threads {
+            guard let status = try? String(contentsOfFile: "/proc/self/task/\(thread)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
+                total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+        }
+        return total
+        #else
+        return nil
+        #endif
     }
 
     // MARK: CatalogKit

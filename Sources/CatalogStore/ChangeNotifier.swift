@@ -320,8 +320,8 @@ package final class ChangeNotifier: @unchecked Sendable {
             }
             if let events {
                 if changed || graceLooks == 0 {
-                    await events.next()
-                    graceLooks = Self.graceLooks
+                    // Looks again after a file event; after the safety interval, one look.
+                    graceLooks = await events.next() ? Self.graceLooks : 0
                 } else {
                     // A write seen before its commit is visible (SQLite writes the log, then its
                     // index in shared memory, which the file system does not report): look again.

@@ -15,12 +15,14 @@ import Glibc
 /// falls back to a poll that backs off while nothing changes.
 final class DatabaseFileEvents: @unchecked Sendable {
     /// The longest the watch goes without a look at the database.
-    static let safetyInterval: Duration = .seconds(2)
+    static let safetyInterval: Duration = .seconds(10)
 
     private let lock = NSLock()
     /// An event (or the safety interval) came and no ``next()`` has taken it yet.
     private var pending = false
-    private var waiter: CheckedContinuation<Void, Never>?
+    /// Of what is pending: whether a file event came (not only the safety interval).
+    private var pendingEvent = false
+    private var waiter: CheckedContinuation<Bool, Never>?
     private var closed = false
     #if os(Linux)
     private let inotify: Int32
@@ -53,23 +55,25 @@ final class DatabaseFileEvents: @unchecked Sendable {
         #endif
     }
 
-    /// Returns once a change may have been committed since the last call (or the safety interval
-    /// passed), or the task is cancelled.
-    func next() async {
+    /// Returns once a change may have been committed since the last call (true: the file system
+    /// said the files were written), or the safety interval passed, or the task is cancelled
+    /// (false).
+    @discardableResult
+    func next() async -> Bool {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = lock.withLock { () -> Bool in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = lock.withLock { () -> Bool? in
                     if pending || closed || Task.isCancelled {
-                        pending = false
-                        return true
+                        defer { (pending, pendingEvent) = (false, false) }
+                        return pendingEvent
                     }
                     waiter = continuation
-                    return false
+                    return nil
                 }
-                if now { continuation.resume() }
+                if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
-            signal()
+            signal(event: false)
         }
     }
 
@@ -85,16 +89,16 @@ final class DatabaseFileEvents: @unchecked Sendable {
             _ = write(wake.write, &byte, 1)
         }
         #endif
-        signal()
+        signal(event: false)
     }
 
-    private func signal() {
-        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
+    private func signal(event: Bool) {
+        let waiting: CheckedContinuation<Bool, Never>? = lock.withLock {
             defer { waiter = nil }
-            if waiter == nil { pending = true }
+            if waiter == nil { (pending, pendingEvent) = (true, pendingEvent || event) }
             return waiter
         }
-        waiting?.resume()
+        waiting?.resume(returning: event)
     }
 
     #if os(Linux)
@@ -107,11 +111,11 @@ final class DatabaseFileEvents: @unchecked Sendable {
             let ready = poll(&descriptors, 2, timeout)
             if descriptors[1].revents != 0 || lock.withLock({ closed }) { break }
             if ready == 0 {
-                signal()   // the safety interval: look now and then
+                signal(event: false)   // the safety interval: look now and then
                 continue
             }
             guard ready > 0, descriptors[0].revents != 0 else { continue }   // EINTR
-            if readEvents(into: &buffer, names: names) { signal() }
+            if readEvents(into: &buffer, names: names) { signal(event: true) }
         }
         close(inotify)
         close(wake.read)
