@@ -56,7 +56,7 @@ package final class ChangeNotifier: @unchecked Sendable {
     /// `pollInterval`, and otherwise every ``DatabaseFileEvents/safetyInterval``; where the file
     /// system cannot say (or `fileEvents` is false), every `pollInterval` after a change, backing
     /// off to ``idlePollInterval`` while nothing changes.
-    package init(path: String, options: StoreConfiguration = StoreConfiguration(), pollInterval: Duration = .milliseconds(5),
+    package init(path: String, options: StoreConfiguration = StoreConfiguration(), pollInterval: Duration = .milliseconds(10),
          fileEvents: Bool = true) {
         if path == ":memory:" || path.isEmpty {
             watch = nil
@@ -264,12 +264,25 @@ package final class ChangeNotifier: @unchecked Sendable {
         lock.withLock {
             observers += 1
             if observers == 1, watch != nil { known.removeAll() }
-            guard poller == nil, let watch else { return }
+            guard poller == nil, !closed, let watch else { return }
             poller = Task.detached { [weak self] in
                 await watch { [weak self] in self }
             }
         }
     }
+
+    /// Stops watching other connections for good (the store is closing): the poll ends and its
+    /// connection with it, and no observer starts it again. Observers waiting receive `error`.
+    package func stopWatching(_ error: StoreError) {
+        let stopped: Task<Void, Never>? = lock.withLock {
+            closed = true
+            defer { poller = nil }
+            return poller
+        }
+        stopped?.cancel()
+        watchFailed(error)
+    }
+    private var closed = false
 
     package func release() {
         let stopped: Task<Void, Never>? = lock.withLock {

@@ -41,6 +41,16 @@ final class RevisionReader: @unchecked Sendable {
     /// How many lookups were made (for tests).
     var lookUps: Int { lock.withLock { count } }
 
+    /// Closes the connection of its own; lookups go through the store's connections from then on
+    /// (which fail once the store is closed).
+    func close() {
+        lock.withLock {
+            try? connection?.close()
+            connection = nil
+            unavailable = true
+        }
+    }
+
     /// Whether lookups run on a connection of this reader's own (for tests).
     var hasOwnConnection: Bool { lock.withLock { connection != nil } }
 

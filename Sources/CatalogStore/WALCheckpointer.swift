@@ -41,6 +41,11 @@ final class WALCheckpointer: Sendable {
     /// How many checkpoints ran to completion (for tests).
     var completed: Int { state.completed }
 
+    /// Closes its connection once the checkpoint under way (if any) has finished.
+    func close() {
+        queue.sync { state.close() }
+    }
+
     /// Waits until the checkpoint scheduled last (if any) has finished (for tests).
     func waitUntilIdle() {
         queue.sync {}
@@ -91,9 +96,20 @@ final class WALCheckpointer: Sendable {
             lock.withLock { running = false }
         }
 
+        /// Closes the connection; none is opened again.
+        func close() {
+            lock.withLock {
+                try? queue?.close()
+                queue = nil
+                closed = true
+            }
+        }
+        private var closed = false
+
         func connection(_ open: () throws -> DatabaseQueue) throws -> DatabaseQueue {
             try lock.withLock {
                 if let queue { return queue }
+                if closed { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the store is closed") }
                 let opened = try open()
                 queue = opened
                 return opened

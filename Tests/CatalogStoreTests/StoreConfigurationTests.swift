@@ -142,10 +142,41 @@ import Testing
         defer { notifier.release() }
         while notifier.looks == 0 { try await Task.sleep(for: .milliseconds(1)) }
         try await Task.sleep(for: .seconds(1))
-        // 5, 10, 20 … ms apart up to a second: about 9 looks in the first second, not 200.
+        // 10, 20, 40 … ms apart up to a second: about 7 looks in the first second, not 100.
         #expect(notifier.looks <= 12, "\(notifier.looks) looks")
         let seen = notifier.current
         try await store.move(item: "a0", toSection: "b", index: 0, in: "shelf")
         #expect(await notifier.wait(after: seen, timeout: .seconds(30)))
+    }
+}
+
+/// Closing a store releases the file: no connection of it stays open — its revision reader and
+/// its watch of other connections included — so the file can be copied or removed without
+/// another process truncating SQLite's shared memory under a mapping left behind.
+@Suite struct ClosingTests {
+    /// The descriptors of this process open on the database's files.
+    static func openDescriptors(of path: String) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return fds.filter { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))?.hasPrefix(path) == true
+        }.count
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")), .timeLimit(.minutes(1)))
+    func closingReleasesEveryConnectionToTheFile() async throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try CatalogStore(path: path)
+        try store.replace(ObservationTests.shelves)
+        _ = try store.revision(of: "shelf")   // the revision reader's own connection
+        let observer = store.observer(of: "shelf")
+        #expect(try await observer.next(waitingAtMost: .seconds(30))?.revision == 1)
+        while store.notifier.looks == 0 { try await Task.sleep(for: .milliseconds(1)) }   // the watch's connection
+        #expect(Self.openDescriptors(of: path) > 0)
+        store.close()
+        // The watch's connection closes as its task ends.
+        while Self.openDescriptors(of: path) > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        // An observer of a closed store is not left waiting.
+        await #expect(throws: StoreError.self) { _ = try await observer.next(waitingAtMost: .seconds(30)) }
     }
 }
