@@ -9,9 +9,8 @@
 #
 # CATALOG_FAULT_KILLS=1 makes a third of the syncs a `catalog sync` process killed with SIGKILL
 # at random moments and started again (not in the suite yet: see FaultInjectionTests);
-# CATALOG_FAULT_COMBINE=1 lets a run restore the server and copy a
-# device's database both; CATALOG_FAULT_DEBUG=1 prints each device's outbox and ids and the
-# server's records of them when a run fails.
+# CATALOG_FAULT_DEBUG=1 prints each round's outboxes, and each device's ids and the server's
+# records of them when a run fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-1000}

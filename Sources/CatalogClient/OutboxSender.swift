@@ -86,8 +86,12 @@ struct OutboxSender: Sendable {
             } catch {
                 throw CatalogClientError.store(error)
             }
-            log.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
-            report(.newClientID(catalog: head.catalog))
+            if renamed == head.client {
+                log.warning("writes to \(head.catalog): \(strange); they are sent again under their numbers")
+            } else {
+                log.warning("writes to \(head.catalog): \(strange); they are sent again under the new client id \(renamed)")
+                report(.newClientID(catalog: head.catalog))
+            }
             // After the wait, like any failure: a server that never agrees is asked less and less often.
             throw ServerRequests.Retry(detail: "renumbered under \(renamed)")
         }

@@ -114,7 +114,9 @@ extension CatalogStore {
         case sharedWithAnotherDevice(client: String)
     }
 
-    /// ``renumber(_:)``, in the same transaction as what `record` calls for first.
+    /// ``renumber(_:)``, in the same transaction as what `record` calls for first; for a server that
+    /// lost its record, only when the writes waiting do not follow it under their numbers (then
+    /// the id is returned unchanged).
     package func renumber(_ name: String, because record: ForeignRecord) throws(StoreError) -> String {
         try writeWithoutRevision { db in
             switch record {
@@ -124,6 +126,18 @@ extension CatalogStore {
                 // without their records).
                 let checked = try Bool.fetchOne(db, sql: "SELECT identity_checked = 1 FROM followed_catalog WHERE name = ?", arguments: [name])
                 _ = try Self.resendLost(name, client: client, after: number, confirmedToo: checked == true, in: db)
+                // Waiting now under their numbers from the server's next one on, the writes follow
+                // its record as they are: sent so, each is applied once — also when another device
+                // holds it (a copy), whose resend the server answers as the write it is. A new id
+                // would make a write two devices hold two writes.
+                let waiting = try Row.fetchAll(db, sql: "SELECT client, number FROM outbox WHERE catalog = ? AND state = 'pending' ORDER BY sequence",
+                                               arguments: [name])
+                let leading = waiting.prefix { $0["client"] as String? == client }
+                if !leading.isEmpty,
+                   leading.enumerated().allSatisfy({ $0.element["number"] as Int? == number + 1 + $0.offset }),
+                   !waiting.dropFirst(leading.count).contains(where: { $0["client"] as String? == client }) {
+                    return client
+                }
             case .sharedWithAnotherDevice(let client):
                 try db.execute(sql: "DELETE FROM confirmed_write WHERE catalog = ? AND client = ?", arguments: [name, client])
             }
@@ -269,6 +283,38 @@ extension CatalogStore {
     /// How many of each followed catalogue's confirmed writes the device keeps, to send again to
     /// a server that loses them (restored from an older backup).
     package static let confirmedWritesKept = 1_000
+
+    /// Whether the database at `path` is the file it was when last opened (its device and inode,
+    /// `device_file`); if it is another — a copy on another device, a backup restored — every
+    /// followed catalogue takes a new client id for the writes made from now on, so that the two
+    /// devices never number new writes alike. The writes waiting keep their ids and numbers (both
+    /// devices hold them; the server answers the second to send one as the one write it is). A
+    /// store in memory has no file. One transaction, written only when the file is new or other.
+    static func noticeCopy(of path: String, in writer: any DatabaseWriter) throws {
+        guard path != ":memory:", !path.isEmpty else { return }
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        let file = (device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)))
+        let known = try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT device, inode FROM device_file").map { (device: $0[0] as Int64, inode: $0[1] as Int64) }
+        }
+        guard known?.device != file.device || known?.inode != file.inode else { return }
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM device_file")
+            try db.execute(sql: "INSERT INTO device_file (device, inode) VALUES (?, ?)", arguments: [file.device, file.inode])
+            guard known != nil else { return }   // first opened since the schema knows its file
+            for name in try String.fetchAll(db, sql: "SELECT name FROM followed_catalog") {
+                try db.execute(sql: "UPDATE followed_catalog SET client = ?, last_number = 0 WHERE name = ?", arguments: [newClientID(), name])
+            }
+        }
+    }
+
+    /// Forgets which file the database is, as one made before schema 14 has it: the next open
+    /// records the file without taking it for a copy (for tests of copies that only the server
+    /// notices).
+    package func forgetFileIdentity() throws(StoreError) {
+        try writeWithoutRevision { db in try db.execute(sql: "DELETE FROM device_file") }
+    }
 
     /// A random client id (a UUID's hex digits).
     static func newClientID() -> String {

@@ -126,6 +126,13 @@ public final class CatalogStore: Sendable {
         } catch {
             throw StoreError.cannotOpen(path: path, reason: "cannot migrate the schema: \(Self.describe(error))")
         }
+        if migration == nil {
+            do {
+                try Self.noticeCopy(of: path, in: writer)
+            } catch {
+                throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
+            }
+        }
     }
 
     /// How long a connection waits for another (process or connection) that holds the lock it

@@ -193,16 +193,18 @@ import Testing
         }
     }
 
-    /// A device database copied before the first device wrote: when the copy follows, the
-    /// server's acknowledgement names numbers of its client id past any it gave — it takes a new
-    /// id at once, tells the app, and its own offline move is applied. (Before, it noticed only
-    /// when a write of its own was refused as "number taken".)
+    /// A device database copied before the first device wrote, and not noticed as a copy when
+    /// opened (made before the database knew its file): when the copy follows, the server's
+    /// acknowledgement names numbers of its client id past any it gave — it takes a new id at
+    /// once, tells the app, and its own offline move is applied. (Before, it noticed only when a
+    /// write of its own was refused as "number taken".)
     @Test func aCopiedDeviceIsNoticedByTheServersAcknowledgement() async throws {
         let server = try CatalogStore.inMemory()
         try server.replace(Following.shelves)
         let (one, onePath) = try Following.deviceStore()
         try await Following.serving(server) { url in
             try await NumberingTests.sync(one, url, ["shelf"], until: "the first snapshot") { try NumberingTests.inStep(one, server, ["shelf"]) }
+            try one.forgetFileIdentity()
             let (first, second) = try Following.copyDevice(one, at: onePath, to: onePath + "-copy.sqlite")
             let sharedID = try #require(try second.following("shelf")?.client)
             try await first.move(item: "b0", toSection: "c", index: 0, in: "shelf")

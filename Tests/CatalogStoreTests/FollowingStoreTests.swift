@@ -127,6 +127,41 @@ import Testing
         #expect(try store.followedCatalogs() == [FollowedCatalog(name: "shelf", server: "http://server", serverRevision: 9)])
     }
 
+    /// A device database copied to another file (another device, a backup restored) numbers its
+    /// new writes under client ids of its own, while the original goes on under its ids: two
+    /// devices never send two different writes under one id and number (a server restored in
+    /// between would take the copy's write for the original's, and the original's would be lost).
+    /// The writes waiting at the copy keep their ids and numbers on both.
+    @Test func aCopiedDeviceDatabaseNumbersNewWritesUnderIDsOfItsOwn() throws {
+        let (path, folder) = try temporaryDatabasePath()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let books = (0..<4).map { Item(id: "b\($0)", content: .book(Book(title: "B\($0)", cover: "c"))) }
+        let copyPath = folder.appendingPathComponent("copy.sqlite").path
+        do {
+            let store = try CatalogStore(path: path)
+            try store.replace(Catalog(name: "shelf", sections: [Section(id: "a", kind: .bookshelf, capacity: 8, items: books)]))
+            _ = try store.follow("shelf", server: "http://server")
+            try store.move(item: "b0", toSection: "a", index: 3, in: "shelf")
+            store.close()
+            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+                try FileManager.default.copyItem(atPath: path + suffix, toPath: copyPath + suffix)
+            }
+        }
+        let original = try CatalogStore(path: path), copy = try CatalogStore(path: copyPath)
+        let shared = try #require(try original.outbox().first)
+        try original.move(item: "b1", toSection: "a", index: 3, in: "shelf")
+        try copy.move(item: "b2", toSection: "a", index: 3, in: "shelf")
+        let (mine, theirs) = (try original.outbox(), try copy.outbox())
+        #expect(mine.first == shared && theirs.first == shared, "the waiting write keeps its id and number on both")
+        #expect(mine[1].client == shared.client && mine[1].number == 2, "the original goes on under its id")
+        #expect(theirs[1].client != shared.client && theirs[1].number == 1, "the copy numbers new writes under an id of its own")
+        // Opened again, neither is taken for a copy once more.
+        original.close()
+        let reopened = try CatalogStore(path: path)
+        try reopened.move(item: "b3", toSection: "a", index: 0, in: "shelf")
+        #expect(try reopened.outbox().last.map { ($0.client, $0.number) }! == (shared.client, 3))
+    }
+
     /// Writes that leave the outbox confirmed are kept, the last 1,000 of the catalogue; when the
     /// server's history changed, those numbered past the server's acknowledgement go back to the
     /// outbox as pending, in their order and under their numbers — and without a sign that the

@@ -118,7 +118,7 @@ struct StoreRoundTripTests {
             #expect(try store.appliedMigrations() == CatalogStore.migrationIDs)
             #expect(CatalogStore.migrationIDs == ["0001_initial", "0002_import_history", "0003_change_journal", "0004_item_positions_checked_by_store",
                                            "0005_item_order_keys", "0006_settings", "0007_deleted_catalogues", "0008_client_writes",
-                                           "0009_followed_catalogues", "0010_client_answers", "0011_per_catalogue_numbers", "0012_identities_and_acknowledgement", "0013_confirmed_writes"])
+                                           "0009_followed_catalogues", "0010_client_answers", "0011_per_catalogue_numbers", "0012_identities_and_acknowledgement", "0013_confirmed_writes", "0014_device_file"])
         }
         let reopened = try CatalogStore(path: path)
         #expect(try reopened.catalog(named: "f").itemCount == 20)
