@@ -295,16 +295,22 @@ extension CatalogStore {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
         let file = (device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)))
-        let known = try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT device, inode FROM device_file").map { (device: $0[0] as Int64, inode: $0[1] as Int64) }
-        }
-        guard known?.device != file.device || known?.inode != file.inode else { return }
-        try writer.write { db in
+        func record(_ known: (device: Int64, inode: Int64)?, in db: Database) throws {
             try db.execute(sql: "DELETE FROM device_file")
             try db.execute(sql: "INSERT INTO device_file (device, inode) VALUES (?, ?)", arguments: [file.device, file.inode])
             guard known != nil else { return }   // first opened since the schema knows its file
             for name in try String.fetchAll(db, sql: "SELECT name FROM followed_catalog") {
                 try db.execute(sql: "UPDATE followed_catalog SET client = ?, last_number = 0 WHERE name = ?", arguments: [newClientID(), name])
+            }
+        }
+        // On the writer's connection, as the migrations: a reader opened here would outlive the
+        // writer at close, and only the last connection to close folds the log into the file.
+        try writer.writeWithoutTransaction { db in
+            let known = try Row.fetchOne(db, sql: "SELECT device, inode FROM device_file").map { (device: $0[0] as Int64, inode: $0[1] as Int64) }
+            guard known?.device != file.device || known?.inode != file.inode else { return }
+            try db.inTransaction {
+                try record(known, in: db)
+                return .commit
             }
         }
     }
