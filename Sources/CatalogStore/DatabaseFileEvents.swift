@@ -8,20 +8,21 @@ import Glibc
 /// on the database's folder, for writes to the database, its write-ahead log or its journal (a
 /// commit writes one of them), and their creation, removal or replacement.
 ///
-/// A thread of its own blocks in `poll(2)` on the inotify descriptor; ``next()`` returns once an
-/// event has come since the last call, or once ``safetyInterval`` has passed without one (a look
-/// now and then, should an event be lost: a full inotify queue is reported as an event too).
-/// Where inotify is missing or refuses the watch, ``init(path:)`` answers nil and the notifier
-/// falls back to a poll that backs off while nothing changes.
+/// A thread of its own blocks in `poll(2)` on the inotify descriptor, and only while a ``next()``
+/// waits: events that come while the watch is looking stay queued in the kernel and make the next
+/// ``next()`` return at once, so a busy writer's thousand commits a second wake the thread once per
+/// look, not once per commit. ``next()`` returns once an event has come, or once
+/// ``safetyInterval`` has passed without one (a look now and then, should an event be lost: a full
+/// inotify queue is reported as an event too). Where inotify is missing or refuses the watch,
+/// ``init(path:)`` answers nil and the notifier falls back to a poll that backs off while nothing
+/// changes; a watch whose `poll(2)` fails stops, and its ``next()`` returns at once from then on
+/// (the notifier then looks every interval).
 final class DatabaseFileEvents: @unchecked Sendable {
     /// The longest the watch goes without a look at the database.
     static let safetyInterval: Duration = .seconds(10)
 
-    private let lock = NSLock()
-    /// An event (or the safety interval) came and no ``next()`` has taken it yet.
-    private var pending = false
-    /// Of what is pending: whether a file event came (not only the safety interval).
-    private var pendingEvent = false
+    /// Guards the state below; the thread waits on it until a ``next()`` waits.
+    private let condition = NSCondition()
     private var waiter: CheckedContinuation<Bool, Never>?
     private var closed = false
     #if os(Linux)
@@ -56,48 +57,52 @@ final class DatabaseFileEvents: @unchecked Sendable {
     }
 
     /// Returns once a change may have been committed since the last call (true: the file system
-    /// said the files were written), or the safety interval passed, or the task is cancelled
-    /// (false).
+    /// said the files were written), or the safety interval passed, or the task is cancelled, or
+    /// the watch stopped (false).
     @discardableResult
     func next() async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let now = lock.withLock { () -> Bool? in
-                    if pending || closed || Task.isCancelled {
-                        defer { (pending, pendingEvent) = (false, false) }
-                        return pendingEvent
-                    }
-                    waiter = continuation
-                    return nil
+                condition.lock()
+                if closed || Task.isCancelled {
+                    condition.unlock()
+                    continuation.resume(returning: false)
+                    return
                 }
-                if let now { continuation.resume(returning: now) }
+                waiter = continuation
+                condition.signal()
+                condition.unlock()
             }
         } onCancel: {
-            signal(event: false)
+            resolve(event: false)
         }
     }
 
     /// Stops the thread (it closes the descriptors); a waiting ``next()`` returns.
     func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { closed = true }
-            return !closed
-        }
+        condition.lock()
+        let first = !closed
+        closed = true
+        condition.signal()
         #if os(Linux)
-        if first {
+        if first && !threadEnded {
             var byte: UInt8 = 1
             _ = write(wake.write, &byte, 1)
         }
         #endif
-        signal(event: false)
+        condition.unlock()
+        resolve(event: false)
     }
+    /// The thread has closed the descriptors (set under the lock, so that `stop` never writes to
+    /// a closed one).
+    private var threadEnded = false
 
-    private func signal(event: Bool) {
-        let waiting: CheckedContinuation<Bool, Never>? = lock.withLock {
-            defer { waiter = nil }
-            if waiter == nil { (pending, pendingEvent) = (true, pendingEvent || event) }
-            return waiter
-        }
+    /// Resumes the waiting ``next()``, if any, with `event`.
+    private func resolve(event: Bool) {
+        condition.lock()
+        let waiting = waiter
+        waiter = nil
+        condition.unlock()
         waiting?.resume(returning: event)
     }
 
@@ -108,18 +113,31 @@ final class DatabaseFileEvents: @unchecked Sendable {
         let timeout = Int32(Self.safetyInterval.components.seconds * 1000)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
+            // Only while a look waits for news; what comes meanwhile stays queued.
+            condition.lock()
+            while waiter == nil && !closed { condition.wait() }
+            let stopping = closed
+            condition.unlock()
+            if stopping { break }
             let ready = poll(&descriptors, 2, timeout)
-            if descriptors[1].revents != 0 || lock.withLock({ closed }) { break }
+            if descriptors[1].revents != 0 || condition.withLock({ closed }) { break }
             if ready == 0 {
-                signal(event: false)   // the safety interval: look now and then
-                continue
+                resolve(event: false)   // the safety interval: look now and then
+            } else if ready < 0 {
+                if errno == EINTR { continue }
+                condition.withLock { closed = true }   // the watch cannot go on: next() returns at once
+                resolve(event: false)
+                break
+            } else if descriptors[0].revents != 0, readEvents(into: &buffer, names: names) {
+                resolve(event: true)
             }
-            guard ready > 0, descriptors[0].revents != 0 else { continue }   // EINTR
-            if readEvents(into: &buffer, names: names) { signal(event: true) }
         }
-        close(inotify)
-        close(wake.read)
-        close(wake.write)
+        condition.withLock {
+            threadEnded = true
+            close(inotify)
+            close(wake.read)
+            close(wake.write)
+        }
     }
 
     /// Reads every queued event; whether one was about the database's files (or the queue overflowed).
