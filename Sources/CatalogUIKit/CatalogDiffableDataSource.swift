@@ -38,15 +38,17 @@ public final class CatalogDiffableDataSource {
     /// Called when a snapshot has been applied (its animations ended).
     public var didShow: ((Catalog) -> Void)?
 
-    private var items: [String: Item] = [:]
+    /// The shown catalogue's items by id, made when a cell's index path does not hold its item
+    /// (during a drag, before the store's order returns); nil until then, and after each update.
+    private var itemsByID: [String: Item]?
 
     public init(collectionView: UICollectionView,
                 cellProvider: @escaping (UICollectionView, IndexPath, Item) -> UICollectionViewCell?) {
-        var lookUp: (String) -> Item? = { _ in nil }
+        var lookUp: (String, IndexPath) -> Item? = { _, _ in nil }
         dataSource = UICollectionViewDiffableDataSource<String, String>(collectionView: collectionView) { view, path, id in
-            lookUp(id).flatMap { cellProvider(view, path, $0) }
+            lookUp(id, path).flatMap { cellProvider(view, path, $0) }
         }
-        lookUp = { [weak self] id in self?.items[id] }
+        lookUp = { [weak self] id, path in self?.item(id, at: path) }
         dataSource.reorderingHandlers.canReorderItem = { [weak self] _ in self?.move != nil }
         dataSource.reorderingHandlers.didReorder = { [weak self] transaction in
             self?.didReorder(to: IdentifierSnapshot(transaction.finalSnapshot))
@@ -56,7 +58,9 @@ public final class CatalogDiffableDataSource {
     /// Applies `update`: its catalogue's snapshot, the changed items reconfigured, animated unless
     /// `animated` is false or nothing was shown before.
     public func apply(_ update: CatalogUpdate, animated: Bool = true) {
-        show(update.catalog, animated: animated)
+        // Every id in both snapshots whose content differs: the changeset's reloads do not name
+        // an item that also moved or changed kind, which a snapshot keeps as the same item.
+        show(update.catalog, animated: animated, changed: catalog.map(update.catalog.itemsWithNewContent(since:)))
     }
 
     /// Applies `updates` in turn until the sequence ends or the task is cancelled.
@@ -76,18 +80,30 @@ public final class CatalogDiffableDataSource {
         return IndexPath(catalog.moveTarget(from: ItemPath(original), current: ItemPath(current), proposed: ItemPath(proposed)))
     }
 
-    private func show(_ catalog: Catalog, animated: Bool) {
+    /// Shows `catalog`, reconfiguring the cells of `changed` (nil: nothing was shown before).
+    private func show(_ catalog: Catalog, animated: Bool, changed: [String]?) {
         let previous = self.catalog
         self.catalog = catalog
-        items = Dictionary(catalog.sections.flatMap(\.items).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        itemsByID = nil
         var snapshot = Self.snapshot(IdentifierSnapshot(catalog))
-        if let previous {
-            let changed = catalog.itemsWithNewContent(since: previous)
-            if !changed.isEmpty { snapshot.reconfigureItems(changed) }
-        }
+        if let changed, !changed.isEmpty { snapshot.reconfigureItems(changed) }
         dataSource.apply(snapshot, animatingDifferences: animated && previous != nil) { [weak self] in
             self?.didShow?(catalog)
         }
+    }
+
+    /// The item `id`, which the data source shows at `path`: found there in the catalogue, as after
+    /// every update; else (during a drag) by id.
+    private func item(_ id: String, at path: IndexPath) -> Item? {
+        if let catalog, catalog.sections.indices.contains(path.section),
+           catalog.sections[path.section].items.indices.contains(path.item),
+           catalog.sections[path.section].items[path.item].id == id {
+            return catalog.sections[path.section].items[path.item]
+        }
+        if itemsByID == nil, let catalog {
+            itemsByID = Dictionary(catalog.sections.flatMap(\.items).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return itemsByID?[id]
     }
 
     /// The data source already shows the drag's order: write its one move to the store, or put
@@ -95,7 +111,7 @@ public final class CatalogDiffableDataSource {
     private func didReorder(to final: IdentifierSnapshot) {
         guard let catalog, let move,
               case .moveItem(let item, let section, let index?, _) = IdentifierSnapshot(catalog).move(to: final) else {
-            if let catalog { show(catalog, animated: true) }
+            if let catalog { show(catalog, animated: true, changed: []) }
             return
         }
         Task { [weak self] in
@@ -103,7 +119,7 @@ public final class CatalogDiffableDataSource {
                 try await move(item, section, index)
             } catch {
                 guard let self, let catalog = self.catalog else { return }
-                self.show(catalog, animated: true)
+                self.show(catalog, animated: true, changed: [])
             }
         }
     }
