@@ -134,17 +134,29 @@ public final class CollectionUpdater<Target: CatalogUpdateTarget> {
         }
     }
 
-    /// The changed items of `stage` that ``refreshItem`` gives a new cell.
+    /// The changed items of `stage` that ``refreshItem`` gives a new cell. Only the stage's few
+    /// reloaded items are looked up in the catalogue after it (a scan that stops once all are found).
     private func reloaded(in stage: Stage, before: Catalog, after: Catalog) -> [ItemPath] {
         guard let refreshItem, !stage.items.reloaded.isEmpty else { return [] }
-        var afterItems: [String: Item] = [:]
-        for section in after.sections { for item in section.items { afterItems[item.id] = item } }
+        var wanted: [String: Item] = [:]
+        for path in stage.items.reloaded
+        where before.sections.indices.contains(path.section) && before.sections[path.section].items.indices.contains(path.item) {
+            let item = before.sections[path.section].items[path.item]
+            wanted[item.id] = item
+        }
+        var reloadedIDs: Set<String> = []
+        var remaining = wanted.count
+        search: for section in after.sections {
+            for item in section.items {
+                guard let old = wanted[item.id] else { continue }
+                if refreshItem(old, item) == .reload { reloadedIDs.insert(item.id) }
+                remaining -= 1
+                if remaining == 0 { break search }
+            }
+        }
         return stage.items.reloaded.filter { path in
-            guard before.sections.indices.contains(path.section),
-                  before.sections[path.section].items.indices.contains(path.item) else { return false }
-            let old = before.sections[path.section].items[path.item]
-            guard let new = afterItems[old.id] else { return false }
-            return refreshItem(old, new) == .reload
+            before.sections.indices.contains(path.section) && before.sections[path.section].items.indices.contains(path.item)
+                && reloadedIDs.contains(before.sections[path.section].items[path.item].id)
         }
     }
 
