@@ -39,24 +39,15 @@ public final class CatalogStore: Sendable {
     ///   the hook throws, or a read-only store's file is missing or not at the current schema.
     public convenience init(path: String, configuration: StoreConfiguration) throws(StoreError) {
         if configuration.readOnly {
-            var readOnly = Self.configuration(configuration)
-            readOnly.readonly = true
-            let pool: DatabasePool
-            let applied: [String]
-            do {
-                pool = try DatabasePool(path: path, configuration: readOnly)
-                applied = try pool.read(Self.recordedMigrations)
-            } catch {
-                throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
-            }
-            if let reason = Self.newerSchemaReason(applied: applied, known: Self.migrationIDs) {
+            switch try Self.openReadOnly(path: path, configuration) {
+            case .current(let pool):
+                self.init(readOnly: pool, path: path, options: configuration)
+                return
+            case .needsMigrating:
+                throw StoreError.cannotOpen(path: path, reason: "its schema needs migrating, which a read-only store cannot do: open it for writing once")
+            case .unopenable(let reason):
                 throw StoreError.cannotOpen(path: path, reason: reason)
             }
-            guard applied == Self.migrationIDs else {
-                throw StoreError.cannotOpen(path: path, reason: "its schema needs migrating, which a read-only store cannot do: open it for writing once")
-            }
-            self.init(readOnly: pool, path: path, options: configuration)
-            return
         }
         let writer: DatabasePool
         do {
@@ -73,14 +64,36 @@ public final class CatalogStore: Sendable {
     /// sets up WAL.) A database that needs migrating, or that SQLite cannot open read-only, is
     /// opened normally instead.
     public static func openForReading(path: String) throws(StoreError) -> CatalogStore {
-        var configuration = configuration()
-        configuration.readonly = true
-        if let pool = try? DatabasePool(path: path, configuration: configuration),
-           let applied = try? pool.read(recordedMigrations) {
-            if let reason = newerSchemaReason(applied: applied, known: migrationIDs) { throw StoreError.cannotOpen(path: path, reason: reason) }
-            if applied == migrationIDs { return CatalogStore(readOnly: pool, path: path) }
+        if case .current(let pool) = try openReadOnly(path: path, StoreConfiguration()) {
+            return CatalogStore(readOnly: pool, path: path)
         }
         return try CatalogStore(path: path)
+    }
+
+    /// A database opened for reading only, as far as it could be.
+    private enum ReadOnlyOpening {
+        case current(DatabasePool)
+        case needsMigrating
+        case unopenable(String)
+    }
+
+    /// Opens the file read-only and reads its schema's migrations.
+    ///
+    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` for a schema a newer version made (read
+    ///   or written, this version would misread it).
+    private static func openReadOnly(path: String, _ options: StoreConfiguration) throws(StoreError) -> ReadOnlyOpening {
+        var readOnly = configuration(options)
+        readOnly.readonly = true
+        let pool: DatabasePool
+        let applied: [String]
+        do {
+            pool = try DatabasePool(path: path, configuration: readOnly)
+            applied = try pool.read(recordedMigrations)
+        } catch {
+            return .unopenable(describe(error))
+        }
+        if let reason = newerSchemaReason(applied: applied, known: migrationIDs) { throw StoreError.cannotOpen(path: path, reason: reason) }
+        return applied == migrationIDs ? .current(pool) : .needsMigrating
     }
 
     private init(readOnly writer: DatabasePool, path: String, options: StoreConfiguration = StoreConfiguration()) {
