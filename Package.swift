@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "CatalogUIKit", targets: ["CatalogUIKit"]),
         .library(name: "CatalogSwiftUI", targets: ["CatalogSwiftUI"]),
         .library(name: "CatalogClient", targets: ["CatalogClient"]),
+        // The PostgreSQL store, for a server of an app's own; it needs the default `Server` trait.
+        .library(name: "CatalogPostgres", targets: ["CatalogPostgres"]),
         .executable(name: "catalog", targets: ["catalog"]),
     ],
     // What an app links needs GRDB alone. The server, the command line, PostgreSQL, the benchmarks
@@ -78,12 +80,19 @@ let package = Package(
         // Reading catalogue files (JSON, XML and binary plist, loose shapes) into the model.
         .target(name: "CatalogImport", dependencies: ["CatalogModel"]),
 
+        // What both stores share, without GRDB or PostgreSQL: the protocol the server and the
+        // command line call (`CatalogDatabase`), errors, results, the journal's format, observers
+        // and the notifier, the caches, and every rule of a write written once (`StoreRules`).
+        .target(name: "CatalogStoreCore", dependencies: ["CatalogModel", "CatalogDiff", "CatalogConcurrency"]),
+        // `Locked<State>`: the package's one lock type, a value behind a lock of its own.
+        .target(name: "CatalogConcurrency"),
+
         // SQLite persistence through GRDB; the schema comes from the top-level Migrations/ folder,
         // embedded at build time by the EmbedMigrations plugin.
         .target(
             name: "CatalogStore",
             dependencies: [
-                "CatalogModel", "CatalogDiff",
+                "CatalogModel", "CatalogDiff", "CatalogStoreCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -96,7 +105,7 @@ let package = Package(
         .target(
             name: "CatalogPostgres",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogStore",
+                "CatalogModel", "CatalogDiff", "CatalogStoreCore",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ],
@@ -197,6 +206,7 @@ let package = Package(
         // …and the databases the store's tests run on (SQLite, and PostgreSQL when a server is there).
         .target(name: "CatalogTestSupport",
                 dependencies: ["CatalogModel", "CatalogStore", "CatalogPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                               .product(name: "GRDB", package: "GRDB.swift"),
                                .product(name: "Logging", package: "swift-log")],
                 path: "Tests/CatalogTestSupport"),
         .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel", "CatalogTestSupport"]),
@@ -205,7 +215,7 @@ let package = Package(
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport", "CatalogTestSupport"], exclude: ["RealWorld"]),
         .testTarget(
             name: "CatalogStoreTests",
-            dependencies: ["CatalogStore", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CatalogStore", "CatalogStoreCore", "CatalogDiff", "CatalogTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "CatalogClientTests",

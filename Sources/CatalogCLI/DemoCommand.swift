@@ -33,7 +33,7 @@ struct DemoCommand: ParsableCommand {
         }
         let catalogs = imported.map { ($0.catalog, ImportRecord($0.report)) as (Catalog, ImportRecord?) }
         // The importer only returns valid catalogues; names are the one thing to check across files.
-        try CatalogStore.checkDistinctNames(catalogs)
+        try StoreRules.checkDistinctNames(catalogs)
         let store = try global.openStore()
         let results = try store.replace(catalogs)
         let moves = try demonstrateMoves(store)

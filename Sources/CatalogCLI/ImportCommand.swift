@@ -88,7 +88,7 @@ struct ImportCommand: ParsableCommand {
         }
         let catalogs = imported.map { ($0.catalog, ImportRecord($0.report)) as (Catalog, ImportRecord?) }
         // The importer only returns valid catalogues; names are the one thing to check across files.
-        try CatalogStore.checkDistinctNames(catalogs)
+        try StoreRules.checkDistinctNames(catalogs)
         if dryRun {
             // What the import would change, read without writing (and without creating a database).
             let results = if global.isPostgres {

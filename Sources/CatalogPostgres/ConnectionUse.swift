@@ -1,4 +1,4 @@
-import CatalogStore
+import CatalogStoreCore
 import Foundation
 
 /// The store's own count of its pooled connections (operations holding one, operations waiting

@@ -1,4 +1,4 @@
-import CatalogStore
+import CatalogStoreCore
 import Foundation
 import PostgresNIO
 

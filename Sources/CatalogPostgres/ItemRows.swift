@@ -1,5 +1,5 @@
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 /// Items to and from the `item` table's columns, which are SQLite's (``ItemColumns`` lists the

@@ -1,5 +1,5 @@
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 /// The part of a catalogue a write has read from PostgreSQL, as a ``CatalogSource`` for the

@@ -1,5 +1,5 @@
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -15,7 +15,7 @@ extension PostgresCatalogStore {
                 "SELECT revision, patch FROM journal WHERE catalog_pk = \(pk) ORDER BY revision", logger: logger).decode((Int64, String).self) {
                 journal.append(CatalogArchive.JournalEntry(revision: Int(revision), patch: patch))
             }
-            return CatalogArchive(catalog: catalog, journal: CatalogStore.contiguousTail(journal, endingAt: catalog.revision))
+            return CatalogArchive(catalog: catalog, journal: StoreRules.contiguousTail(journal, endingAt: catalog.revision))
         }
     }
 
@@ -74,7 +74,7 @@ extension PostgresCatalogStore {
         var checked: [CatalogArchive] = []
         for archive in archives { checked.append(try archive.validated()) }
         let records = try clients.map { record throws(StoreError) in try record.validated() }
-        try CatalogStore.checkDistinctNames(checked.map { ($0.catalog, nil) })
+        try StoreRules.checkDistinctNames(checked.map { ($0.catalog, nil) })
         let ordered = checked.sorted { Array($0.catalog.name.utf8).lexicographicallyPrecedes($1.catalog.name.utf8) }
         let logger = self.logger
         try await transaction { connection in

@@ -1,6 +1,6 @@
 import CatalogDiff
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -12,7 +12,7 @@ extension PostgresCatalogStore {
     ///   ``StoreError/revisionNotReached(catalog:requested:current:)``, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset {
         let (old, current, restoredContent, _) = try await revisions(of: name, since: revision)
-        return try CatalogStore.changeset(from: old, to: current, restoredContent: restoredContent)
+        return try StoreRules.changeset(from: old, to: current, restoredContent: restoredContent)
     }
 
     /// The catalogue as it stood at `revision`, rebuilt through the journal (see
@@ -181,7 +181,7 @@ extension PostgresCatalogStore {
         return try await withConnection { connection in
             for try await value in try await connection.query("SELECT value FROM setting WHERE name = 'journal_revisions'", logger: logger)
                 .decode(Int64.self) { return Int(value) }
-            return CatalogStore.defaultJournalRevisions
+            return StoreRules.defaultJournalRevisions
         }
     }
 
@@ -189,7 +189,7 @@ extension PostgresCatalogStore {
     ///
     /// - Throws: ``StoreError/invalidSetting(_:)`` outside ``CatalogStore/journalRevisionsRange``.
     public func setJournalRevisions(_ count: Int) async throws(StoreError) {
-        let range = CatalogStore.journalRevisionsRange
+        let range = StoreRules.journalRevisionsRange
         guard range.contains(count) else {
             throw .invalidSetting("the journal keeps from \(range.lowerBound) to \(range.upperBound) revisions of each catalogue, not \(count)")
         }
@@ -211,16 +211,14 @@ extension PostgresCatalogStore {
             var catalogs: [(Int64, String)] = []
             for try await row in try await connection.query("SELECT pk, name FROM catalog ORDER BY name COLLATE \"C\"", logger: logger)
                 .decode((Int64, String).self) { catalogs.append(row) }
+            if let problem = StoreRules.nonCanonicalID(in: catalogs.map(\.1), catalog: nil) { throw problem }
             for (pk, name) in catalogs {
-                guard Identifier.isCanonical(name) else { throw StoreError.nonCanonicalID(catalog: name, id: name, equivalent: nil) }
                 try await Self.verify(sections: nil, catalog: name, catalogPK: pk, checkOrder: true, on: connection, logger: logger)
                 for table in ["section", "item"] {
                     let rows = try await connection.query("SELECT id FROM \(unescaped: table) WHERE catalog_pk = \(pk)", logger: logger)
                     var ids: [String] = []
                     for try await id in rows.decode(String.self) { ids.append(id) }
-                    if let id = ids.first(where: { !Identifier.isCanonical($0) }) {
-                        throw StoreError.nonCanonicalID(catalog: name, id: id, equivalent: ids.first { $0 == id && !$0.utf8.elementsEqual(id.utf8) })
-                    }
+                    if let problem = StoreRules.nonCanonicalID(in: ids, catalog: name) { throw problem }
                 }
             }
         }

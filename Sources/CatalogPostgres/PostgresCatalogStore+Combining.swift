@@ -1,6 +1,6 @@
 import CatalogDiff
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import Foundation
 import PostgresNIO
 
@@ -163,7 +163,7 @@ extension PostgresCatalogStore {
                         throw StoreError.database("an edit of items changed sections")
                     }
                     let sections = editor.changedSections
-                    edit.outcome = .written(changeset: try CatalogStore.changeset(of: editor, catalog: name),
+                    edit.outcome = .written(changeset: try StoreRules.changeset(of: editor, catalog: name),
                                             patch: try RevisionPatch(undoing: editor, changed: sections).encoded(), changed: sections)
                     source.absorb(editor)
                 }
@@ -370,12 +370,9 @@ final class CatalogKeys: @unchecked Sendable {
 
 /// Batches of items only, waiting to be written to their catalogue: while one group of a
 /// catalogue is being written, the batches that arrive for it wait, and the next group takes
-/// them all (up to ``maximumGroup``) in one write. Each batch still gets a revision of its own
+/// them all (up to `StoreRules.maximumGroup`) in one write. Each batch still gets a revision of its own
 /// and fails alone. Batches to different catalogues never wait for each other.
 final class ItemWriteQueue: @unchecked Sendable {
-    /// The most batches one write carries, so that a steady stream still commits regularly.
-    static let maximumGroup = 64
-
     private struct Waiting {
         let batch: Batch
         let continuation: CheckedContinuation<Result<WriteResult, StoreError>, Never>
@@ -402,7 +399,7 @@ final class ItemWriteQueue: @unchecked Sendable {
         while true {
             let group: [Waiting] = lock.withLock {
                 let all = waiting[name] ?? []
-                let group = Array(all.prefix(Self.maximumGroup))
+                let group = Array(all.prefix(StoreRules.maximumGroup))
                 let rest = Array(all.dropFirst(group.count))
                 waiting[name] = rest.isEmpty ? nil : rest
                 if group.isEmpty { writing.remove(name) }

@@ -1,6 +1,6 @@
 import CatalogDiff
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -45,7 +45,7 @@ extension PostgresCatalogStore {
         let patch = RevisionPatch(undoing: editor, changed: changed)
         try await Self.commitRevision(revision + 1, of: catalogPK, named: name, patch: patch, on: connection, logger: logger)
         return WriteResult(catalog: name, previousRevision: revision, revision: revision + 1,
-                           changeset: try CatalogStore.changeset(of: editor, catalog: name))
+                           changeset: try StoreRules.changeset(of: editor, catalog: name))
     }
 
     /// The batch applied by an editor reading the catalogue through `connection`, inside the
@@ -213,7 +213,7 @@ extension PostgresCatalogStore {
     /// Raises the catalogue's revision to `revision` (notifying listeners, on commit), as a writer
     /// that raises section versions (which migration 0004's guard asks of every write), and
     /// journals how to undo the write; every
-    /// ``CatalogStore/journalPruningInterval`` revisions, forgets those past what the database
+    /// `StoreRules.journalPruningInterval` revisions, forgets those past what the database
     /// keeps.
     static func commitRevision(_ revision: Int, of catalogPK: Int64, named name: String, patch: RevisionPatch,
                                on connection: PostgresConnection, logger: Logger) async throws {
@@ -225,10 +225,10 @@ extension PostgresCatalogStore {
             """, logger: logger)
         try await connection.query("INSERT INTO journal (catalog_pk, revision, patch) VALUES (\(catalogPK), \(Int64(revision)), \(text))",
                                    logger: logger)
-        if revision % CatalogStore.journalPruningInterval == 0 {
+        if revision % StoreRules.journalPruningInterval == 0 {
             try await connection.query("""
                 DELETE FROM journal WHERE catalog_pk = \(catalogPK) AND revision <= \(Int64(revision)) - coalesce(
-                    (SELECT value FROM setting WHERE name = 'journal_revisions'), \(Int64(CatalogStore.defaultJournalRevisions)))
+                    (SELECT value FROM setting WHERE name = 'journal_revisions'), \(Int64(StoreRules.defaultJournalRevisions)))
                 """, logger: logger)
         }
     }

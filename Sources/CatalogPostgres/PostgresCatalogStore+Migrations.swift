@@ -1,4 +1,4 @@
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -34,7 +34,7 @@ extension PostgresCatalogStore {
             var applied: [String] = []
             for try await name in try await connection.query("SELECT name FROM catalog_migration ORDER BY name", logger: logger)
                 .decode(String.self) { applied.append(name) }
-            if let reason = CatalogStore.newerSchemaReason(applied: applied, known: known) { throw StoreError.database(reason) }
+            if let reason = StoreRules.newerSchemaReason(applied: applied, known: known) { throw StoreError.database(reason) }
             if applied.isEmpty {
                 // A fresh schema goes only where no other program's `catalog` table is.
                 let rows = try await connection.query("""

@@ -1,6 +1,6 @@
 import CatalogDiff
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import Foundation
 import PostgresNIO
 
@@ -58,7 +58,7 @@ extension PostgresCatalogStore: ObservedDatabase {
         // Observers in step compute it once. Contents are compared: the writes in between may
         // have changed some.
         let update = try updateCache.update(for: UpdateCache.Key(name: name, from: held.revision, to: now.revision)) { () throws(StoreError) in
-            try CatalogStore.update(from: held, to: now, restoredContent: true, resetThreshold: resetThreshold)
+            try StoreRules.update(from: held, to: now, restoredContent: true, resetThreshold: resetThreshold)
         }
         if current != now.revision { updateCache.keep(update, for: UpdateCache.Key(name: name, from: held.revision, to: current)) }
         return update
@@ -88,7 +88,7 @@ extension PostgresCatalogStore: ObservedDatabase {
            let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: latest)) { return kept }
         do {
             let (old, now, restoredContent, _) = try await revisions(of: name, since: revision, atLeast: current)
-            let update = try CatalogStore.update(from: old, to: now, restoredContent: restoredContent, resetThreshold: resetThreshold)
+            let update = try StoreRules.update(from: old, to: now, restoredContent: restoredContent, resetThreshold: resetThreshold)
             // Observers in step share it: under the revision asked for and the one reached.
             for to in Set([current, now.revision]) { updateCache.keep(update, for: UpdateCache.Key(name: name, from: revision, to: to)) }
             return update
@@ -102,7 +102,7 @@ extension PostgresCatalogStore: ObservedDatabase {
     /// observer in step needs, forward without reading anything.
     func didWrite(_ result: WriteResult) {
         guard result.revision != result.previousRevision else { return }
-        CatalogStore.keepAdvanced(by: result, snapshots: snapshots, updates: updateCache)
+        StoreRules.keepAdvanced(by: result, snapshots: snapshots, updates: updateCache)
         notifier.didCommit([(result.catalog, result.revision)])
     }
 

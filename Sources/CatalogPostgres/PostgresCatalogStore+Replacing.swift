@@ -1,6 +1,6 @@
 import CatalogDiff
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 extension PostgresCatalogStore {
@@ -17,7 +17,7 @@ extension PostgresCatalogStore {
     @discardableResult
     public func replace(_ catalogs: [(Catalog, ImportRecord?)],
                         progress: ((_ written: Int, _ total: Int) -> Void)? = nil) async throws(StoreError) -> [WriteResult] {
-        let catalogs = try CatalogStore.checkedForReplacing(catalogs)
+        let catalogs = try StoreRules.checkedForReplacing(catalogs)
         let total = catalogs.reduce(0) { $0 + $1.0.itemCount }
         let (logger, snapshots) = (self.logger, self.snapshots)
         // Locks in one order (by name) whatever order the caller gave, so two imports of the same
@@ -43,7 +43,7 @@ extension PostgresCatalogStore {
     /// What ``replace(_:progress:)`` would make of `catalogs` — the revisions and changesets —
     /// in a transaction that is rolled back: nothing is written.
     public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) async throws(StoreError) -> [WriteResult] {
-        let catalogs = try CatalogStore.checkedForReplacing(catalogs)
+        let catalogs = try StoreRules.checkedForReplacing(catalogs)
         let (logger, snapshots) = (self.logger, self.snapshots)
         return try await rolledBack { connection in
             var results: [WriteResult] = []
@@ -127,6 +127,6 @@ extension PostgresCatalogStore {
         new.revision = revision
         try await commitRevision(revision, of: catalogPK, named: name, patch: RevisionPatch(from: new, to: old), on: connection, logger: logger)
         old.revision = previousRevision
-        return try CatalogStore.replacement(of: old, by: new)
+        return try StoreRules.replacement(of: old, by: new)
     }
 }

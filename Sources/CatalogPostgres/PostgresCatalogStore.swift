@@ -1,5 +1,5 @@
 import CatalogModel
-import CatalogStore
+import CatalogStoreCore
 import Foundation
 import Logging
 import PostgresNIO

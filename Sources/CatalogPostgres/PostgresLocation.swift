@@ -1,4 +1,4 @@
-import CatalogStore
+import CatalogStoreCore
 import Foundation
 
 /// Where a PostgreSQL database is and who connects to it, read from a URL such as

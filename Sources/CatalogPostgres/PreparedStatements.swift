@@ -1,4 +1,4 @@
-import CatalogStore
+import CatalogStoreCore
 import PostgresNIO
 
 /// The statements of a combined write of items (``PostgresCatalogStore/writeItems(_:to:)``),
@@ -66,7 +66,7 @@ enum PreparedStatements {
     /// writes `rows` (an ``ItemRows/Writer`` document: new items inserted, others taking their
     /// new section, place and content), journals each revision in order from the one claimed,
     /// and forgets journal entries past what the database keeps when a revision it claims is a
-    /// multiple of ``CatalogStore/journalPruningInterval``. Answers the revision before the
+    /// multiple of `StoreRules.journalPruningInterval`. Answers the revision before the
     /// write and the stale parts, or no row when the catalogue is not there.
     ///
     /// Outside a transaction the statement is its own: so when fewer item rows were written than
@@ -146,8 +146,8 @@ enum PreparedStatements {
             bindings.append(rows.document)
             bindings.append(rows.parts)
             bindings.append(journal.document)
-            bindings.append(Int64(CatalogStore.defaultJournalRevisions))
-            bindings.append(Int64(CatalogStore.journalPruningInterval))
+            bindings.append(Int64(StoreRules.defaultJournalRevisions))
+            bindings.append(Int64(StoreRules.journalPruningInterval))
             return bindings
         }
 

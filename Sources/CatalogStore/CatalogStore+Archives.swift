@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
@@ -9,7 +10,7 @@ extension CatalogStore {
             let pk = try Self.catalogRow(named: name, in: db)!.pk
             let journal = try Row.fetchAll(db, sql: "SELECT revision, patch FROM journal WHERE catalog_pk = ? ORDER BY revision", arguments: [pk])
                 .map { CatalogArchive.JournalEntry(revision: $0[0], patch: $0[1]) }
-            return CatalogArchive(catalog: catalog, journal: Self.contiguousTail(journal, endingAt: catalog.revision))
+            return CatalogArchive(catalog: catalog, journal: StoreRules.contiguousTail(journal, endingAt: catalog.revision))
         }
     }
 
@@ -45,7 +46,7 @@ extension CatalogStore {
         var checked: [CatalogArchive] = []
         for archive in archives { checked.append(try archive.validated()) }
         let records = try clients.map { record throws(StoreError) in try record.validated() }
-        try Self.checkDistinctNames(checked.map { ($0.catalog, nil) })
+        try StoreRules.checkDistinctNames(checked.map { ($0.catalog, nil) })
         let total = checked.reduce(0) { $0 + $1.catalog.itemCount }
         try writeWithoutRevision { db in
             var writer = CatalogWriter(db: db, total: total, progress: nil)
@@ -82,15 +83,4 @@ extension CatalogStore {
         notifier.didCommit(checked.map { ($0.catalog.name, $0.catalog.revision) })
     }
 
-    /// The entries of `journal` (oldest first) that reach `revision` without a gap.
-    package static func contiguousTail(_ journal: [CatalogArchive.JournalEntry], endingAt revision: Int) -> [CatalogArchive.JournalEntry] {
-        var tail: [CatalogArchive.JournalEntry] = []
-        var expected = revision
-        for entry in journal.reversed() {
-            guard entry.revision == expected else { break }
-            tail.append(entry)
-            expected -= 1
-        }
-        return tail.reversed()
-    }
 }

@@ -1,18 +1,15 @@
 import CatalogDiff
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
     /// How many revisions of each catalogue the journal keeps at least, unless the database was
     /// set to keep another number (``setJournalRevisions(_:)``).
-    public static let defaultJournalRevisions = 1_000
+    public static let defaultJournalRevisions = StoreRules.defaultJournalRevisions
 
     /// The numbers of revisions a journal may be set to keep.
-    public static let journalRevisionsRange = 1...10_000_000
-
-    /// Every this many revisions the journal forgets those past the number it keeps: deleting
-    /// old entries on every write dirtied one more page for each commit to append to the log.
-    package static let journalPruningInterval = 64
+    public static let journalRevisionsRange = StoreRules.journalRevisionsRange
 
     /// How many revisions of each catalogue this database's journal keeps at least:
     /// ``changes(in:since:)`` and the observers reach back this far (and up to 63 revisions
@@ -60,7 +57,7 @@ extension CatalogStore {
     ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
         let (old, current, restoredContent, _) = try revisions(of: name, since: revision)
-        return try Self.changeset(from: old, to: current, restoredContent: restoredContent)
+        return try StoreRules.changeset(from: old, to: current, restoredContent: restoredContent)
     }
 
     /// The catalogue as it stood at `revision`, rebuilt through the journal (see
@@ -82,39 +79,6 @@ extension CatalogStore {
             return Array(try revisions(of: name, since: max(0, current - count), keepingEach: true).history.prefix(count))
         } catch .revisionTooOld(_, _, let oldest) where oldest > current - count {
             return Array(try revisions(of: name, since: oldest, keepingEach: true).history.prefix(count))
-        }
-    }
-
-    /// The changeset between a revision the journal rebuilt and the current one, with their
-    /// revisions. Writes that only moved things (`restoredContent` false) change no content:
-    /// there is nothing to compare for reloads.
-    ///
-    /// When the two have the same sections in the same order, the sections that hold the very
-    /// same items (the same storage: revisions of a kept snapshot share every section no write in
-    /// between touched) with the same kind, title and capacity are left out of the diff: they
-    /// change nothing, and an update costs what the writes touched, not the catalogue's size.
-    /// (A store's revisions repeat no id, so no duplicate can hide in a section left out.)
-    package static func changeset(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
-        guard let touched = old.sectionsNotShared(with: current), touched.count < old.sections.count else {
-            return try diff(from: old, to: current, restoredContent: restoredContent)
-        }
-        let keep = { (catalog: Catalog) in
-            Catalog(name: catalog.name, revision: catalog.revision, sections: touched.map { catalog.sections[$0] })
-        }
-        return try diff(from: keep(old), to: keep(current), restoredContent: restoredContent).placingSections(at: touched)
-    }
-
-    /// ``changeset(from:to:restoredContent:)`` of every section of the two catalogues.
-    private static func diff(from old: Catalog, to current: Catalog, restoredContent: Bool) throws(StoreError) -> Changeset {
-        do {
-            guard restoredContent else {
-                var changeset = try StagedDiff.changeset(from: old.shape, to: current.shape)
-                (changeset.fromRevision, changeset.toRevision) = (old.revision, current.revision)
-                return changeset
-            }
-            return try Changeset(from: old, to: current)
-        } catch {
-            throw StoreError.database("the journal rebuilt a revision that repeats ids: \(error)")
         }
     }
 
@@ -165,28 +129,9 @@ extension CatalogStore {
     static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
         try RawStatement(db, "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
             .execute(.integer(catalogPK), .integer(Int64(revision)), .text(try patch.encoded()))
-        if revision % journalPruningInterval == 0 {
+        if revision % StoreRules.journalPruningInterval == 0 {
             try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
                 .execute(arguments: [catalogPK, revision - journalRevisions(in: db)])
         }
-    }
-}
-
-extension Catalog {
-    /// The indices of the sections that `other` does not share with this catalogue — holding
-    /// other items than the same storage, or another kind, title or capacity — when both have
-    /// the same sections in the same order; nil when they do not.
-    func sectionsNotShared(with other: Catalog) -> [Int]? {
-        guard sections.count == other.sections.count else { return nil }
-        var touched: [Int] = []
-        for index in sections.indices {
-            let (a, b) = (sections[index], other.sections[index])
-            guard a.id == b.id else { return nil }
-            let sameItems = a.items.withUnsafeBufferPointer { x in
-                b.items.withUnsafeBufferPointer { y in x.count == y.count && x.baseAddress == y.baseAddress }
-            }
-            if !sameItems || a.kind != b.kind || a.title != b.title || a.capacity != b.capacity { touched.append(index) }
-        }
-        return touched
     }
 }

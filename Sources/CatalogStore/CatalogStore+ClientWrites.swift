@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
@@ -16,18 +17,17 @@ extension CatalogStore {
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
         let batch = batch.canonicalized()
         let fingerprint = ClientWrite.fingerprint(of: batch)
-        let recorded = RecordedAnswerBox()
-        do {
-            let result = try await combinedWrite { db in
+        do throws(StoreError) {
+            let edit = try await combinedWrite { db in
                 try write.check(last: try ClientWriteRows.last(of: write.client, in: db))
                 let result = try Self.write(batch, to: catalog, in: db)
                 var given = answer(result)
                 given.fingerprint = fingerprint
                 try ClientWriteRows.record(write, answer: given, landing: result, in: db)
-                recorded.value = given
-                return result
+                return CombinedEdit(result, answer: given)
             }
-            return .applied(result, answer: recorded.value!)
+            guard let given = edit.answer else { throw StoreError.database("a numbered write committed without its answer") }
+            return .applied(edit.result, answer: given)
         } catch {
             guard write.isResend(refusedWith: error) else { throw error }
             if let recorded = try read({ db in try ClientWriteRows.answer(to: write, in: db) }) { return try write.replay(recorded, fingerprint: fingerprint) }
@@ -49,12 +49,6 @@ extension CatalogStore {
     public func clientPosition(of client: String) throws(StoreError) -> ClientPosition? {
         try read { db in try ClientWriteRows.position(of: client, in: db) }
     }
-}
-
-/// The answer a combined write's body recorded, handed out of the transaction (the body runs on
-/// the writer's thread, and again alone if its group failed: the last run is the one committed).
-private final class RecordedAnswerBox: @unchecked Sendable {
-    var value: RecordedAnswer?
 }
 
 /// The `client_write` rows (each client's last number) and the `client_answer` rows (the

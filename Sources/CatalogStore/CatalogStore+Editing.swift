@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
@@ -14,7 +15,7 @@ extension CatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
         let batch = batch.canonicalized()
-        return try combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
+        return try combinedWrite { db in CombinedEdit(try Self.write(batch, to: catalog, in: db)) }.result
     }
 
     /// `apply(_:to:)` for async callers: the task waits for its transaction without holding a
@@ -22,12 +23,12 @@ extension CatalogStore {
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult {
         let batch = batch.canonicalized()
-        return try await combinedWrite { db in try Self.write(batch, to: catalog, in: db) }
+        return try await combinedWrite { db in CombinedEdit(try Self.write(batch, to: catalog, in: db)) }.result
     }
 
     /// After a committed write, before its observers wake (``keepAdvanced(by:snapshots:updates:)``).
     func didWrite(_ result: WriteResult) {
-        Self.keepAdvanced(by: result, snapshots: snapshots, updates: updateCache)
+        StoreRules.keepAdvanced(by: result, snapshots: snapshots, updates: updateCache)
     }
 
     /// What `apply(_:to:)` would do, computed in a read transaction that writes nothing: the
@@ -38,7 +39,7 @@ extension CatalogStore {
         return try read { db in
             let editor = try Self.edit(catalog, with: batch, in: db)
             return WriteResult(catalog: catalog, previousRevision: editor.revision, revision: editor.revision + (editor.isEmpty ? 0 : 1),
-                               changeset: try Self.changeset(of: editor, catalog: catalog))
+                               changeset: try StoreRules.changeset(of: editor, catalog: catalog))
         }
     }
 
@@ -83,16 +84,6 @@ extension CatalogStore {
         return editor
     }
 
-    /// The edit's changeset; a stored catalogue that repeats ids (which no write makes) is a
-    /// ``StoreError/database(_:)``.
-    package static func changeset<Source: CatalogSource>(of editor: CatalogEditor<Source>, catalog: String) throws -> Changeset {
-        do {
-            return try editor.changeset(catalog: catalog)
-        } catch {
-            throw StoreError.database("the stored catalogue repeats ids: \(error)")
-        }
-    }
-
     /// Writes the edit's rows, raises the revision, checks positions, journals how to undo it and
     /// computes its changeset — all in the caller's transaction.
     static func commit(_ editor: CatalogEditor<DatabaseCatalogSource>, catalog: String, in db: Database) throws -> WriteResult {
@@ -107,6 +98,6 @@ extension CatalogStore {
         try writer.verifyPositions(of: changed)
         try journal(RevisionPatch(undoing: editor, changed: changed), catalogPK: source.catalogPK, revision: revision, in: db)
         return WriteResult(catalog: catalog, previousRevision: source.revision, revision: revision,
-                           changeset: try changeset(of: editor, catalog: catalog))
+                           changeset: try StoreRules.changeset(of: editor, catalog: catalog))
     }
 }

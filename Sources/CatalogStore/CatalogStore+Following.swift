@@ -1,5 +1,6 @@
 import CatalogDiff
 import CatalogModel
+import CatalogStoreCore
 import Foundation
 import GRDB
 

@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
@@ -34,24 +35,15 @@ extension CatalogStore {
         }
     }
 
-    /// Checks that every catalogue name, section id and item id is stored in canonical form; names
-    /// the first that is not, with an id of the same catalogue it is equivalent to, if any.
+    /// Checks that every catalogue name, section id and item id is stored in canonical form
+    /// (``StoreRules/nonCanonicalID(in:catalog:)`` says what is reported).
     static func verifyCanonicalIDs(in db: Database) throws {
-        let names = try String.fetchAll(db, sql: "SELECT name FROM catalog ORDER BY name")
-        if let name = names.first(where: { !Identifier.isCanonical($0) }) {
-            throw StoreError.nonCanonicalID(catalog: name, id: name, equivalent: names.first { $0 == name && $0.utf8.elementsEqual(name.utf8) == false })
-        }
-        for (table, column) in [("section", "id"), ("item", "id")] {
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT c.name, t.\(column), t.catalog_pk FROM \(table) t JOIN catalog c ON c.pk = t.catalog_pk
-                """)
-            while let row = try rows.next() {
-                let id: String = row[1]
-                guard !Identifier.isCanonical(id) else { continue }
-                // Swift's `==` is canonical equivalence; SQLite's is bytes: look for a twin here.
-                let twin = try String.fetchAll(db, sql: "SELECT \(column) FROM \(table) WHERE catalog_pk = ? AND \(column) <> ?",
-                                               arguments: [row[2], id]).first { $0 == id }
-                throw StoreError.nonCanonicalID(catalog: row[0], id: id, equivalent: twin)
+        let catalogs = try Row.fetchAll(db, sql: "SELECT pk, name FROM catalog ORDER BY name").map { ($0[0] as Int64, $0[1] as String) }
+        if let problem = StoreRules.nonCanonicalID(in: catalogs.map(\.1), catalog: nil) { throw problem }
+        for (pk, name) in catalogs {
+            for table in ["section", "item"] {
+                let ids = try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE catalog_pk = ?", arguments: [pk])
+                if let problem = StoreRules.nonCanonicalID(in: ids, catalog: name) { throw problem }
             }
         }
     }

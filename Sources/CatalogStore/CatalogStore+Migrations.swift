@@ -1,3 +1,4 @@
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
@@ -47,14 +48,6 @@ extension CatalogStore {
     /// `appliedMigrations` names only the ones it knows).
     static func recordedMigrations(_ db: Database) throws -> [String] {
         try db.tableExists("grdb_migrations") ? String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") : []
-    }
-
-    /// Why a database whose applied migrations are `applied` cannot be opened by this build: the
-    /// first one it does not know, which a newer version applied (this one would misread its
-    /// schema); nil when it knows them all. Both stores refuse such a database with this reason.
-    package static func newerSchemaReason(applied: [String], known: [String]) -> String? {
-        guard let unknown = applied.first(where: { !known.contains($0) }) else { return nil }
-        return "the database was migrated by a newer version of CatalogKit (migration \(unknown), which this version does not know); use that version or newer"
     }
 
     /// The migrations applied to this database, oldest first.

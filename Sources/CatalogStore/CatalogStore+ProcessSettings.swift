@@ -1,4 +1,5 @@
 import CSQLiteSupport
+import CatalogStoreCore
 import GRDBSQLite
 
 extension CatalogStore {

@@ -1,33 +1,8 @@
 import CatalogDiff
 import CatalogModel
+import CatalogStoreCore
 import Foundation
 import GRDB
-
-/// The outcome of one write to a catalogue: an import, a batch or a move.
-public struct WriteResult: Sendable, Hashable {
-    public var catalog: String
-    /// The revision before the write; 0 when the catalogue is new.
-    public var previousRevision: Int
-    /// The revision the write made: `previousRevision + 1`.
-    public var revision: Int
-    /// The staged changeset from the previous content to the new one (from an empty catalogue
-    /// when the catalogue is new), valid under `BatchUpdateSimulator`.
-    public var changeset: Changeset
-
-    package init(catalog: String, previousRevision: Int, revision: Int, changeset: Changeset) {
-        self.catalog = catalog
-        self.previousRevision = previousRevision
-        self.revision = revision
-        self.changeset = changeset
-    }
-
-    /// A write that changed nothing (a book moved to where it is): it keeps the revision, so
-    /// that a client cannot push every feed past the journal for free.
-    package static func unchanged(catalog: String, revision: Int) -> WriteResult {
-        WriteResult(catalog: catalog, previousRevision: revision, revision: revision,
-                    changeset: Changeset(stages: [], fromRevision: revision, toRevision: revision))
-    }
-}
 
 extension CatalogStore {
     /// Stores `catalog`, replacing the content of any catalogue of the same name (or creating it),
@@ -49,7 +24,7 @@ extension CatalogStore {
         _ catalogs: [(Catalog, ImportRecord?)],
         progress: ((_ written: Int, _ total: Int) -> Void)? = nil
     ) throws(StoreError) -> [WriteResult] {
-        let catalogs = try Self.checkedForReplacing(catalogs)
+        let catalogs = try StoreRules.checkedForReplacing(catalogs)
         let total = catalogs.reduce(0) { $0 + $1.0.itemCount }
         return try write { db in
             var writer = CatalogWriter(db: db, total: total, progress: progress)
@@ -65,59 +40,18 @@ extension CatalogStore {
     /// the same reasons. Nothing is written.
     package static func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)], in store: CatalogStore?) throws(StoreError) -> [WriteResult] {
         var results: [WriteResult] = []
-        for (catalog, _) in try checkedForReplacing(catalogs) {
+        for (catalog, _) in try StoreRules.checkedForReplacing(catalogs) {
             var stored = Catalog(name: catalog.name)
             do {
                 if let store { stored = try store.catalog(named: catalog.name) }
             } catch .unknownCatalog {
                 stored.revision = try store?.revisionAfterDeletion(of: catalog.name) ?? 0
             }
-            results.append(try replacement(of: stored, by: catalog))
+            results.append(try StoreRules.replacement(of: stored, by: catalog))
         }
         return results
     }
 
-    /// The catalogues in the form they are stored in, once each is known to be storable: ids and
-    /// names in one canonical form (`Identifier`), so SQLite's byte comparisons agree with
-    /// Swift's string equality; every rule of the model kept; no name twice.
-    package static func checkedForReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [(Catalog, ImportRecord?)] {
-        let catalogs = catalogs.map { ($0.0.canonicalized(), $0.1) }
-        for (catalog, _) in catalogs {
-            do throws(CatalogValidationError) {
-                try catalog.validate()
-            } catch {
-                throw .invalidCatalog(error)
-            }
-        }
-        try checkDistinctNames(catalogs)
-        return catalogs
-    }
-
-    /// The result of replacing `old` (at its revision; 0 when new) by `new`: the next revision and
-    /// the changeset between them.
-    package static func replacement(of old: Catalog, by new: Catalog) throws(StoreError) -> WriteResult {
-        var new = new
-        new.revision = old.revision + 1
-        do {
-            let changeset = try Changeset(from: old, to: new)
-            return WriteResult(catalog: new.name, previousRevision: old.revision, revision: new.revision, changeset: changeset)
-        } catch {
-            throw StoreError.database("the stored catalogue repeats ids: \(error)")
-        }
-    }
-
-    /// Throws ``StoreError/catalogNamedTwice(_:sources:)`` when two of the catalogues share a name:
-    /// in one write the second would silently replace the first. ``replace(_:progress:)`` checks
-    /// it; callers that must not even open the database for bad input (the CLI) call it first.
-    package static func checkDistinctNames(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) {
-        var sources: [String: String?] = [:]
-        for (catalog, record) in catalogs {
-            if let first = sources.updateValue(record?.source, forKey: catalog.name) {
-                let both = [first, record?.source].compactMap { $0 }
-                throw .catalogNamedTwice(catalog.name, sources: both)
-            }
-        }
-    }
 }
 
 /// Writes whole catalogues with prepared statements inside one transaction.
@@ -167,7 +101,7 @@ struct CatalogWriter {
         progress?(written, total)
         var stored = old
         stored.revision = previousRevision
-        return try CatalogStore.replacement(of: stored, by: new)
+        return try StoreRules.replacement(of: stored, by: new)
     }
 
     /// Inserts the sections and items of `catalog` into the empty catalogue `catalogPK`, with

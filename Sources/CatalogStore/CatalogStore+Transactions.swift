@@ -1,3 +1,4 @@
+import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
@@ -26,18 +27,23 @@ extension CatalogStore {
 
     /// Like ``write(_:)``, but the transaction may be shared with edits other threads make at the
     /// same moment; an edit that fails leaves the others (see ``WriteCombiner``). `body` may run
-    /// more than once, so it must act only on the database.
-    func combinedWrite(_ body: @escaping (Database) throws -> WriteResult) throws(StoreError) -> WriteResult {
-        committed([try outcome { try combiner.write(writer, body) }])[0]
+    /// more than once (again alone, if its group failed), so it must act only on the database and
+    /// hand out what it made through its return value: the run committed is the one returned.
+    func combinedWrite(_ body: @escaping (Database) throws -> CombinedEdit) throws(StoreError) -> CombinedEdit {
+        let edit = try outcome { try combiner.write(writer, body) }
+        _ = committed([edit.result])
+        return edit
     }
 
     /// Like ``combinedWrite(_:)``, but the caller's task waits without holding a thread, so that
     /// however many requests a server has waiting, all of them can join the next group.
-    func combinedWrite(_ body: @escaping @Sendable (Database) throws -> WriteResult) async throws(StoreError) -> WriteResult {
-        let outcome: Result<WriteResult, any Error> = await withCheckedContinuation { continuation in
+    func combinedWrite(_ body: @escaping @Sendable (Database) throws -> CombinedEdit) async throws(StoreError) -> CombinedEdit {
+        let outcome: Result<CombinedEdit, any Error> = await withCheckedContinuation { continuation in
             combiner.submit(writer, body) { result in continuation.resume(returning: result) }
         }
-        return committed([try self.outcome { try outcome.get() }])[0]
+        let edit = try self.outcome { try outcome.get() }
+        _ = committed([edit.result])
+        return edit
     }
 
     /// A write's outcome, its errors as ``StoreError``.
@@ -61,5 +67,16 @@ extension CatalogStore {
     static func storeError(from error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
         return .database(describe(error))
+    }
+}
+
+/// What one edit of a combined write gives back out of its transaction: its result and, for a
+/// client's numbered write, the answer recorded with it.
+struct CombinedEdit: Sendable {
+    var result: WriteResult
+    var answer: RecordedAnswer?
+
+    init(_ result: WriteResult, answer: RecordedAnswer? = nil) {
+        (self.result, self.answer) = (result, answer)
     }
 }

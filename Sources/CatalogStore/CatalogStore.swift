@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import Foundation
 import GRDB
 
@@ -15,7 +16,7 @@ public final class CatalogStore: Sendable {
     /// Checkpoints the WAL off the write path (file databases opened for writing only).
     let checkpointer: WALCheckpointer?
     /// Groups edits that arrive together into one transaction.
-    let combiner = WriteCombiner<WriteResult>()
+    let combiner = WriteCombiner<CombinedEdit>()
     /// Catalogues read whole lately, at their revisions.
     let snapshots = SnapshotCache()
     /// The connection behind ``revision(of:)`` for a file store.
@@ -92,7 +93,7 @@ public final class CatalogStore: Sendable {
         } catch {
             return .unopenable(describe(error))
         }
-        if let reason = newerSchemaReason(applied: applied, known: migrationIDs) { throw StoreError.cannotOpen(path: path, reason: reason) }
+        if let reason = StoreRules.newerSchemaReason(applied: applied, known: migrationIDs) { throw StoreError.cannotOpen(path: path, reason: reason) }
         return applied == migrationIDs ? .current(pool) : .needsMigrating
     }
 
@@ -131,7 +132,7 @@ public final class CatalogStore: Sendable {
         } catch {
             throw StoreError.cannotOpen(path: path, reason: Self.describe(error))
         }
-        if let reason = Self.newerSchemaReason(applied: applied, known: Self.migrationIDs) {
+        if let reason = StoreRules.newerSchemaReason(applied: applied, known: Self.migrationIDs) {
             throw StoreError.cannotOpen(path: path, reason: reason)
         }
         do {

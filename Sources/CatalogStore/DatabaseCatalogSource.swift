@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 /// A catalogue in the database as a ``CatalogSource``: reads sections and items on demand inside

@@ -1,3 +1,4 @@
+import CatalogStoreCore
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 /// Writes an edit (what a ``CatalogEditor`` changed) back to the database, row by row, inside

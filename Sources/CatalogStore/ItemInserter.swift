@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 import GRDBSQLite
 

@@ -1,4 +1,5 @@
 import CatalogModel
+import CatalogStoreCore
 import GRDB
 
 /// Reads a catalogue's items in display order through SQLite's C API, building model values

@@ -1,3 +1,4 @@
+import CatalogStoreCore
 import GRDB
 import GRDBSQLite
 

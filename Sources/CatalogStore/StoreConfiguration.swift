@@ -1,3 +1,4 @@
+import CatalogStoreCore
 import GRDB
 
 /// How ``CatalogStore/init(path:configuration:)`` opens a database file: what an app on a phone

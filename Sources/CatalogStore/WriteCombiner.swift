@@ -1,3 +1,4 @@
+import CatalogStoreCore
 import Foundation
 import GRDB
 
@@ -41,9 +42,6 @@ final class WriteCombiner<Output>: @unchecked Sendable {
             done = completion == nil ? DispatchSemaphore(value: 0) : nil
         }
     }
-
-    /// The most edits one transaction carries, so that a steady stream still commits regularly.
-    static var maximumGroup: Int { 64 }
 
     private let lock = NSLock()
     private var waiting: [Request] = []
@@ -94,7 +92,7 @@ final class WriteCombiner<Output>: @unchecked Sendable {
     /// first edit that arrived meanwhile, so that no caller waits for more than its own group.
     private func lead(_ writer: any DatabaseWriter) {
         let group: [Request] = lock.withLock {
-            let group = Array(waiting.prefix(Self.maximumGroup))
+            let group = Array(waiting.prefix(StoreRules.maximumGroup))
             waiting.removeFirst(group.count)
             if group.count > 1 { largest = max(largest, group.count) }
             return group

@@ -217,7 +217,7 @@ import Testing
             try await store.setJournalRevisions(10)
             #expect(try await store.journalRevisions() == 10)
             var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
-            let current = CatalogStore.journalPruningInterval + 5
+            let current = StoreRules.journalPruningInterval + 5
             for n in 0..<current {
                 catalog.sections[0].title = "version \(n)"
                 try await store.replace(catalog)
@@ -225,7 +225,7 @@ import Testing
             await #expect(throws: StoreError.revisionNotReached(catalog: "small", requested: current + 1, current: current)) {
                 try await store.changes(in: "small", since: current + 1)
             }
-            let oldest = CatalogStore.journalPruningInterval - 10
+            let oldest = StoreRules.journalPruningInterval - 10
             await #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
                 try await store.changes(in: "small", since: oldest - 1)
             }

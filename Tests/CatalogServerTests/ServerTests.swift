@@ -195,7 +195,7 @@ import Testing
     func aRevisionPastTheJournalIsGone(backend: Backend) async throws {
         try await Self.withServer(on: backend) { client, store in
             // Past the retention and the next pruning.
-            for n in 0..<(CatalogStore.defaultJournalRevisions + CatalogStore.journalPruningInterval + 1) {
+            for n in 0..<(CatalogStore.defaultJournalRevisions + StoreRules.journalPruningInterval + 1) {
                 try await store.move(item: "a0", toSection: "a", index: n % 2, in: "shelf")
             }
             try await client.execute(uri: "/catalogs/shelf/changes?since=1", method: .get) { try Self.problem($0, status: 410, kind: "revision-too-old") }

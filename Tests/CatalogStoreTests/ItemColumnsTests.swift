@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import CatalogStore
+@testable import CatalogStoreCore
 
 /// The store's columns and journal keys come from the model's field table.
 @Suite("Item columns")

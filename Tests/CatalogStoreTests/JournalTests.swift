@@ -5,6 +5,7 @@ import GRDB
 import CatalogTestSupport
 import Testing
 @testable import CatalogStore
+@testable import CatalogStoreCore
 
 @Suite("Change journal")
 struct JournalTests {
@@ -85,7 +86,7 @@ struct JournalTests {
     func outOfReach() throws {
         let store = try CatalogStore.inMemory()
         var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
-        let current = CatalogStore.defaultJournalRevisions + CatalogStore.journalPruningInterval + 26
+        let current = CatalogStore.defaultJournalRevisions + StoreRules.journalPruningInterval + 26
         for n in 0..<current {
             catalog.sections[0].title = "version \(n)"
             try store.replace(catalog)
@@ -97,7 +98,7 @@ struct JournalTests {
             try store.changes(in: "small", since: -1)
         }
         // Pruned last at the last multiple of the interval: everything up to retention before it.
-        let oldest = current / CatalogStore.journalPruningInterval * CatalogStore.journalPruningInterval - CatalogStore.defaultJournalRevisions
+        let oldest = current / StoreRules.journalPruningInterval * StoreRules.journalPruningInterval - CatalogStore.defaultJournalRevisions
         #expect(oldest > 0 && current - oldest >= CatalogStore.defaultJournalRevisions)
         #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
             try store.changes(in: "small", since: oldest - 1)
@@ -142,12 +143,12 @@ struct JournalTests {
         let other = try CatalogStore(path: path)
         #expect(try other.journalRevisions() == 100)
         var catalog = Catalog.generated(name: "small", items: 3, sections: 1, kind: .icons)
-        let current = 3 * CatalogStore.journalPruningInterval + 10
+        let current = 3 * StoreRules.journalPruningInterval + 10
         for n in 0..<current {
             catalog.sections[0].title = "version \(n)"
             try (n % 2 == 0 ? store : other).replace(catalog)
         }
-        let oldest = current / CatalogStore.journalPruningInterval * CatalogStore.journalPruningInterval - 100
+        let oldest = current / StoreRules.journalPruningInterval * StoreRules.journalPruningInterval - 100
         #expect(throws: StoreError.revisionTooOld(catalog: "small", requested: oldest - 1, oldest: oldest)) {
             try store.changes(in: "small", since: oldest - 1)
         }
@@ -155,7 +156,7 @@ struct JournalTests {
 
         // Longer again: the journal fills as writes come, and nothing is pruned that it keeps.
         try other.setJournalRevisions(1_000)
-        for n in 0..<(2 * CatalogStore.journalPruningInterval) {
+        for n in 0..<(2 * StoreRules.journalPruningInterval) {
             catalog.sections[0].title = "later \(n)"
             try store.replace(catalog)
         }

@@ -46,10 +46,10 @@ import Testing
 
             var whole = try Changeset(from: a, to: b)
             (whole.fromRevision, whole.toRevision) = (a.revision, b.revision)
-            #expect(try CatalogStore.changeset(from: a, to: b, restoredContent: true) == whole, "\(a)\n→\n\(b)")
+            #expect(try StoreRules.changeset(from: a, to: b, restoredContent: true) == whole, "\(a)\n→\n\(b)")
             var shapes = try StagedDiff.changeset(from: a.shape, to: b.shape)
             (shapes.fromRevision, shapes.toRevision) = (a.revision, b.revision)
-            #expect(try CatalogStore.changeset(from: a, to: b, restoredContent: false) == shapes, "\(a)\n→\n\(b)")
+            #expect(try StoreRules.changeset(from: a, to: b, restoredContent: false) == shapes, "\(a)\n→\n\(b)")
         }
         #expect(leftOut > 100)
     }

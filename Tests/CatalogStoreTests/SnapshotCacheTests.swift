@@ -3,6 +3,7 @@ import CatalogModel
 import Foundation
 import Testing
 @testable import CatalogStore
+@testable import CatalogStoreCore
 
 /// Reads that load a whole catalogue keep it at its revision (``SnapshotCache``): a read of the
 /// same revision gets the same catalogue, and a write — by this store or another connection to

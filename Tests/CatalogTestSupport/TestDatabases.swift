@@ -2,6 +2,7 @@ import CatalogModel
 import CatalogPostgres
 import CatalogStore
 import Foundation
+import GRDB
 import Logging
 import PostgresNIO
 import Testing
@@ -277,6 +278,54 @@ actor Gate {
             free += 1
         } else {
             waiting.removeFirst().resume()
+        }
+    }
+}
+
+/// A new, empty database on `backend` for the duration of `body`, with a way to write SQL to it
+/// past the store's rules — as a version before a rule, or a tool, would have written it — on a
+/// connection of its own: a SQLite file (removed afterwards), or a database of its own on the
+/// PostgreSQL test server.
+public func withDatabaseAndSQL<Result>(
+    _ backend: Backend, _ body: (any CatalogDatabase, _ execute: (String) async throws -> Void) async throws -> Result
+) async throws -> Result {
+    switch backend {
+    case .sqlite:
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-sql-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("store.sqlite").path
+        let store = try CatalogStore(path: path)
+        defer { store.close() }
+        let connection = try DatabaseQueue(path: path)
+        defer { try? connection.close() }
+        return try await body(store) { sql in try await connection.write { db in try db.execute(sql: sql) } }
+    case .postgres:
+        let name = try await TestPostgres.createDatabase()
+        do {
+            let store = try await TestPostgres.openStore(on: name)
+            let location = try PostgresLocation(url: TestPostgres.url(TestPostgres.url!, database: name))
+            let connection = try await PostgresConnection.connect(
+                configuration: .init(host: location.host, port: location.port, username: location.user, password: nil,
+                                     database: location.database, tls: .disable),
+                id: 10, logger: TestPostgres.logger)
+            let result: Result
+            do {
+                result = try await body(store) { sql in
+                    try await connection.query(PostgresQuery(unsafeSQL: sql), logger: TestPostgres.logger)
+                }
+            } catch {
+                try? await connection.close()
+                store.close()
+                throw error
+            }
+            try await connection.close()
+            store.close()
+            try await TestPostgres.dropDatabase(name)
+            return result
+        } catch {
+            try? await TestPostgres.dropDatabase(name)
+            throw error
         }
     }
 }

@@ -1,6 +1,5 @@
 import CatalogDiff
 import CatalogModel
-import GRDB
 
 /// What the server, the command line and apps call on a database of catalogues, whichever engine
 /// holds it: ``CatalogStore`` (SQLite, the embedded default) or the PostgreSQL store of the
@@ -29,11 +28,11 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     func apply(_ batch: Batch, to catalog: String) async throws(StoreError) -> WriteResult
     /// Applies a client's numbered write in one transaction with the record of its number and
     /// `answer(result)`; a resend of the client's last write gets its recorded answer instead (see
-    /// ``CatalogStore/apply(_:to:as:answer:)``).
+    /// `CatalogStore.apply(_:to:as:answer:)`).
     func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
                answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome
     /// Records the answer to a client's numbered write refused for good, when its number is the
-    /// next one (see ``CatalogStore/recordRefusal(_:to:)``).
+    /// next one (see `CatalogStore.recordRefusal(_:to:)`).
     func recordRefusal(_ answer: RecordedAnswer, to write: ClientWrite) async throws(StoreError)
     /// What ``apply(_:to:)`` would do — the same checks and errors, the revision and changeset —
     /// without writing anything.
@@ -43,14 +42,14 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     /// Deletes catalogues, all in one transaction or none; `ifRevision` guards each.
     func delete(_ requests: [(name: String, ifRevision: Int?)]) async throws(StoreError) -> [DeletedCatalog]
     /// One staged changeset from `revision` to the current revision (see
-    /// ``CatalogStore/changes(in:since:)``).
+    /// `CatalogStore.changes(in:since:)`).
     func changes(in name: String, since revision: Int) async throws(StoreError) -> Changeset
     /// The catalogue as it stood at `revision`, rebuilt through the journal.
     ///
     /// - Throws: ``StoreError/revisionTooOld(catalog:requested:oldest:)``,
     ///   ``StoreError/revisionNotReached(catalog:requested:current:)``, ``StoreError/unknownCatalog(_:)``.
     func catalog(named name: String, at revision: Int) async throws(StoreError) -> Catalog
-    /// The last `count` writes, newest first, one changeset each (see ``CatalogStore/history(of:count:)``).
+    /// The last `count` writes, newest first, one changeset each (see `CatalogStore.history(of:count:)`).
     func history(of name: String, count: Int) async throws(StoreError) -> [Changeset]
     /// How many revisions of each catalogue the journal keeps at least.
     func journalRevisions() async throws(StoreError) -> Int
@@ -91,7 +90,7 @@ public protocol CatalogDatabase: AnyObject, Sendable {
     /// The connections' figures now, for metrics (cheap: a scrape asks every few seconds).
     func statistics() -> DatabaseStatistics
     /// Every change to the catalogue named `name`, as it happens, from whichever process writes
-    /// it (see ``CatalogStore/updates(of:from:resetThreshold:)``).
+    /// it (see `CatalogStore.updates(of:from:resetThreshold:)`).
     func updates(of name: String, from revision: Int?, resetThreshold: Int) -> CatalogUpdates
     /// The observer behind ``updates(of:from:resetThreshold:)``, for callers that also wait with a
     /// time limit.
@@ -108,36 +107,6 @@ extension CatalogDatabase {
                      in catalog: String, baseRevision: Int? = nil) async throws(StoreError) -> WriteResult {
         try await apply(Batch(baseRevision: baseRevision,
                               operations: [.moveItem(id: item, toSection: section, index: index, policy: policy)]), to: catalog)
-    }
-}
-
-extension CatalogStore: CatalogDatabase {
-    public var location: String { path }
-
-    /// Closes every connection the store has to its file — its pool, its revision reader, its
-    /// checkpointer and its watch of other connections (which ends with its task) — so that the
-    /// file can be copied or removed: a connection left open keeps SQLite's shared memory mapped,
-    /// and another process that finds no lock on it may truncate it under that mapping.
-    public func close() {
-        notifier.stopWatching(.cannotWatch(path: path, reason: "the store was closed"))
-        revisions.close()
-        checkpointer?.close()
-        try? (writer as? DatabasePool)?.close()
-        try? (writer as? DatabaseQueue)?.close()
-    }
-
-    /// Nil when a read of the database file succeeds.
-    public func readinessProblem() -> String? {
-        do {
-            _ = try read { db in try Int.fetchOne(db, sql: "SELECT 1") }
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
-    public func previewReplacing(_ catalogs: [(Catalog, ImportRecord?)]) throws(StoreError) -> [WriteResult] {
-        try Self.previewReplacing(catalogs, in: self)
     }
 }
 

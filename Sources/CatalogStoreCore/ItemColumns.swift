@@ -26,7 +26,7 @@ package enum ItemColumns {
 
     /// Where `field`'s column is among the content columns (0 for the first).
     @inline(__always)
-    static func offset(of field: ItemField) -> Int32 {
+    package static func offset(of field: ItemField) -> Int32 {
         // The content fields are `allCases` from the second on.
         Int32(truncatingIfNeeded: field.ordinal &- 1)
     }

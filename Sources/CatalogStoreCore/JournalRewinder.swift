@@ -65,13 +65,13 @@ package struct JournalRewinder {
     }
 
     /// One changeset per revision rewound (with `keepsEach`), newest first: from the revision
-    /// before each to it, as ``CatalogStore/changes(in:since:)`` would answer for that one write.
+    /// before each to it, as `CatalogStore.changes(in:since:)` would answer for that one write.
     package func history() throws(StoreError) -> [Changeset] {
         var result: [Changeset] = []
         result.reserveCapacity(passed.count)
         for (index, step) in passed.enumerated() {
             let older = index + 1 < passed.count ? passed[index + 1].catalog : catalog
-            result.append(try CatalogStore.changeset(from: older, to: step.catalog, restoredContent: step.restoredContent))
+            result.append(try StoreRules.changeset(from: older, to: step.catalog, restoredContent: step.restoredContent))
         }
         return result
     }

@@ -1,6 +1,6 @@
+import CatalogConcurrency
 import CatalogDiff
 import CatalogModel
-import Foundation
 
 /// The catalogues reads loaded whole lately, each kept at the revision it was read at, so that a
 /// read of the same revision — the change feed of every client that asks while no write lands,
@@ -11,9 +11,9 @@ import Foundation
 /// the caller's transaction) still has its key and revision. Loading a 1,000-item catalogue was
 /// a quarter of an uncached change feed's time. The memory is that of the catalogues themselves
 /// (at most ``limit`` of them, the latest revision of each), shared with the values handed out.
-package final class SnapshotCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [Int64: Catalog] = [:]
+package final class SnapshotCache: Sendable {
+    /// The kept catalogues by row key.
+    private let entries = Locked<[Int64: Catalog]>([:])
     /// Bounded: a store with many catalogues keeps the latest few.
     static let limit = 16
 
@@ -21,7 +21,7 @@ package final class SnapshotCache: @unchecked Sendable {
 
     /// The catalogue with row key `pk`, named `name`, at `revision`, if it is kept.
     package func catalog(pk: Int64, named name: String, revision: Int) -> Catalog? {
-        lock.withLock {
+        entries.withLock { entries in
             guard let catalog = entries[pk], catalog.revision == revision, catalog.name == name else { return nil }
             return catalog
         }
@@ -29,14 +29,14 @@ package final class SnapshotCache: @unchecked Sendable {
 
     /// The latest kept revision of the catalogue named `name`, with its row key.
     package func latest(named name: String) -> (pk: Int64, catalog: Catalog)? {
-        lock.withLock {
+        entries.withLock { entries in
             entries.first { $0.value.name == name }.map { ($0.key, $0.value) }
         }
     }
 
     /// Keeps `catalog` (whose row key is `pk`) unless a later revision of it is kept already.
     package func keep(_ catalog: Catalog, pk: Int64) {
-        lock.withLock {
+        entries.withLock { entries in
             if let kept = entries[pk], kept.revision > catalog.revision { return }
             if entries[pk] == nil, entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
             entries[pk] = catalog
@@ -45,7 +45,7 @@ package final class SnapshotCache: @unchecked Sendable {
 
     /// Forgets the catalogue with row key `pk` (deleted: the key may be given to another).
     package func forget(pk: Int64, named name: String) {
-        lock.withLock {
+        entries.withLock { entries in
             if entries[pk]?.name == name { entries[pk] = nil }
         }
     }
@@ -56,7 +56,7 @@ package final class SnapshotCache: @unchecked Sendable {
     /// nothing new, for any other write or when that revision is not kept. Called after the
     /// write committed.
     package func advance(named name: String, from revision: Int, by changeset: Changeset) -> Catalog? {
-        lock.withLock {
+        entries.withLock { entries in
             guard let (pk, kept) = entries.first(where: { $0.value.name == name && $0.value.revision == revision }),
                   changeset.stages.count == 1, let stage = changeset.stages.first, stage.sections.isEmpty,
                   stage.items.deleted.isEmpty, stage.items.inserted.isEmpty, stage.items.reloaded.isEmpty,

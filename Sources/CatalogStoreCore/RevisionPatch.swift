@@ -18,14 +18,18 @@ package struct RevisionPatch: Codable, Equatable {
     /// Previous versions of items the next revision deleted or changed.
     var items: [StoredItem]?
     /// Items that only moved, with where each was: the journal of a quick move between shelves
-    /// (see ``CatalogStore/quickMove(_:catalog:in:)``). Undone last to first, before
+    /// (see `CatalogStore.quickMove(_:catalog:in:)`). Undone last to first, before
     /// the rest of the patch.
     var itemMoves: [ItemMove]?
 
-    struct ItemMove: Codable, Equatable {
-        var item: String
-        var section: String
-        var index: Int
+    package struct ItemMove: Codable, Equatable {
+        package var item: String
+        package var section: String
+        package var index: Int
+
+        package init(item: String, section: String, index: Int) {
+            (self.item, self.section, self.index) = (item, section, index)
+        }
     }
 
     /// The sections whose items changed, when that is all this patch undoes (no section
@@ -37,7 +41,7 @@ package struct RevisionPatch: Codable, Equatable {
     }
 
     /// A patch of moves only.
-    init(itemMoves: [ItemMove]) {
+    package init(itemMoves: [ItemMove]) {
         sectionOrder = nil
         sections = []
         itemOrders = nil
@@ -155,7 +159,7 @@ package struct RevisionPatch: Codable, Equatable {
     }
 
     /// ``decoded(_:)`` from the patch's UTF-8 bytes, as the journal's rows hold them.
-    static func decoded(_ bytes: UnsafeRawBufferPointer) throws -> RevisionPatch {
+    package static func decoded(_ bytes: UnsafeRawBufferPointer) throws -> RevisionPatch {
         if let patch = written(bytes) { return patch }
         return try JSONDecoder().decode(RevisionPatch.self, from: Data(bytes))
     }

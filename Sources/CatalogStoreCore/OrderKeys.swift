@@ -10,12 +10,12 @@
 package enum OrderKeys {
     /// The distance between fresh keys: 2^32, so a gap takes about 32 items and sections of
     /// millions of items stay far from the ends of the key range.
-    static let spacing: Int64 = 1 << 32
+    package static let spacing: Int64 = 1 << 32
 
     /// The first item's fresh key: 2^62. (Sections keyed before this origin existed — by
     /// migration 0005, from `spacing` up — have little room before their first item; their first
     /// renumbering moves them here.)
-    static let origin: Int64 = 1 << 62
+    package static let origin: Int64 = 1 << 62
 
     /// The fresh key of the item at `index` (sections of up to 2^30 items).
     package static func key(atIndex index: Int) -> Int64 {
@@ -28,7 +28,7 @@ package enum OrderKeys {
     /// With both neighbours the keys spread evenly between them. With one, they continue from it
     /// `spacing` apart, away from it (before the first item: spread evenly down to 0 once there is
     /// no longer room for full steps). With neither, they are fresh keys.
-    static func keys(count: Int, after lower: Int64?, before upper: Int64?) -> [Int64]? {
+    package static func keys(count: Int, after lower: Int64?, before upper: Int64?) -> [Int64]? {
         guard count > 0 else { return [] }
         let (span, overflow) = spacing.multipliedReportingOverflow(by: Int64(count))
         guard !overflow else { return nil }
@@ -76,7 +76,7 @@ package enum OrderKeys {
 
     /// The indices of a longest strictly increasing subsequence of the non-nil keys, ascending
     /// (patience sorting: O(n log n)).
-    static func longestIncreasingRun(_ keys: [Int64?]) -> [Int] {
+    package static func longestIncreasingRun(_ keys: [Int64?]) -> [Int] {
         // tails[k]: index of the smallest key ending an increasing run of length k + 1.
         var tails: [Int] = []
         var previous = [Int](repeating: -1, count: keys.count)

@@ -1,0 +1,3 @@
+// What both stores share (errors, results, observers, the `CatalogDatabase` protocol) is in
+// CatalogStoreCore; a program that imports CatalogPostgres gets it too.
+@_exported import CatalogStoreCore
