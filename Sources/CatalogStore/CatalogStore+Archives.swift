@@ -22,12 +22,12 @@ extension CatalogStore {
         }
     }
 
-    /// The database's identity (see ``CatalogDatabase/identity()``).
+    /// The database's identity (see ``/CatalogStoreCore/CatalogDatabase/identity()``).
     public func identity() throws(StoreError) -> String {
         try read { db in try String.fetchOne(db, sql: "SELECT id FROM database_identity") ?? "" }
     }
 
-    /// Takes `identity` as the database's own (see ``CatalogDatabase/adoptIdentity(_:)``).
+    /// Takes `identity` as the database's own (see ``/CatalogStoreCore/CatalogDatabase/adoptIdentity(_:)``).
     public func adoptIdentity(_ identity: String) throws(StoreError) {
         try writeWithoutRevision { db in
             try db.execute(sql: "DELETE FROM database_identity")
@@ -35,12 +35,12 @@ extension CatalogStore {
         }
     }
 
-    /// Every client's record of numbered writes (see ``CatalogDatabase/clientRecords()``).
+    /// Every client's record of numbered writes (see ``/CatalogStoreCore/CatalogDatabase/clientRecords()``).
     public func clientRecords() throws(StoreError) -> [ClientRecord] {
         try read { db in try ClientWriteRows.records(in: db) }
     }
 
-    /// Writes `archives` as they are (see ``CatalogDatabase/restore(_:retired:clients:replacing:)``).
+    /// Writes `archives` as they are (see ``/CatalogStoreCore/CatalogDatabase/restore(_:retired:clients:replacing:)``).
     public func restore(_ archives: [CatalogArchive], retired: [String: Int], clients: [ClientRecord] = [],
                         replacing: Bool) throws(StoreError) {
         var checked: [CatalogArchive] = []

@@ -27,7 +27,7 @@ extension CatalogStore {
     /// between shelves, about 100 bytes with its index entry; for a batch, the previous version
     /// of the sections it changed (docs/Live-updates.md).
     ///
-    /// - Throws: ``StoreError/invalidSetting(_:)`` outside ``journalRevisionsRange``.
+    /// - Throws: ``/CatalogStoreCore/StoreError/invalidSetting(_:)`` outside ``journalRevisionsRange``.
     public func setJournalRevisions(_ count: Int) throws(StoreError) {
         guard Self.journalRevisionsRange.contains(count) else {
             throw .invalidSetting("the journal keeps from \(Self.journalRevisionsRange.lowerBound) to \(Self.journalRevisionsRange.upperBound) revisions of each catalogue, not \(count)")
@@ -52,16 +52,16 @@ extension CatalogStore {
     /// is the changeset, so however many writes happened in between, a client animates one
     /// changeset that UIKit accepts.
     ///
-    /// - Throws: ``StoreError/revisionTooOld(catalog:requested:oldest:)`` beyond the journal's
-    ///   reach, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a revision the
-    ///   catalogue has not reached, ``StoreError/unknownCatalog(_:)``.
+    /// - Throws: ``/CatalogStoreCore/StoreError/revisionTooOld(catalog:requested:oldest:)`` beyond the journal's
+    ///   reach, ``/CatalogStoreCore/StoreError/revisionNotReached(catalog:requested:current:)`` for a revision the
+    ///   catalogue has not reached, ``/CatalogStoreCore/StoreError/unknownCatalog(_:)``.
     public func changes(in name: String, since revision: Int) throws(StoreError) -> Changeset {
         let (old, current, restoredContent, _) = try revisions(of: name, since: revision)
         return try StoreRules.changeset(from: old, to: current, restoredContent: restoredContent)
     }
 
     /// The catalogue as it stood at `revision`, rebuilt through the journal (see
-    /// ``CatalogDatabase/catalog(named:at:)``).
+    /// ``/CatalogStoreCore/CatalogDatabase/catalog(named:at:)``).
     public func catalog(named name: String, at revision: Int) throws(StoreError) -> Catalog {
         try revisions(of: name, since: revision).old
     }
@@ -70,7 +70,7 @@ extension CatalogStore {
     /// revision before it to it (with `fromRevision` and `toRevision`): the catalogue's history as
     /// far back as the journal reaches. Empty for a catalogue at revision 0.
     ///
-    /// - Throws: ``StoreError/unknownCatalog(_:)``.
+    /// - Throws: ``/CatalogStoreCore/StoreError/unknownCatalog(_:)``.
     public func history(of name: String, count: Int) throws(StoreError) -> [Changeset] {
         // Never more than asked: a write may land between the two reads.
         let count = max(0, count)

@@ -4,14 +4,14 @@ import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
-    /// Applies a client's numbered write (``ClientWrite``) in one transaction with the record of
+    /// Applies a client's numbered write (``/CatalogStoreCore/ClientWrite``) in one transaction with the record of
     /// its number and `answer(result)`: both land, or neither does.
     ///
-    /// - Returns: ``ClientWriteOutcome/applied(_:answer:)``, or for a resend of a write of the
-    ///   client's last request, ``ClientWriteOutcome/answeredBefore(_:)`` with its recorded
+    /// - Returns: ``/CatalogStoreCore/ClientWriteOutcome/applied(_:answer:)``, or for a resend of a write of the
+    ///   client's last request, ``/CatalogStoreCore/ClientWriteOutcome/answeredBefore(_:)`` with its recorded
     ///   answer (nothing is applied again).
-    /// - Throws: ``StoreError/outOfSequence(client:sequence:expected:)`` for any other number
-    ///   but the next; ``StoreError/numberTaken(client:sequence:)`` for a resend whose write is
+    /// - Throws: ``/CatalogStoreCore/StoreError/outOfSequence(client:sequence:expected:)`` for any other number
+    ///   but the next; ``/CatalogStoreCore/StoreError/numberTaken(client:sequence:)`` for a resend whose write is
     ///   not the one recorded under its number; the errors of `apply(_:to:)`, with nothing recorded.
     public func apply(_ batch: Batch, to catalog: String, as write: ClientWrite,
                       answer: @escaping @Sendable (WriteResult) -> RecordedAnswer) async throws(StoreError) -> ClientWriteOutcome {
@@ -61,7 +61,7 @@ enum ClientWriteRows {
 
     /// Records `write` as the client's last, only over the number before it, with its answer;
     /// the first write of a request drops the answers before the client's last
-    /// ``ClientWrite/answersKept`` numbers.
+    /// ``/CatalogStoreCore/ClientWrite/answersKept`` numbers.
     /// `landing`: the applied write's result, whose catalogue and revision the row keeps (a
     /// refusal keeps those of the write before; a first record that is a refusal has revision 0).
     static func record(_ write: ClientWrite, answer: RecordedAnswer, landing: WriteResult?, in db: Database) throws {
@@ -101,7 +101,7 @@ enum ClientWriteRows {
         return records.values.sorted { $0.client < $1.client }
     }
 
-    /// Takes `record` (``ClientRecord/validated()``) as the client's, unless the database has a
+    /// Takes `record` (``/CatalogStoreCore/ClientRecord/validated()``) as the client's, unless the database has a
     /// number as new or newer.
     static func restore(_ record: ClientRecord, in db: Database) throws {
         guard try last(of: record.client, in: db) < record.lastSequence else { return }

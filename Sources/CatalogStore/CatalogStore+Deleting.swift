@@ -6,7 +6,7 @@ extension CatalogStore {
     /// Deletes the catalogue named `name` — its sections, items, journal and import history —
     /// in one transaction, and returns what it held.
     ///
-    /// Its observers' sequences end with ``StoreError/unknownCatalog(_:)`` (the server's event
+    /// Its observers' sequences end with ``/CatalogStoreCore/StoreError/unknownCatalog(_:)`` (the server's event
     /// streams send `event: deleted` and close). A catalogue imported later under the same name
     /// goes on from its revisions rather than repeating them, so a client that still has a
     /// revision of the deleted one is sent a reset, never the new one's changes.
@@ -15,7 +15,7 @@ extension CatalogStore {
     ///   - name: the catalogue's name.
     ///   - ifRevision: delete only if the catalogue is at this revision (a client that has not
     ///     seen the latest writes does not delete them unawares).
-    /// - Throws: ``StoreError/unknownCatalog(_:)``; ``StoreError/rejected(catalog:_:)`` with a
+    /// - Throws: ``/CatalogStoreCore/StoreError/unknownCatalog(_:)``; ``/CatalogStoreCore/StoreError/rejected(catalog:_:)`` with a
     ///   stale revision when `ifRevision` is not the current one. Nothing is deleted then.
     @discardableResult
     public func delete(_ name: String, ifRevision: Int? = nil) throws(StoreError) -> DeletedCatalog {

@@ -10,8 +10,8 @@ extension CatalogStore {
     /// and written.
     ///
     /// - Returns: the new revision and the staged changeset from the old snapshot to the new one.
-    /// - Throws: ``StoreError/rejected(catalog:_:)`` with the `BatchError` (which operation,
-    ///   why); ``StoreError/unknownCatalog(_:)``; ``StoreError/database(_:)``.
+    /// - Throws: ``/CatalogStoreCore/StoreError/rejected(catalog:_:)`` with the `BatchError` (which operation,
+    ///   why); ``/CatalogStoreCore/StoreError/unknownCatalog(_:)``; ``/CatalogStoreCore/StoreError/database(_:)``.
     @discardableResult
     public func apply(_ batch: Batch, to catalog: String) throws(StoreError) -> WriteResult {
         let batch = batch.canonicalized()
@@ -73,7 +73,7 @@ extension CatalogStore {
     }
 
     /// The batch applied by an editor reading the catalogue in `db`; a broken rule becomes
-    /// ``StoreError/rejected(catalog:_:)``.
+    /// ``/CatalogStoreCore/StoreError/rejected(catalog:_:)``.
     static func edit(_ catalog: String, with batch: Batch, in db: Database) throws -> CatalogEditor<DatabaseCatalogSource> {
         var editor = CatalogEditor(source: try DatabaseCatalogSource(db: db, name: catalog))
         do {

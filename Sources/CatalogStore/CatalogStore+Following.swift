@@ -443,7 +443,7 @@ extension CatalogStore {
     /// Takes a server's catalogue in: the copy of catalogue `name` is brought by `patch` from
     /// local revision `expecting` (nil: no copy yet, and `patch` holds every section) in one
     /// transaction that also records `serverRevision` and removes the acknowledged writes that
-    /// revision holds (acknowledged at it or before). Throws ``StoreError/rejected(catalog:_:)``
+    /// revision holds (acknowledged at it or before). Throws ``/CatalogStoreCore/StoreError/rejected(catalog:_:)``
     /// with a stale revision when the copy is no longer at `expecting` (a write of the app's
     /// landed first: compute again).
     package func takeIn(_ name: String, patch: SectionPatch, expecting: Int?, serverRevision: Int) throws(StoreError) -> WriteResult {

@@ -7,9 +7,9 @@ extension CatalogStore {
     /// model's own rules — every catalogue's sections at positions exactly 0..<n, no two items
     /// of a section at one order key, no section over its capacity, and every name and id in
     /// canonical form (`Identifier`), so that no two of them are the same id. Throws the first
-    /// problem found: ``StoreError/database(_:)``, ``StoreError/positionsOutOfOrder(catalog:section:)``,
-    /// ``StoreError/overCapacity(catalog:section:count:capacity:)`` or
-    /// ``StoreError/nonCanonicalID(catalog:id:equivalent:)``.
+    /// problem found: ``/CatalogStoreCore/StoreError/database(_:)``, ``/CatalogStoreCore/StoreError/positionsOutOfOrder(catalog:section:)``,
+    /// ``/CatalogStoreCore/StoreError/overCapacity(catalog:section:count:capacity:)`` or
+    /// ``/CatalogStoreCore/StoreError/nonCanonicalID(catalog:id:equivalent:)``.
     ///
     /// For tests, tools and after a crash; ordinary writes check what they touch themselves.
     public func checkIntegrity() throws(StoreError) {

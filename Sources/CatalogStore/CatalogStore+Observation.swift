@@ -16,9 +16,9 @@ extension CatalogStore {
     /// Writes through any ``CatalogStore`` in this process are seen at once; writes by another
     /// process on the same file within a poll interval (10 ms). Observers of one catalogue at the
     /// same revision share one computation per update. The sequence ends when the consuming task
-    /// is cancelled, and throws ``StoreError/unknownCatalog(_:)`` when the catalogue is not (or no
-    /// longer) there, ``StoreError/revisionNotReached(catalog:requested:current:)`` for a
-    /// `revision` the catalogue has not reached, and ``StoreError/cannotWatch(path:reason:)`` when
+    /// is cancelled, and throws ``/CatalogStoreCore/StoreError/unknownCatalog(_:)`` when the catalogue is not (or no
+    /// longer) there, ``/CatalogStoreCore/StoreError/revisionNotReached(catalog:requested:current:)`` for a
+    /// `revision` the catalogue has not reached, and ``/CatalogStoreCore/StoreError/cannotWatch(path:reason:)`` when
     /// the database can no longer be watched for other processes' writes (its file removed or
     /// replaced, a read that fails): an observer never goes silent without a word.
     public func updates(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogUpdates {
@@ -26,7 +26,7 @@ extension CatalogStore {
     }
 
     /// The observer behind ``updates(of:from:resetThreshold:)``, for callers that also need to
-    /// wait with a time limit (a server sending keep-alives): ``CatalogObserver/next(waitingAtMost:)``.
+    /// wait with a time limit (a server sending keep-alives): ``/CatalogStoreCore/CatalogObserver/next(waitingAtMost:)``.
     public func observer(of name: String, from revision: Int? = nil, resetThreshold: Int = 10_000) -> CatalogObserver {
         CatalogObserver(store: self, name: name, from: revision, resetThreshold: resetThreshold)
     }

@@ -17,8 +17,8 @@ extension CatalogStore {
     /// - Parameters:
     ///   - catalogs: the catalogues, each with the record of the file it came from (or nil).
     ///   - progress: called now and then with (items written, items in all).
-    /// - Throws: ``StoreError/invalidCatalog(_:)`` before touching the database when a catalogue
-    ///   breaks a rule of the model; ``StoreError/database(_:)`` when SQLite refuses the write.
+    /// - Throws: ``/CatalogStoreCore/StoreError/invalidCatalog(_:)`` before touching the database when a catalogue
+    ///   breaks a rule of the model; ``/CatalogStoreCore/StoreError/database(_:)`` when SQLite refuses the write.
     @discardableResult
     public func replace(
         _ catalogs: [(Catalog, ImportRecord?)],

@@ -2,7 +2,7 @@ import CatalogStoreCore
 import GRDB
 
 extension CatalogStore {
-    /// Runs `body` in a read transaction, turning GRDB's errors into ``StoreError``.
+    /// Runs `body` in a read transaction, turning GRDB's errors into ``/CatalogStoreCore/StoreError``.
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
             return try writer.read(body)
@@ -46,7 +46,7 @@ extension CatalogStore {
         return edit
     }
 
-    /// A write's outcome, its errors as ``StoreError``.
+    /// A write's outcome, its errors as ``/CatalogStoreCore/StoreError``.
     private func outcome<T>(_ write: () throws -> T) throws(StoreError) -> T {
         do {
             return try write()

@@ -28,7 +28,7 @@ public final class CatalogStore: Sendable {
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///
-    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the file is not a usable database.
+    /// - Throws: ``/CatalogStoreCore/StoreError/cannotOpen(path:reason:)`` when the file is not a usable database.
     public convenience init(path: String) throws(StoreError) {
         try self.init(path: path, configuration: StoreConfiguration())
     }
@@ -36,7 +36,7 @@ public final class CatalogStore: Sendable {
     /// Opens the database at `path` as `configuration` says: for reading only, with a key, a
     /// page-cache size, suspension notifications (``StoreConfiguration``).
     ///
-    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` when the file is not a usable database,
+    /// - Throws: ``/CatalogStoreCore/StoreError/cannotOpen(path:reason:)`` when the file is not a usable database,
     ///   the hook throws, or a read-only store's file is missing or not at the current schema.
     public convenience init(path: String, configuration: StoreConfiguration) throws(StoreError) {
         if configuration.readOnly {
@@ -80,7 +80,7 @@ public final class CatalogStore: Sendable {
 
     /// Opens the file read-only and reads its schema's migrations.
     ///
-    /// - Throws: ``StoreError/cannotOpen(path:reason:)`` for a schema a newer version made (read
+    /// - Throws: ``/CatalogStoreCore/StoreError/cannotOpen(path:reason:)`` for a schema a newer version made (read
     ///   or written, this version would misread it).
     private static func openReadOnly(path: String, _ options: StoreConfiguration) throws(StoreError) -> ReadOnlyOpening {
         var readOnly = configuration(options)

@@ -17,8 +17,8 @@ import GRDB
 /// ```
 public struct StoreConfiguration: Sendable {
     /// Open an existing database for reading only: the file is never written (no migration, no
-    /// checkpoint), and every write throws ``StoreError``. A database whose schema is not the
-    /// current one is refused (``StoreError/cannotOpen(path:reason:)``): open it for writing once.
+    /// checkpoint), and every write throws ``/CatalogStoreCore/StoreError``. A database whose schema is not the
+    /// current one is refused (``/CatalogStoreCore/StoreError/cannotOpen(path:reason:)``): open it for writing once.
     public var readOnly = false
 
     /// The page cache of each connection, in bytes (SQLite's `cache_size`). The default, 64 MiB,
@@ -29,12 +29,12 @@ public struct StoreConfiguration: Sendable {
     /// Run first on every connection the store opens, before anything reads the file: where an
     /// encrypted database is given its key (with a SQLCipher build of SQLite,
     /// `try db.usePassphrase(key)`). A hook that throws fails the open with
-    /// ``StoreError/cannotOpen(path:reason:)``.
+    /// ``/CatalogStoreCore/StoreError/cannotOpen(path:reason:)``.
     public var prepareDatabase: (@Sendable (Database) throws -> Void)?
 
     /// Whether the store's connections obey GRDB's `Database.suspendNotification` and
     /// `Database.resumeNotification`: while suspended, a statement that would take a lock fails
-    /// (a write throws ``StoreError`` and changes nothing), so that an app that shares its database
+    /// (a write throws ``/CatalogStoreCore/StoreError`` and changes nothing), so that an app that shares its database
     /// through an App Group container is not killed (`0xdead10cc`) for holding a lock as it is
     /// suspended. Post the notifications as the app goes to and comes back from the background.
     public var observesSuspensionNotifications = false

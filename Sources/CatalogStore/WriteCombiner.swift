@@ -25,7 +25,7 @@ import GRDB
 /// combiner's own queue. A server needs the second kind: with one blocked thread per waiting
 /// request, the size of a thread pool (a few threads on a small machine), not the number of
 /// clients, would cap the group.
-/// `Output` is what every edit returns (the store's edits return a ``WriteResult``).
+/// `Output` is what every edit returns (the store's edits return a ``/CatalogStoreCore/WriteResult``).
 final class WriteCombiner<Output>: @unchecked Sendable {
     /// One edit waiting for, or given, its result.
     private final class Request {

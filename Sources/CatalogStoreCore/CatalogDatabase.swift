@@ -2,7 +2,7 @@ import CatalogDiff
 import CatalogModel
 
 /// What the server, the command line and apps call on a database of catalogues, whichever engine
-/// holds it: ``CatalogStore`` (SQLite, the embedded default) or the PostgreSQL store of the
+/// holds it: `CatalogStore` (SQLite, the embedded default) or the PostgreSQL store of the
 /// `CatalogPostgres` module, which several `catalog serve` instances share.
 ///
 /// Both keep the same guarantees (docs/Batches-and-moves.md): every write is one transaction that
