@@ -169,9 +169,10 @@ extension PostgresCatalogStore {
             throw StoreError.overCapacity(catalog: name, section: id, count: Int(count), capacity: Int(capacity ?? 0))
         }
         if checkOrder {
-            let order = try await connection.query("""
-                SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = \(catalogPK)
-                """, logger: logger)
+            var binds = PostgresBindings()
+            binds.append(catalogPK)
+            let order = try await connection.query(PostgresQuery(unsafeSQL: StoreSQL.sectionOrderHolds(catalogPK: "$1"), binds: binds),
+                                                   logger: logger)
             for try await ok in order.decode(Bool.self) where !ok {
                 throw StoreError.positionsOutOfOrder(catalog: name, section: "(section order)")
             }
@@ -183,7 +184,7 @@ extension PostgresCatalogStore {
     /// another kind.
     static func sectionsBreakingRules(_ ids: [String]?, catalogPK: Int64) -> PostgresQuery {
         // Each section's items counted through its own index (a lateral aggregate is not flattened).
-        let mismatch = "count(*) FILTER (WHERE s.kind <> CASE i.kind WHEN 'video' THEN 'videos' WHEN 'book' THEN 'bookshelf' ELSE 'icons' END)"
+        let mismatch = "count(*) FILTER (WHERE s.kind <> \(StoreSQL.sectionKind(ofItemKind: "i.kind")))"
         var binds = PostgresBindings()
         binds.append(catalogPK)
         let sections: String
@@ -225,7 +226,7 @@ extension PostgresCatalogStore {
             """, logger: logger)
         try await connection.query("INSERT INTO journal (catalog_pk, revision, patch) VALUES (\(catalogPK), \(Int64(revision)), \(text))",
                                    logger: logger)
-        if revision % StoreRules.journalPruningInterval == 0 {
+        if StoreRules.prunesJournal(afterWriting: revision) {
             try await connection.query("""
                 DELETE FROM journal WHERE catalog_pk = \(catalogPK) AND revision <= \(Int64(revision)) - coalesce(
                     (SELECT value FROM setting WHERE name = 'journal_revisions'), \(Int64(StoreRules.defaultJournalRevisions)))

@@ -124,12 +124,12 @@ extension CatalogStore {
         }
     }
 
-    /// Writes the patch that rebuilds the previous revision; every ``journalPruningInterval``
+    /// Writes the patch that rebuilds the previous revision; every `StoreRules.journalPruningInterval`
     /// revisions, forgets those past the number the database keeps.
     static func journal(_ patch: RevisionPatch, catalogPK: Int64, revision: Int, in db: Database) throws {
         try RawStatement(db, "INSERT INTO journal (catalog_pk, revision, patch) VALUES (?, ?, ?)")
             .execute(.integer(catalogPK), .integer(Int64(revision)), .text(try patch.encoded()))
-        if revision % StoreRules.journalPruningInterval == 0 {
+        if StoreRules.prunesJournal(afterWriting: revision) {
             try db.cachedStatement(sql: "DELETE FROM journal WHERE catalog_pk = ? AND revision <= ?")
                 .execute(arguments: [catalogPK, revision - journalRevisions(in: db)])
         }

@@ -62,13 +62,9 @@ extension CatalogStore {
         }
     }
 
-    /// Checks that a catalogue's sections sit at positions 0..<n (section positions have a UNIQUE
-    /// index, so min and max prove it): after every import, and after every edit that reorders
-    /// sections.
+    /// Checks that a catalogue's sections sit at positions 0..<n (``StoreSQL/sectionOrderHolds(catalogPK:)``).
     static func verifySectionOrder(ofCatalog catalogPK: Int64, named catalog: String, in db: Database) throws {
-        let ok = try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT count(*) = 0 OR (min(position) = 0 AND max(position) = count(*) - 1) FROM section WHERE catalog_pk = ?
-            """), arguments: [catalogPK]) ?? true
+        let ok = try Bool.fetchOne(db.cachedStatement(sql: StoreSQL.sectionOrderHolds(catalogPK: "?")), arguments: [catalogPK]) ?? true
         if !ok { throw StoreError.positionsOutOfOrder(catalog: catalog, section: "(section order)") }
     }
 

@@ -13,6 +13,14 @@ extension StoreRules {
     /// old entries on every write dirtied one more page for each commit to append to the log.
     package static let journalPruningInterval = 64
 
+    /// Whether the write that made `revision` also forgets the journal's entries of revisions at
+    /// or below `revision` minus the number of revisions the database keeps (its
+    /// `journal_revisions` setting, else ``defaultJournalRevisions``): every
+    /// ``journalPruningInterval`` revisions of a catalogue, in the write's transaction.
+    package static func prunesJournal(afterWriting revision: Int) -> Bool {
+        revision % journalPruningInterval == 0
+    }
+
     /// The changeset between a revision the journal rebuilt and the current one, with their
     /// revisions. Writes that only moved things (`restoredContent` false) change no content:
     /// there is nothing to compare for reloads.
