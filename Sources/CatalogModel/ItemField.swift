@@ -5,12 +5,13 @@
 /// Which kind has which content field, and how a field reads and writes an ``ItemContent``, is
 /// stated once, here and in ItemContent+Fields.swift: the importer, the exporter, the editor's
 /// updates, the store's columns and the journal all go through it. A new field still touches
-/// eight places: its kind's struct (ItemContent.swift), this enum, ItemContent+Fields.swift, a
-/// migration that adds its column (Migrations/), the decoder's constructor of its kind
-/// (CatalogDecoder), the aliases loose files may use for it (CatalogImport's ItemFields.swift),
-/// the typed initialiser of ``ItemFields`` (Editing/Batch.swift), and the documents that list
-/// the fields (openapi.json's `map` pattern, docs/Catalogue-files.md); `catalog show` prints it
-/// if its details column should.
+/// these places: its kind's struct (ItemContent.swift), this enum, ItemContent+Fields.swift, a
+/// migration per backend that adds its column (Migrations/ and Migrations/postgres/), the
+/// decoder's constructor of its kind (CatalogDecoder), the aliases loose files may use for it
+/// (CatalogImport's ItemFields.swift), the typed initialiser of ``ItemFields``
+/// (Editing/Batch.swift), and the documents that list the fields (openapi.json's `map` pattern,
+/// docs/Catalogue-files.md), which a test holds to this enum; `catalog show` prints it if its
+/// details column should.
 public enum ItemField: String, CaseIterable, Sendable, Hashable {
     case id, name, icon, title, cover, author, playCount, likeCount, status, statusText, width, height
 
