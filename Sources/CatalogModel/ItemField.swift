@@ -80,4 +80,22 @@ public enum ItemFieldValue: Sendable, Hashable {
     case text(String)
     /// A count.
     case count(Int)
+
+    /// Which case holds a field's value: what a reader of stored values (a column, a journal
+    /// entry) decodes it as. Readers switch over it, so a representation added here is a compile
+    /// error in each until it reads it.
+    package enum Representation: Sendable, Hashable {
+        case text, count
+    }
+}
+
+extension ItemField {
+    /// How this field's value is held (``ItemFieldValue``'s case). A ``ContentType`` added to the
+    /// model is a compile error here until it says how it is held.
+    package var representation: ItemFieldValue.Representation {
+        switch contentType {
+        case .text?, .optionalText?, .status?, nil: .text
+        case .count?: .count
+        }
+    }
 }

@@ -23,10 +23,9 @@ enum ItemRows {
         var values: [ItemField: ItemFieldValue] = [:]
         for (index, field) in ItemColumns.content.enumerated() {
             let cell = row[offset + 2 + index]
-            if field.contentType == .count {
-                if let count = try cell.decode(Int64?.self) { values[field] = .count(Int(count)) }
-            } else if let text = try cell.decode(String?.self) {
-                values[field] = .text(text)
+            switch field.representation {
+            case .count: values[field] = try cell.decode(Int64?.self).map { .count(Int($0)) }
+            case .text: values[field] = try cell.decode(String?.self).map(ItemFieldValue.text)
             }
         }
         let content: ItemContent
@@ -86,10 +85,18 @@ enum ItemRows {
     /// The field of a ``Writer``'s row that names its part of a combined write.
     static let partColumn = "part"
 
+    /// The SQL type of `field`'s column.
+    static func sqlType(of field: ItemField) -> String {
+        switch field.representation {
+        case .count: "BIGINT"
+        case .text: "TEXT"
+        }
+    }
+
     /// The record type of a ``Writer``'s rows for `json_to_recordset(…) AS r(…)`.
     static let recordType: String = {
         let content = ItemColumns.content.map { field in
-            "\(ItemColumns.column(field)) \(field.contentType == .count ? "BIGINT" : "TEXT")"
+            "\(ItemColumns.column(field)) \(sqlType(of: field))"
         }
         return (["\(partColumn) INTEGER", "id TEXT", "section TEXT", "position BIGINT", "kind TEXT"] + content
             + ["width DOUBLE PRECISION", "height DOUBLE PRECISION"]).joined(separator: ", ")

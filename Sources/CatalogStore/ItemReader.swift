@@ -68,7 +68,10 @@ struct ItemReader {
             content = try ItemContent(kind: kind) { field in
                 let column = Self.contentColumn &+ ItemColumns.offset(of: field)
                 if row.isNull(column) { return nil }
-                return field.contentType == .count ? .count(row.int(column)) : .text(row.text(column) ?? "")
+                switch field.representation {
+                case .count: return .count(row.int(column))
+                case .text: return .text(row.text(column) ?? "")
+                }
             }
         } catch {
             throw StoreError.database("item \(id) holds a value its field may not: \(error)")

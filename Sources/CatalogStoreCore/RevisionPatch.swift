@@ -232,10 +232,9 @@ struct StoredItem: Codable, Equatable {
         content = [:]
         for field in ItemColumns.content {
             let key = Key(field.rawValue)
-            if field.contentType == .count {
-                content[field] = try container.decodeIfPresent(Int.self, forKey: key).map(ItemFieldValue.count)
-            } else {
-                content[field] = try container.decodeIfPresent(String.self, forKey: key).map(ItemFieldValue.text)
+            switch field.representation {
+            case .count: content[field] = try container.decodeIfPresent(Int.self, forKey: key).map(ItemFieldValue.count)
+            case .text: content[field] = try container.decodeIfPresent(String.self, forKey: key).map(ItemFieldValue.text)
             }
         }
     }
