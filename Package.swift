@@ -248,6 +248,8 @@ let package = Package(
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
+                                                           // One ServerProcess for the tests and the benchmarks.
+                                                           "CatalogBenchmarks", "CatalogConcurrency",
                                                            "CatalogPostgres", .product(name: "PostgresNIO", package: "postgres-nio")]),
         .testTarget(
             name: "CatalogBenchmarksTests",

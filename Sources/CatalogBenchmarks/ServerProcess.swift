@@ -1,63 +1,77 @@
 import Foundation
 
-/// A `catalog serve` process on a free port of 127.0.0.1.
-final class ServerProcess: @unchecked Sendable {
-    let process: Process
-    let port: Int
+/// `catalog serve` running as a process of its own, as a user starts it: on the port asked for,
+/// or a free one the server picks (port 0), known from the server's own "listening on" line —
+/// no free-port race, no polling. The benchmarks and the command line's tests both start servers
+/// through it.
+package final class ServerProcess: @unchecked Sendable {
+    package let process = Process()
+    package let port: Int
+    /// Where the server's standard error (its log) goes.
+    package let logPath: String
 
-    private init(process: Process, port: Int) {
-        self.process = process
+    /// Starts `executable serve --port PORT ARGUMENTS…` in `folder` (port 0: one the server
+    /// picks) and returns once it says it is listening. The environment is this process's, less
+    /// `CATALOG_DB`, with `environment` over it; the log goes to `log` (by default a new file in
+    /// `folder`).
+    ///
+    /// - Throws: ``ServerDidNotStart`` with the server's output and log when it exits first.
+    package init(executable: URL, arguments: [String], folder: URL, environment: [String: String] = [:],
+                 port: Int = 0, log: String? = nil) throws {
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", String(port)] + arguments
+        process.currentDirectoryURL = folder
+        var merged = ProcessInfo.processInfo.environment
+        merged["CATALOG_DB"] = nil
+        merged.merge(environment) { $1 }
+        process.environment = merged
+        let output = Pipe()
+        process.standardOutput = output
+        logPath = log ?? folder.appendingPathComponent("serve-\(UUID().uuidString).log").path
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try process.run()
+        // "catalog serve: listening on http://127.0.0.1:PORT (database …)"
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        let address = text.split(separator: "://").dropFirst().first?.prefix { $0 != " " }
+        guard let port = address?.split(separator: ":").last.flatMap({ Int($0) }) else {
+            process.interrupt()
+            process.waitUntilExit()
+            throw ServerDidNotStart(output: text + ((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""))
+        }
         self.port = port
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw ClusterBenchmark.Failure(description: "no free port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
+    /// A server that exited before it listened: what it printed.
+    package struct ServerDidNotStart: Error, CustomStringConvertible {
+        package var output: String
+        package var description: String { "catalog serve did not start: \(output)" }
     }
 
-    /// Starts `catalog serve` on `database` and waits until it answers `GET /ready`.
+    deinit { if process.isRunning { process.interrupt() } }
+
+    /// Starts `catalog serve` on `database` for a benchmark (32 database connections, warnings
+    /// only), its log in `log`.
     static func start(_ executable: String, database: String, log: String) throws -> ServerProcess {
-        let port = try freePort()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--db", database, "--port", String(port), "--database-connections", "32", "--log-level", "warning"]
-        _ = FileManager.default.createFile(atPath: log, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let server = ServerProcess(process: process, port: port)
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if let response = try? BlockingHTTP(port: port).request("GET", "/ready"), response.status == 200 { return server }
-            guard process.isRunning else { break }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        server.stop()
-        throw ClusterBenchmark.Failure(description: "catalog serve did not become ready; its log: \(log)")
+        try ServerProcess(executable: URL(fileURLWithPath: executable),
+                          arguments: ["--db", database, "--database-connections", "32", "--log-level", "warning"],
+                          folder: URL(fileURLWithPath: log).deletingLastPathComponent(), log: log)
     }
 
     /// `kill -9`.
-    func kill() {
+    package func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
     /// SIGINT, as an operator stops it; waits for it to exit.
-    func stop() {
+    package func stop() {
         if process.isRunning { process.interrupt() }
         process.waitUntilExit()
     }

@@ -1,3 +1,4 @@
+import CatalogBenchmarks
 import CatalogPostgres
 import CatalogStore
 import CatalogTestSupport

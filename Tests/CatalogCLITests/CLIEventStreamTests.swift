@@ -1,3 +1,4 @@
+import CatalogBenchmarks
 import CatalogDiff
 import CatalogTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import CatalogBenchmarks
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking

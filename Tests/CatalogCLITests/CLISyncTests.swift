@@ -1,3 +1,4 @@
+import CatalogBenchmarks
 import CatalogModel
 import CatalogStore
 import CatalogTestSupport
@@ -43,18 +44,6 @@ struct CLISyncTests {
         return catalog.sections.map { $0.items.map(\.id) }
     }
 
-    /// Waits until `condition` holds (far longer than it takes on a busy machine).
-    static func eventually(_ what: @autoclosure () -> String, _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(90)
-        while !(try condition()) {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("never came true: \(what())")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
     /// A port no process listens on now.
     static func freePort(_ cli: CLIRunner) throws -> Int {
         let server = try ServerProcess(arguments: ["--db", cli.folder.appendingPathComponent("probe.sqlite").path], folder: cli.folder)
@@ -73,7 +62,7 @@ struct CLISyncTests {
         var server = try ServerProcess(arguments: ["--db", serverDB], folder: cli.folder, port: port)
         // The device takes its copy, then goes offline.
         let first = try Self.follower(cli, port: port, device: device)
-        try await Self.eventually("the copy") { try Self.sections(device) == [["a0", "a1", "a2"], ["b0"], []] }
+        try await waitUntil("the copy") { try Self.sections(device) == [["a0", "a1", "a2"], ["b0"], []] }
         first.interrupt()
         first.waitUntilExit()
         // Offline, the device moves a book: queued.
@@ -85,7 +74,7 @@ struct CLISyncTests {
         #expect(connection.send("POST /catalogs/shelf/batches HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                                 + "Catalog-Client-ID: \(client)\r\nCatalog-Client-Sequence: \(queued.sequence)\r\n"
                                 + "Content-Length: \(queued.batch.utf8.count)\r\n\r\n\(queued.batch)"))
-        try await Self.eventually("the commit") { try CatalogStore.openForReading(path: serverDB).revision(of: "shelf") == 2 }
+        try await waitUntil("the commit") { try CatalogStore.openForReading(path: serverDB).revision(of: "shelf") == 2 }
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
         connection.close()
@@ -93,8 +82,8 @@ struct CLISyncTests {
         server = try ServerProcess(arguments: ["--db", serverDB], folder: cli.folder, port: port)
         let second = try Self.follower(cli, port: port, device: device)
         defer { second.interrupt(); second.waitUntilExit() }
-        try await Self.eventually("the outbox drained") { try CatalogStore.openForReading(path: device).outbox().isEmpty }
-        try await Self.eventually("the copy at the server's") { try Self.sections(device) == [["a1", "a2"], ["b0"], ["a0"]] }
+        try await waitUntil("the outbox drained") { try CatalogStore.openForReading(path: device).outbox().isEmpty }
+        try await waitUntil("the copy at the server's") { try Self.sections(device) == [["a1", "a2"], ["b0"], ["a0"]] }
         #expect(try CatalogStore.openForReading(path: serverDB).revision(of: "shelf") == 2)
         #expect(try Self.sections(serverDB) == [["a1", "a2"], ["b0"], ["a0"]])
         #expect(try cli.run(["outbox", "--db", device]).stdout == "the outbox is empty\n")
@@ -129,7 +118,7 @@ struct CLISyncTests {
             follower = try Self.follower(cli, port: server.port, device: device)
         }
         defer { follower.interrupt(); follower.waitUntilExit() }
-        try await Self.eventually("the copy at the server's") { try Self.sections(device) == Self.sections(serverDB) }
+        try await waitUntil("the copy at the server's") { try Self.sections(device) == Self.sections(serverDB) }
         let followed = try CatalogStore.openForReading(path: device).followedCatalogs()
         #expect(followed.first?.serverRevision == (try CatalogStore.openForReading(path: serverDB).revision(of: "shelf")))
     }

@@ -54,7 +54,7 @@ import Testing
             let running = clients.map { client in Task { try await client.run(following: ["shelf"]) } }
             defer { running.forEach { $0.cancel() } }
             for device in devices {
-                try await FollowingTests.eventually("the first snapshot") { try FollowingTests.same(device, server) }
+                try await waitUntil("the first snapshot") { try FollowingTests.same(device, server) }
             }
             let checks = devices.map { _ in Checked() }
             let watching = zip(checks, devices).map { $0.check($1) }
@@ -82,14 +82,14 @@ import Testing
                 #expect(total == 600)
             }
             for (client, device) in zip(clients, devices) {
-                try await FollowingTests.eventually("the outbox settled") { try client.outbox().allSatisfy { $0.state == .rejected } }
-                try await FollowingTests.eventually("the copy at the server's") { try FollowingTests.same(device, server) }
+                try await waitUntil("the outbox settled") { try client.outbox().allSatisfy { $0.state == .rejected } }
+                try await waitUntil("the copy at the server's") { try FollowingTests.same(device, server) }
                 try device.checkIntegrity()
             }
             // Every update checked, up to the copy as it ends.
             for (check, device) in zip(checks, devices) {
                 let last = try device.revision(of: "shelf")
-                try await FollowingTests.eventually("the observer at the last revision") { check.revision == last }
+                try await waitUntil("the observer at the last revision") { check.revision == last }
             }
             watching.forEach { $0.cancel() }
             for check in checks {

@@ -2,6 +2,7 @@ import CatalogClient
 import CatalogModel
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -42,7 +43,7 @@ import Testing
                                            transport: transport, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
             let task = Task { try await client.run(following: ["shelf"]) }
             defer { task.cancel() }
-            try await FollowingTests.eventually("the first snapshot") { try FollowingTests.same(device, server) }
+            try await waitUntil("the first snapshot") { try FollowingTests.same(device, server) }
             #expect(asked.refreshCount == 0)
             // The backend issues a new token and revokes the old one; the device's next write is
             // refused once, then sent with the new token.
@@ -50,8 +51,8 @@ import Testing
             try credentials.reloadTokenFile()
             asked.rotate(to: "new")
             try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
-            try await FollowingTests.eventually("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
-            try await FollowingTests.eventually("the outbox drained") { try client.outbox().isEmpty }
+            try await waitUntil("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
+            try await waitUntil("the outbox drained") { try client.outbox().isEmpty }
             #expect(asked.refreshCount >= 1)
             task.cancel()
             _ = await task.result

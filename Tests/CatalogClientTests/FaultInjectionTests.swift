@@ -245,7 +245,7 @@ import Testing
         let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(2), atMost: .milliseconds(20))
         let task = Task { try await client.run(following: catalogs) }
         defer { task.cancel() }
-        try await FollowingTests.eventually("the run following \(catalogs)", done)
+        try await waitUntil("the run following \(catalogs)", done)
         task.cancel()
         _ = await task.result
     }
@@ -276,7 +276,7 @@ import Testing
                 while ContinuousClock.now < end, try !done() { try await Task.sleep(for: .milliseconds(2)) }
             } else {
                 func logTail() -> String { String(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(1_500)) }
-                try await FollowingTests.eventually("catalog sync following \(catalogs) (start \(index + 1)); its log ends: \(logTail())") {
+                try await waitUntil("catalog sync following \(catalogs) (start \(index + 1)); its log ends: \(logTail())") {
                     try done() || !process.isRunning
                 }
                 if try !process.isRunning && !done() {

@@ -62,15 +62,6 @@ import Testing
         _ = await task.result
     }
 
-    /// Waits until `condition` holds: far longer than it takes on a machine with both cores busy
-    /// (the test fails only when it never holds).
-    static func eventually(_ what: @autoclosure () -> String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
-        guard try await CatalogTestSupport.eventually(within: limit, condition) else {
-            Issue.record("never came true: \(what())")
-            throw CancellationError()
-        }
-    }
-
     static func same(_ device: CatalogStore, _ server: CatalogStore) throws -> Bool {
         guard let copy = try? device.catalog(named: "shelf") else { return false }
         return copy.sections == (try server.catalog(named: "shelf")).sections
@@ -86,14 +77,14 @@ import Testing
 
     @Test func serverWritesReachTheCopyAsUpdatesTheSimulatorAccepts() async throws {
         try await Self.servedShelves { server, device, url in try await Self.following(device, url) { client in
-            try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+            try await waitUntil("the first snapshot") { try Self.same(device, server) }
             let observer = device.observer(of: "shelf")
             var seen = try #require(try await observer.next()).catalog
             let moves: [(String, String)] = [("a0", "c"), ("b0", "a"), ("a1", "c"), ("a0", "b"), ("c0", "b")]
             for (item, section) in moves {
                 _ = try? await server.move(item: item, toSection: section, index: 0, in: "shelf")
             }
-            try await Self.eventually("the server's writes") { try Self.same(device, server) }
+            try await waitUntil("the server's writes") { try Self.same(device, server) }
             let target = try device.catalog(named: "shelf")
             while seen.revision < target.revision {
                 let update = try #require(try await observer.next())
@@ -111,12 +102,12 @@ import Testing
     @Test func theDevicesWritesAreSentOnceAndARefusedOneIsReportedAndUndone() async throws {
         try await Self.servedShelves { server, device, url in
             try await Self.following(device, url) { client in
-                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+                try await waitUntil("the first snapshot") { try Self.same(device, server) }
                 // A write of the device: the copy changes at once, the server once it is sent.
                 try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
                 #expect(try device.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"])
-                try await Self.eventually("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
-                try await Self.eventually("the outbox drained") { try client.outbox().isEmpty }
+                try await waitUntil("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
+                try await waitUntil("the outbox drained") { try client.outbox().isEmpty }
                 #expect(try server.revision(of: "shelf") == 2)
             }
             // Offline, the device moves a book onto shelf c, which the server fills meanwhile.
@@ -130,7 +121,7 @@ import Testing
                     for await outbox in client.outboxUpdates() where outbox.contains(where: { $0.state == .rejected }) { return outbox }
                     return []
                 }
-                try await Self.eventually("the refusal and the copy at the server's with the other write \((try? client.outbox()) ?? [])") {
+                try await waitUntil("the refusal and the copy at the server's with the other write \((try? client.outbox()) ?? [])") {
                     try client.outbox().map(\.state) == [.rejected] && Self.same(device, server)
                 }
                 let entry = try #require(try client.outbox().first)
@@ -156,9 +147,9 @@ import Testing
         let (device, _) = try Self.deviceStore()
         try await Self.serving(old) { oldURL in
             try await Self.following(device, oldURL) { client in
-                try await Self.eventually("the first snapshot") { try Self.same(device, old) }
+                try await waitUntil("the first snapshot") { try Self.same(device, old) }
                 try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
-                try await Self.eventually("the outbox drained") { try client.outbox().isEmpty }
+                try await waitUntil("the outbox drained") { try client.outbox().isEmpty }
             }
             // Offline, the device queues a move; the server's database is copied whole to another.
             try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
@@ -173,7 +164,7 @@ import Testing
                 #expect(try client.serverMoved(from: oldURL) == [])
                 let task = Task { try await client.run(following: ["shelf"]) }
                 defer { task.cancel() }
-                try await Self.eventually("the queued write on the new server") { try client.outbox().isEmpty && Self.same(device, new) }
+                try await waitUntil("the queued write on the new server") { try client.outbox().isEmpty && Self.same(device, new) }
                 #expect(try new.catalog(named: "shelf").sections[1].items.map(\.id) == ["a0"])
                 #expect(try old.revision(of: "shelf") == 2)
                 #expect(try device.followedCatalogs().map(\.server) == [newURL.absoluteString])
@@ -190,7 +181,7 @@ import Testing
     @Test func aCatalogueDeletedOnTheServerIsDeletedHereAndItsWaitingWritesRejected() async throws {
         try await Self.servedShelves { server, device, url in
             try await Self.following(device, url) { _ in
-                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+                try await waitUntil("the first snapshot") { try Self.same(device, server) }
             }
             // Deleted while the device is away, with a write of the device waiting.
             try await device.move(item: "b0", toSection: "c", in: "shelf")
@@ -207,7 +198,7 @@ import Testing
             // Made again on the server, followed again, then deleted while followed.
             try await server.replace([(Self.shelves, nil)], progress: nil)
             let again = Task { try await client.run(following: ["shelf"]) }
-            try await Self.eventually("the new copy") { try Self.same(device, server) }
+            try await waitUntil("the new copy") { try Self.same(device, server) }
             try await server.delete([("shelf", nil)])
             try await again.value
             #expect(throws: StoreError.unknownCatalog("shelf")) { try device.catalog(named: "shelf") }
@@ -228,7 +219,7 @@ import Testing
         let (device, _) = try Self.deviceStore()
         try await Self.serving(server) { url in
             try await Self.following(device, url) { _ in
-                try await Self.eventually("the first snapshot") { try Self.same(device, server) }
+                try await waitUntil("the first snapshot") { try Self.same(device, server) }
             }
             // Away while the server takes 100 writes.
             for n in 0..<100 { try await server.move(item: "b0", toSection: n % 2 == 0 ? "c" : "b", index: 0, in: "shelf") }
@@ -236,7 +227,7 @@ import Testing
             let before = try device.catalog(named: "shelf")
             let observer = device.observer(of: "shelf", from: before.revision)
             try await Self.following(device, url) { _ in
-                try await Self.eventually("caught up") { try Self.same(device, server) }
+                try await waitUntil("caught up") { try Self.same(device, server) }
             }
             let update = try #require(try await observer.next())
             #expect(update.revision == before.revision + 1, "one update")
@@ -248,7 +239,7 @@ import Testing
             try await server.move(item: "a2", toSection: "c", index: 0, in: "shelf")
             let stale = try device.catalog(named: "shelf")
             try await Self.following(device, url) { _ in
-                try await Self.eventually("caught up after a reset") { try Self.same(device, server) }
+                try await waitUntil("caught up after a reset") { try Self.same(device, server) }
             }
             #expect(try device.revision(of: "shelf") == stale.revision + 1)
             #expect(try device.followedCatalogs().first?.serverRevision == (try server.revision(of: "shelf")))

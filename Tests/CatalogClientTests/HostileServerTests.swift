@@ -1,11 +1,12 @@
-@testable import CatalogClient
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+@testable import CatalogClient
 
 /// A client facing a server that answers nonsense keeps its copy and its outbox as they were,
 /// never dies, and says what it could not read; its waits grow, with jitter, up to a cap.
@@ -75,7 +76,7 @@ import Testing
         let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50),
                                        maxEventBytes: maxEventBytes)
         let task = Task { try await client.run(following: ["shelf"]) }
-        try await FollowingTests.eventually("three connections (\(asked.times))") { asked.times >= 3 }
+        try await waitUntil("three connections (\(asked.times))") { asked.times >= 3 }
         task.cancel()
         _ = await task.result
     }
@@ -184,7 +185,7 @@ import Testing
             for n in 0..<queued { try await other.move(item: "b0", toSection: n % 2 == 0 ? "c" : "b", in: "shelf") }
             let client = try CatalogClient(store: other, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
             let task = Task { try await client.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("three requests of the writes") { written.times >= 3 }
+            try await waitUntil("three requests of the writes") { written.times >= 3 }
             #expect(try other.outbox().map(\.state) == Array(repeating: .pending, count: queued))
             task.cancel()
             _ = await task.result

@@ -1,11 +1,12 @@
-@testable import CatalogClient
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import HTTPTypes
 import Testing
+@testable import CatalogClient
 
 /// A stream that goes silent is dropped and opened again; an event the client cannot take in
 /// does not make it ask for the same event forever.
@@ -48,7 +49,7 @@ import Testing
         try await Self.holding(keepAlive: "0.2", answer: { _ in HostileServerTests.snapshot(at: 3) }, asked: asked) { url in
             let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
             let task = Task { try await client.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("the snapshot and three connections (\(asked.times))") {
+            try await waitUntil("the snapshot and three connections (\(asked.times))") {
                 try asked.times >= 3 && device.followedCatalogs().first?.serverRevision == 3
             }
             task.cancel()
@@ -73,7 +74,7 @@ import Testing
         }, asked: asked) { url in
             let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(5), atMost: .milliseconds(20))
             let task = Task { try await client.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("a second snapshot (\(snapshots.times) of \(asked.times))") { snapshots.times >= 2 }
+            try await waitUntil("a second snapshot (\(snapshots.times) of \(asked.times))") { snapshots.times >= 2 }
             task.cancel()
             _ = await task.result
             #expect(try device.catalog(named: "shelf").sections == FollowingTests.shelves.sections)

@@ -2,6 +2,7 @@ import CatalogClient
 import CatalogModel
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
         let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
         let task = Task { try await client.run(following: catalogs) }
         defer { task.cancel() }
-        try await Following.eventually(what, done)
+        try await waitUntil(what, done)
         task.cancel()
         _ = await task.result
     }
@@ -154,9 +155,9 @@ extension NumberingTests {
             let client = try CatalogClient(store: device, server: url, transport: transport, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
             let task = Task { try await client.run(following: names) }
             defer { task.cancel() }
-            try await FollowingTests.eventually("\(count) copies") { try NumberingTests.inStep(device, server, names) }
+            try await waitUntil("\(count) copies") { try NumberingTests.inStep(device, server, names) }
             try await device.move(item: "b0", toSection: "c", index: 0, in: last)
-            try await FollowingTests.eventually("the move on the server") {
+            try await waitUntil("the move on the server") {
                 try server.catalog(named: last).sections[2].items.map(\.id) == ["b0"] && NumberingTests.inStep(device, server, names)
             }
             task.cancel()

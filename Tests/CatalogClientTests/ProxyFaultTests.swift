@@ -1,10 +1,11 @@
-@testable import CatalogClient
 import CatalogModel
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Hummingbird
 import Testing
+@testable import CatalogClient
 
 /// What a proxy between the device and the server answers is not the server's word: a device
 /// behind one that fails keeps its copy and its writes, and sends them once it passes.
@@ -24,19 +25,19 @@ import Testing
                 return failing.isOn ? FaultProxy.html(.notFound) : nil
             }) { proxy in
                 try await Following.following(device, proxy) { _ in
-                    try await Following.eventually("the first snapshot") { try Following.same(device, server) }
+                    try await waitUntil("the first snapshot") { try Following.same(device, server) }
                 }
                 try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
                 failing.isOn = true
                 let before = streams.times
                 let client = try CatalogClient(store: device, server: proxy, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
                 let task = Task { try await client.run(following: ["shelf"]) }
-                try await Following.eventually("three refused streams") { streams.times >= before + 3 }
+                try await waitUntil("three refused streams") { streams.times >= before + 3 }
                 #expect(try device.followedCatalogs().map(\.name) == ["shelf"])
                 #expect(try device.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"])
                 #expect(try device.outbox().map(\.state) == [.pending])
                 failing.isOn = false
-                try await Following.eventually("the write on the server") { try client.outbox().isEmpty && Following.same(device, server) }
+                try await waitUntil("the write on the server") { try client.outbox().isEmpty && Following.same(device, server) }
                 #expect(try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"])
                 task.cancel()
                 _ = await task.result
@@ -58,14 +59,14 @@ import Testing
                 return count > 1 ? FaultProxy.html(.contentTooLarge) : nil
             }) { proxy in
                 try await Following.following(device, proxy) { _ in
-                    try await Following.eventually("the first snapshot") { try Following.same(device, server) }
+                    try await waitUntil("the first snapshot") { try Following.same(device, server) }
                 }
                 // Offline: three moves, sent together when the device is back.
                 try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
                 try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
                 try await device.move(item: "a1", toSection: "b", index: 1, in: "shelf")
                 try await Following.following(device, proxy) { client in
-                    try await Following.eventually("the writes on the server \((try? client.outbox()) ?? [])") {
+                    try await waitUntil("the writes on the server \((try? client.outbox()) ?? [])") {
                         try client.outbox().isEmpty && Following.same(device, server)
                     }
                 }
@@ -93,17 +94,17 @@ import Testing
                 let streams = FaultProxy.OpenStreams()
                 try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
                     try await Following.following(device, proxy) { client in
-                        try await Following.eventually("the first snapshot") { try Following.same(device, original) }
+                        try await waitUntil("the first snapshot") { try Following.same(device, original) }
                         try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
                         try await original.move(item: "a0", toSection: "b", in: "shelf")
-                        try await Following.eventually("in step at 3") {
+                        try await waitUntil("in step at 3") {
                             try client.outbox().isEmpty && Following.same(device, original) && device.followedCatalogs().first?.serverRevision == 3
                         }
                         behind.value = backupURL
                         streams.finishAll()
                         // The server's next change reaches the device: it follows the backup's history.
                         try await backup.move(item: "a1", toSection: "c", in: "shelf")
-                        try await Following.eventually("the backup's catalogue \((try? device.catalog(named: "shelf"))?.sections.map { $0.items.map(\.id) } ?? [])") {
+                        try await waitUntil("the backup's catalogue \((try? device.catalog(named: "shelf"))?.sections.map { $0.items.map(\.id) } ?? [])") {
                             try Following.same(device, backup) && device.followedCatalogs().first?.serverRevision == 2
                         }
                     }

@@ -1,9 +1,10 @@
-@testable import CatalogClient
 import CatalogModel
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Foundation
 import Testing
+@testable import CatalogClient
 
 /// A device follows one history: a server restored from a backup, or another database at the
 /// server's address, is noticed whatever its revisions say; the device's acknowledged writes the
@@ -30,7 +31,7 @@ import Testing
             let client = try CatalogClient(store: device, server: url, retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
             let events = client.events()
             let task = Task { try await client.run(following: ["shelf"]) }
-            try await Following.eventually("the write sent again") { written.times >= 1 }
+            try await waitUntil("the write sent again") { written.times >= 1 }
             task.cancel()
             _ = await task.result
             #expect(try device.outbox().map(\.state) == [.pending])
@@ -88,13 +89,13 @@ import Testing
                 try await FaultProxy.run(toCurrent: { behind.value }, deciding: decide, streams: streams) { proxy in
                     try await Following.following(device, proxy) { client in
                         let reported = Reported(client)
-                        try await Following.eventually("the first snapshot") { try Following.same(device, original) }
+                        try await waitUntil("the first snapshot") { try Following.same(device, original) }
                         try Self.backUp(original, into: backup)
                         streamsDown.value = true
                         streams.finishAll()
                         try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
                         try await device.move(item: "a0", toSection: "b", index: 0, in: "shelf")
-                        try await Following.eventually("both moves acknowledged") {
+                        try await waitUntil("both moves acknowledged") {
                             let outbox = try client.outbox()
                             let revision = try original.revision(of: "shelf")
                             return outbox.count == 2 && outbox.allSatisfy { $0.state == .acknowledged } && revision == 3
@@ -103,7 +104,7 @@ import Testing
                         behind.value = backupURL
                         try await backup.move(item: "a1", toSection: "c", in: "shelf")
                         streamsDown.value = false
-                        try await Following.eventually("the moves on the restored server: \(Self.shelf(backup)), device \(Self.shelf(device))") {
+                        try await waitUntil("the moves on the restored server: \(Self.shelf(backup)), device \(Self.shelf(device))") {
                             let revision = try backup.revision(of: "shelf")
                             return try client.outbox().isEmpty && Following.same(device, backup) && revision == 4 && !reported.all.isEmpty
                         }
@@ -134,11 +135,11 @@ import Testing
                 try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
                     try await Following.following(device, proxy) { client in
                         let reported = Reported(client)
-                        try await Following.eventually("the first snapshot") { try Following.same(device, original) }
+                        try await waitUntil("the first snapshot") { try Following.same(device, original) }
                         // Revision 3 on the original: the device's two moves, confirmed.
                         try await device.move(item: "a1", toSection: "c", index: 0, in: "shelf")
                         try await device.move(item: "b0", toSection: "a", index: 0, in: "shelf")
-                        try await Following.eventually("in step at 3") {
+                        try await waitUntil("in step at 3") {
                             try client.outbox().isEmpty && Following.same(device, original) && device.followedCatalogs().first?.serverRevision == 3
                         }
                         // The backup (revision 1) goes on to revision 4 with other moves.
@@ -147,7 +148,7 @@ import Testing
                         }
                         behind.value = backupURL
                         streams.finishAll()
-                        try await Following.eventually("the moves on the restored server: \(Self.shelf(backup)), device \(Self.shelf(device))") {
+                        try await waitUntil("the moves on the restored server: \(Self.shelf(backup)), device \(Self.shelf(device))") {
                             let revision = try backup.revision(of: "shelf")
                             return try client.outbox().isEmpty && Following.same(device, backup) && revision == 6 && !reported.all.isEmpty
                         }
@@ -175,17 +176,17 @@ import Testing
                 try await FaultProxy.run(toCurrent: { behind.value }, streams: streams) { proxy in
                     try await Following.following(device, proxy) { client in
                         let reported = Reported(client)
-                        try await Following.eventually("the first snapshot") { try Following.same(device, first) }
+                        try await waitUntil("the first snapshot") { try Following.same(device, first) }
                         #expect(try device.following("shelf")?.serverIdentity == first.identity())
                         behind.value = otherURL
                         streams.finishAll()
-                        try await Following.eventually("the other database's identity") {
+                        try await waitUntil("the other database's identity") {
                             try device.following("shelf")?.serverIdentity == other.identity() && reported.all.count == 1
                         }
                         #expect(reported.all == [.historyChanged(catalog: "shelf", resent: 0)])
                         // It is followed as any server: its next write reaches the copy.
                         try await other.move(item: "a0", toSection: "c", in: "shelf")
-                        try await Following.eventually("the other database's write") { try Following.same(device, other) }
+                        try await waitUntil("the other database's write") { try Following.same(device, other) }
                         _ = client
                     }
                 }
@@ -214,10 +215,10 @@ import Testing
             let reported = Reported(client)
             let task = Task { try await client.run(following: ["shelf"]) }
             defer { task.cancel() }
-            try await Following.eventually("a new client id") { try second.following("shelf")?.client != sharedID && !reported.all.isEmpty }
+            try await waitUntil("a new client id") { try second.following("shelf")?.client != sharedID && !reported.all.isEmpty }
             #expect(reported.all == [.newClientID(catalog: "shelf")])
             try await second.move(item: "a1", toSection: "b", index: 0, in: "shelf")
-            try await Following.eventually("the second device's move") { try NumberingTests.inStep(second, server, ["shelf"]) }
+            try await waitUntil("the second device's move") { try NumberingTests.inStep(second, server, ["shelf"]) }
             #expect(try server.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [["a2"], ["a1"], ["a0", "b0"]])
             task.cancel()
             _ = await task.result

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CatalogClient
 import CatalogServer
 import CatalogStore
+import CatalogTestSupport
 import Crypto
 import Foundation
 import Hummingbird
@@ -66,11 +67,11 @@ import X509
             let following = try CatalogClient(store: device, server: url, token: "s3cret", transport: AsyncHTTPClientTransport(http),
                                               retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
             let task = Task { try await following.run(following: ["shelf"]) }
-            try await FollowingTests.eventually("the first snapshot over TLS") { try FollowingTests.same(device, server) }
+            try await waitUntil("the first snapshot over TLS") { try FollowingTests.same(device, server) }
             try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
-            try await FollowingTests.eventually("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
+            try await waitUntil("the write on the server") { try server.catalog(named: "shelf").sections[2].items.map(\.id) == ["b0"] }
             _ = try await server.move(item: "a0", toSection: "b", in: "shelf")
-            try await FollowingTests.eventually("the server's write on the device") { try FollowingTests.same(device, server) }
+            try await waitUntil("the server's write on the device") { try FollowingTests.same(device, server) }
             task.cancel()
             _ = await task.result
         }

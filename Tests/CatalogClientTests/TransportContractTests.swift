@@ -1,8 +1,9 @@
 import AsyncHTTPClient
-@testable import CatalogClient
 import CatalogModel
 import CatalogStore
+import CatalogTestSupport
 import Foundation
+@testable import CatalogClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -51,11 +52,11 @@ import Testing
                 let client = try CatalogClient(store: device, server: url, transport: transport, retryingAfter: .milliseconds(20), atMost: .milliseconds(200))
                 let task = Task { try await client.run(following: ["shelf"]) }
                 defer { task.cancel() }
-                try await FollowingTests.eventually("the first snapshot") { try FollowingTests.same(device, server) }
+                try await waitUntil("the first snapshot") { try FollowingTests.same(device, server) }
                 try await device.move(item: "b0", toSection: "c", index: 0, in: "shelf")
-                try await FollowingTests.eventually("the write on the server") { try client.outbox().isEmpty && FollowingTests.same(device, server) }
+                try await waitUntil("the write on the server") { try client.outbox().isEmpty && FollowingTests.same(device, server) }
                 try await server.move(item: "a0", toSection: "b", index: 0, in: "shelf")
-                try await FollowingTests.eventually("the server's write on the device") { try FollowingTests.same(device, server) }
+                try await waitUntil("the server's write on the device") { try FollowingTests.same(device, server) }
                 #expect(try device.catalog(named: "shelf").sections.map { $0.items.map(\.id) } == [["a1", "a2"], ["a0"], ["b0"]])
                 task.cancel()
                 _ = await task.result
@@ -95,7 +96,7 @@ import Testing
                     let following = try CatalogClient(store: device, server: url, token: "s3cret", transport: transport,
                                                       retryingAfter: .milliseconds(10), atMost: .milliseconds(50))
                     let task = Task { try await following.run(following: ["shelf"]) }
-                    try await FollowingTests.eventually("the redirected stream (\(seen.all.count))") { seen.all.count >= 2 }
+                    try await waitUntil("the redirected stream (\(seen.all.count))") { seen.all.count >= 2 }
                     task.cancel()
                     _ = await task.result
                 }
@@ -132,7 +133,7 @@ import Testing
                 let following = try CatalogClient(store: device, server: url, transport: transport, retryingAfter: .milliseconds(10),
                                                   atMost: .milliseconds(50), maxEventBytes: 1 << 20)
                 let task = Task { try await following.run(following: ["shelf"]) }
-                try await FollowingTests.eventually("four connections (\(asked.times))") { asked.times >= 4 }
+                try await waitUntil("four connections (\(asked.times))") { asked.times >= 4 }
                 task.cancel()
                 _ = await task.result
             }
