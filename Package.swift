@@ -250,6 +250,8 @@ let package = Package(
         .testTarget(name: "CatalogCLITests", dependencies: ["catalog", "catalog-bench", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
                                                            // One ServerProcess for the tests and the benchmarks.
                                                            "CatalogBenchmarks", "CatalogConcurrency",
+                                                           // Commands parsed in process (CommandParsingTests).
+                                                           "CatalogCLI", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                                            // The crash test holds the write lock of the database a command waits on.
                                                            .product(name: "GRDB", package: "GRDB.swift"),
                                                            "CatalogPostgres", .product(name: "PostgresNIO", package: "postgres-nio")]),
