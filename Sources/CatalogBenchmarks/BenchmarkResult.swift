@@ -2,19 +2,19 @@ import CatalogImport
 import Foundation
 
 /// One benchmark case measured against a baseline in the same run.
-public struct BenchmarkResult: Sendable, Hashable {
-    public var suite: String
-    public var name: String
+package struct BenchmarkResult: Sendable, Hashable {
+    package var suite: String
+    package var name: String
     /// Median wall time of the case, in milliseconds.
-    public var medianMS: Double
-    public var baseline: String
-    public var baselineMedianMS: Double
+    package var medianMS: Double
+    package var baseline: String
+    package var baselineMedianMS: Double
     /// How many items one run handles, for a throughput figure.
-    public var items: Int
+    package var items: Int
     /// Heap bytes the measured structure keeps alive per item, where the case measures memory.
-    public var bytesPerItem: Double?
+    package var bytesPerItem: Double?
 
-    public init(suite: String, name: String, medianMS: Double, baseline: String, baselineMedianMS: Double,
+    package init(suite: String, name: String, medianMS: Double, baseline: String, baselineMedianMS: Double,
                 items: Int, bytesPerItem: Double? = nil) {
         self.suite = suite
         self.name = name
@@ -26,13 +26,13 @@ public struct BenchmarkResult: Sendable, Hashable {
     }
 
     /// `median / baseline median`: below 1 is faster than the baseline.
-    public var ratio: Double { baselineMedianMS > 0 ? medianMS / baselineMedianMS : .nan }
+    package var ratio: Double { baselineMedianMS > 0 ? medianMS / baselineMedianMS : .nan }
 
     /// Items per second at the median.
-    public var itemsPerSecond: Double { medianMS > 0 ? Double(items) / (medianMS / 1000) : .nan }
+    package var itemsPerSecond: Double { medianMS > 0 ? Double(items) / (medianMS / 1000) : .nan }
 
     /// The row of `catalog-bench --json` (plus `bytes_per_item` where memory was measured).
-    public var jsonValue: OrderedJSON {
+    package var jsonValue: OrderedJSON {
         var members: [(String, OrderedJSON)] = [
             ("suite", .string(suite)), ("case", .string(name)), ("median_ms", .double(Self.round(medianMS))),
             ("baseline", .string(baseline)), ("baseline_median_ms", .double(Self.round(baselineMedianMS))),

@@ -20,17 +20,17 @@ import PostgresNIO
 /// accepts, ending at the stored catalogue. Also counted: PostgreSQL statements per single move
 /// (pg_stat_statements), and the time from a write acknowledged by one instance to its event on
 /// the other's stream.
-public struct ClusterBenchmark: Sendable {
-    public var postgresURL: String
-    public var catalogExecutable: String
-    public var seconds: Int
-    public var baselineSeconds: Int
-    public var connections: Int
-    public var subscribers: Int
-    public var shelves = 2_000
-    public var booksPerShelf = 2
+package struct ClusterBenchmark: Sendable {
+    package var postgresURL: String
+    package var catalogExecutable: String
+    package var seconds: Int
+    package var baselineSeconds: Int
+    package var connections: Int
+    package var subscribers: Int
+    package var shelves = 2_000
+    package var booksPerShelf = 2
 
-    public init(postgresURL: String, catalogExecutable: String, seconds: Int = 30, baselineSeconds: Int = 10,
+    package init(postgresURL: String, catalogExecutable: String, seconds: Int = 30, baselineSeconds: Int = 10,
                 connections: Int = 64, subscribers: Int = 100) {
         self.postgresURL = postgresURL
         self.catalogExecutable = catalogExecutable
@@ -45,41 +45,41 @@ public struct ClusterBenchmark: Sendable {
     }
 
     /// What one run measured.
-    public struct RunResult: Sendable {
-        public var name: String
-        public var writes: Int
-        public var refused: Int
-        public var failed: Int
-        public var perSecond: Double
-        public var p50: Double
-        public var p99: Double
+    package struct RunResult: Sendable {
+        package var name: String
+        package var writes: Int
+        package var refused: Int
+        package var failed: Int
+        package var perSecond: Double
+        package var p50: Double
+        package var p99: Double
         /// How the run divided the machine's cores; nil for the run with `kill -9` (the killed
         /// instance's time goes with it) and where `/proc` is missing.
-        public var cores: CoreUse?
+        package var cores: CoreUse?
     }
 
-    public struct Report: Sendable {
-        public var runs: [RunResult] = []
-        public var statementsPerMove: Double?
+    package struct Report: Sendable {
+        package var runs: [RunResult] = []
+        package var statementsPerMove: Double?
         /// Acknowledged by one instance → on the other's event stream, in milliseconds: with
         /// one client writing every 20 ms, and during the two-instance run.
-        public var propagation: Percentiles?
-        public var propagationUnderLoad: Percentiles?
-        public var finalRevision = 0
-        public var acknowledged = 0
-        public var subscribersChecked = 0
-        public var subscriberEvents = 0
-        public var reconnects = 0
+        package var propagation: Percentiles?
+        package var propagationUnderLoad: Percentiles?
+        package var finalRevision = 0
+        package var acknowledged = 0
+        package var subscribersChecked = 0
+        package var subscriberEvents = 0
+        package var reconnects = 0
         /// From a subscriber's reconnection (its instance killed) to its first event from the
         /// other instance, in milliseconds.
-        public var resumption: Percentiles?
-        public var problems: [String] = []
+        package var resumption: Percentiles?
+        package var problems: [String] = []
     }
 
-    public struct Percentiles: Sendable {
-        public var p50: Double
-        public var p99: Double
-        public var samples: Int
+    package struct Percentiles: Sendable {
+        package var p50: Double
+        package var p99: Double
+        package var samples: Int
 
         /// The percentiles of `values`; nil when there are none.
         init?(of values: [Double]) {
@@ -112,7 +112,7 @@ public struct ClusterBenchmark: Sendable {
         return Catalog(name: Self.catalogName, sections: sections)
     }
 
-    public func run(log: @escaping @Sendable (String) -> Void) throws -> Report {
+    package func run(log: @escaping @Sendable (String) -> Void) throws -> Report {
         try LiveBenchmark.blocking { try await self.measure(log: log) }
     }
 

@@ -5,11 +5,11 @@ import Foundation
 /// clients and subscribers), and the time no one used, each a share of all cores' time over the
 /// run. It says whether a run was bound by the cores, and which part took them. Unavailable
 /// (nil) where `/proc` is missing.
-public struct CoreUse: Sendable, Equatable {
-    public var instances: Double
-    public var postgres: Double
-    public var clients: Double
-    public var idle: Double
+package struct CoreUse: Sendable, Equatable {
+    package var instances: Double
+    package var postgres: Double
+    package var clients: Double
+    package var idle: Double
 
     /// Times read at one moment, in clock ticks.
     struct Sample: Sendable {
@@ -62,7 +62,7 @@ public struct CoreUse: Sendable, Equatable {
     }
 
     /// `54 / 37 / 10 / 9 %`: instances, PostgreSQL, clients, idle.
-    public var summary: String {
+    package var summary: String {
         [instances, postgres, clients, idle].map { String(format: "%.0f", $0 * 100) }.joined(separator: " / ") + " %"
     }
 }

@@ -13,20 +13,20 @@ import OrderedCollections
 /// which the diff matches through a dense table (see `DenseIDTable`); the same span in no particular
 /// order (flat only), so that each id's slot lands anywhere in that table; and spread over all of
 /// `Int` by an odd multiplier, which the diff must hash like any other ids.
-public struct DiffBenchmark {
-    public var sizes: [Int]
+package struct DiffBenchmark {
+    package var sizes: [Int]
     /// Sizes of the catalogue-level rows (``CatalogDiffBenchmark``), which come first: they
     /// measure the call users make.
-    public var catalogSizes: [Int]
-    public var runs: Int
+    package var catalogSizes: [Int]
+    package var runs: Int
 
-    public init(sizes: [Int] = [5_000, 100_000, 1_000_000], catalogSizes: [Int] = [10_000, 100_000, 1_000_000], runs: Int = 5) {
+    package init(sizes: [Int] = [5_000, 100_000, 1_000_000], catalogSizes: [Int] = [10_000, 100_000, 1_000_000], runs: Int = 5) {
         self.sizes = sizes
         self.catalogSizes = catalogSizes
         self.runs = runs
     }
 
-    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         var results = try CatalogDiffBenchmark(sizes: catalogSizes, runs: runs).run(log: log)
         for size in sizes {
             // The diff suite's cases: a tenth deleted, a tenth inserted, a fiftieth of that moved.

@@ -23,15 +23,15 @@ import Darwin
 /// see every revision in order (a coalesced event covers the revisions since its
 /// `fromRevision`). The case runs `runs` times and reports the median, with the least and most;
 /// the baseline is one subscriber, measured the same way in the same run.
-public struct FanoutBenchmark: Sendable {
-    public var subscribers: Int
-    public var movesPerSecond: Int
-    public var seconds: Double
-    public var runs: Int
+package struct FanoutBenchmark: Sendable {
+    package var subscribers: Int
+    package var movesPerSecond: Int
+    package var seconds: Double
+    package var runs: Int
     /// `catalog`, to run as the server; by default the binary beside this process's own.
-    public var serverExecutable: URL?
+    package var serverExecutable: URL?
 
-    public init(subscribers: Int = 1_000, movesPerSecond: Int = 100, seconds: Double = 30, runs: Int = 5,
+    package init(subscribers: Int = 1_000, movesPerSecond: Int = 100, seconds: Double = 30, runs: Int = 5,
                 serverExecutable: URL? = nil) {
         self.subscribers = subscribers
         self.movesPerSecond = movesPerSecond
@@ -53,7 +53,7 @@ public struct FanoutBenchmark: Sendable {
         var readerBusy: Double
     }
 
-    public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-fanout-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -23,25 +23,25 @@ import Logging
 ///   of all those books; the memory each followed catalogue costs the device's process and the
 ///   server's (resident set, before and after); and a write to a random one of them → the
 ///   follower's local observer, against the same with one catalogue followed (the first case).
-public struct FollowBenchmark: Sendable {
-    public var catalogExecutable: String
-    public var books = 1_000
-    public var writes = 1_000
-    public var behind = 10_000
-    public var queued = 1_000
-    public var manyCatalogues = 200
-    public var booksEach = 40
-    public var runs = 3
+package struct FollowBenchmark: Sendable {
+    package var catalogExecutable: String
+    package var books = 1_000
+    package var writes = 1_000
+    package var behind = 10_000
+    package var queued = 1_000
+    package var manyCatalogues = 200
+    package var booksEach = 40
+    package var runs = 3
 
-    public init(catalogExecutable: String) {
+    package init(catalogExecutable: String) {
         self.catalogExecutable = catalogExecutable
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
-    public func run(log: @escaping @Sendable (String) -> Void) throws -> [BenchmarkResult] {
+    package func run(log: @escaping @Sendable (String) -> Void) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-follow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -15,21 +15,21 @@ import Logging
 ///
 /// The load comes from wrk in a process of its own when it is installed (``WrkLoad``), else from
 /// an in-process client, which shares the server's cores and measures lower.
-public struct HTTPBenchmark: Sendable {
+package struct HTTPBenchmark: Sendable {
     /// Who sends the requests.
-    public enum LoadGenerator: Sendable, Equatable {
+    package enum LoadGenerator: Sendable, Equatable {
         /// wrk at this path, for this many seconds a case.
         case wrk(path: String, seconds: Int)
         /// Hummingbird's test client in this process, this many requests a connection.
         case inProcess(requestsPerConnection: Int)
 
         /// wrk when it is on `PATH`, else the in-process client.
-        public static func best(seconds: Int, requestsPerConnection: Int) -> LoadGenerator {
+        package static func best(seconds: Int, requestsPerConnection: Int) -> LoadGenerator {
             installedWrk(seconds: seconds) ?? .inProcess(requestsPerConnection: requestsPerConnection)
         }
 
         /// wrk, when it is on `PATH`.
-        public static func installedWrk(seconds: Int) -> LoadGenerator? {
+        package static func installedWrk(seconds: Int) -> LoadGenerator? {
             WrkLoad.find().map { .wrk(path: $0, seconds: seconds) }
         }
 
@@ -41,21 +41,21 @@ public struct HTTPBenchmark: Sendable {
         }
     }
 
-    public var connections: Int
-    public var loadGenerator: LoadGenerator
+    package var connections: Int
+    package var loadGenerator: LoadGenerator
     /// Rounds of every case. A round runs each case once, in turn, so a slow phase of the machine
     /// falls on all of them; each figure is the median over the rounds, and the worst p99 is
     /// reported too (one run's p99 moved by ±20 % between runs here). At least one runs.
-    public var rounds: Int
+    package var rounds: Int
 
-    public init(connections: Int = 64, loadGenerator: LoadGenerator = .best(seconds: 5, requestsPerConnection: 200),
+    package init(connections: Int = 64, loadGenerator: LoadGenerator = .best(seconds: 5, requestsPerConnection: 200),
                 rounds: Int = 3) {
         self.connections = connections
         self.loadGenerator = loadGenerator
         self.rounds = rounds
     }
 
-    public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         try LiveBenchmark.blocking { try await measure(log: log) }
     }
 

@@ -6,18 +6,18 @@ import GRDB
 
 /// `catalog-bench import`: reading, storing and loading a large native catalogue, each against
 /// what a hand-written program would do on the same data, measured in the same run.
-public struct ImportBenchmark {
-    public var items: Int
-    public var sections: Int
-    public var runs: Int
+package struct ImportBenchmark {
+    package var items: Int
+    package var sections: Int
+    package var runs: Int
 
-    public init(items: Int = 100_000, sections: Int = 100, runs: Int = 7) {
+    package init(items: Int = 100_000, sections: Int = 100, runs: Int = 7) {
         self.items = items
         self.sections = sections
         self.runs = runs
     }
 
-    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -8,7 +8,7 @@ import Foundation
 /// callgrind, the repeatable measure that a change to a hot path must keep: each case prepares
 /// its data outside ``measuredRegion(_:)`` and runs the operation inside it, and callgrind counts
 /// only inside that function (`--toggle-collect`), so the count is the operation's alone.
-public enum InstructionCase: String, CaseIterable, Sendable {
+package enum InstructionCase: String, CaseIterable, Sendable {
     /// One staged diff of 100,000 Int ids in 100 sections (a tenth deleted, a tenth inserted, a
     /// hundredth moved), the diff suite's shape.
     case diffIntIDs = "diff-int"
@@ -26,7 +26,7 @@ public enum InstructionCase: String, CaseIterable, Sendable {
 
     /// Prepares the case, runs its operation once inside ``measuredRegion(_:)`` after one run
     /// outside it (so that lazily made state does not count), and cleans up.
-    public func run() throws {
+    package func run() throws {
         switch self {
         case .diffIntIDs, .diffStringIDs:
             var random = SplitMix64(seed: 100_000)
@@ -87,6 +87,6 @@ public enum InstructionCase: String, CaseIterable, Sendable {
 /// The one function callgrind collects in (`--toggle-collect=*measuredRegion*`): what `body`
 /// runs, and nothing of the setup around it. Never inlined, so that it exists to be found.
 @inline(never)
-public func measuredRegion<T>(_ body: () throws -> T) rethrows -> T {
+package func measuredRegion<T>(_ body: () throws -> T) rethrows -> T {
     try body()
 }

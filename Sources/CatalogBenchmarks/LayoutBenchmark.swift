@@ -8,23 +8,23 @@ import Foundation
 /// run — a bare pass writing the frames into a preallocated array (the floor) for preparing,
 /// and a scan of every element's cached attributes (what hand-written `UICollectionViewLayout`
 /// subclasses do in `layoutAttributesForElements(in:)`) for queries and hit tests.
-public struct LayoutBenchmark {
-    public var items: Int
-    public var runs: Int
-    public var queries: Int
+package struct LayoutBenchmark {
+    package var items: Int
+    package var runs: Int
+    package var queries: Int
     /// Brute-force scans are slow (a full pass each): this many of the queries are also scanned.
-    public var bruteForceQueries: Int
+    package var bruteForceQueries: Int
     /// An iPhone-sized viewport.
-    public var viewport = Size(width: 390, height: 844)
+    package var viewport = Size(width: 390, height: 844)
 
-    public init(items: Int = 100_000, runs: Int = 7, queries: Int = 10_000, bruteForceQueries: Int = 1_000) {
+    package init(items: Int = 100_000, runs: Int = 7, queries: Int = 10_000, bruteForceQueries: Int = 1_000) {
         self.items = items
         self.runs = runs
         self.queries = queries
         self.bruteForceQueries = bruteForceQueries
     }
 
-    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         var results: [BenchmarkResult] = []
         let flow = LayoutConfiguration(style: .flow, itemSize: Size(width: 110, height: 150),
                                        sectionInset: Insets(top: 10, left: 10, bottom: 10, right: 10), headerHeight: 40, pinHeaders: true)

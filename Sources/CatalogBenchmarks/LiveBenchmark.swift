@@ -17,14 +17,14 @@ import GRDB
 ///   against the diff that made the changeset.
 /// - Another connection's write: seen through the poll, against the same observer of the
 ///   writing store.
-public struct LiveBenchmark: Sendable {
-    public var books: Int
-    public var observers: Int
-    public var moves: Int
-    public var largeBooks: Int
-    public var runs: Int
+package struct LiveBenchmark: Sendable {
+    package var books: Int
+    package var observers: Int
+    package var moves: Int
+    package var largeBooks: Int
+    package var runs: Int
 
-    public init(books: Int = 1_000, observers: Int = 10, moves: Int = 2_000, largeBooks: Int = 100_000, runs: Int = 5) {
+    package init(books: Int = 1_000, observers: Int = 10, moves: Int = 2_000, largeBooks: Int = 100_000, runs: Int = 5) {
         self.books = books
         self.observers = observers
         self.moves = moves
@@ -32,7 +32,7 @@ public struct LiveBenchmark: Sendable {
         self.runs = runs
     }
 
-    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-live-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -12,17 +12,17 @@ import PostgresNIO
 /// as five statements in a transaction (lock the catalogue row, find the book, shift the source
 /// shelf down and the target shelf up, put the book there), with no checks, no journal and no
 /// changeset — for a batch, every move's statements in one transaction.
-public struct PostgresWriteBenchmark: Sendable {
-    public var url: String
+package struct PostgresWriteBenchmark: Sendable {
+    package var url: String
     /// The catalogue, the moves and the batches, as the SQLite suite's.
-    public var sizes: WriteBenchmark
+    package var sizes: WriteBenchmark
 
-    public init(url: String, sizes: WriteBenchmark) {
+    package init(url: String, sizes: WriteBenchmark) {
         self.url = url
         self.sizes = sizes
     }
 
-    public func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         try LiveBenchmark.blocking { try await self.measure(log: log) }
     }
 

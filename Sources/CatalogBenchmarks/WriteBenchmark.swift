@@ -9,15 +9,15 @@ import GRDB
 /// moves. The baseline, in the same run, on a copy of the database file with dense positions: the bare SQL of the same kind of move (shift the source shelf down, the target shelf
 /// up, update the row) through GRDB prepared statements,
 /// with no checks, no journal and no changeset.
-public struct WriteBenchmark: Sendable {
-    public var books: Int
-    public var shelves: Int
-    public var capacity: Int
-    public var moves: Int
-    public var batches: Int
-    public var batchSize: Int
+package struct WriteBenchmark: Sendable {
+    package var books: Int
+    package var shelves: Int
+    package var capacity: Int
+    package var moves: Int
+    package var batches: Int
+    package var batchSize: Int
 
-    public init(books: Int = 1_000_000, shelves: Int = 20_000, capacity: Int = 100, moves: Int = 2_000,
+    package init(books: Int = 1_000_000, shelves: Int = 20_000, capacity: Int = 100, moves: Int = 2_000,
                 batches: Int = 5, batchSize: Int = 1_000) {
         self.books = books
         self.shelves = shelves
@@ -34,7 +34,7 @@ public struct WriteBenchmark: Sendable {
         return catalog
     }
 
-    public func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
+    package func run(log: (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-bench-writes-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

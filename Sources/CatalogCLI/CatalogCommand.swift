@@ -3,8 +3,8 @@ import CatalogStore
 import Foundation
 
 /// The `catalog` command line: import, inspect, change and serve catalogues in a local SQLite file.
-public struct CatalogCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct CatalogCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "catalog",
         abstract: "Import, inspect, change and serve CatalogKit catalogues in a local SQLite database.",
         subcommands: [DemoCommand.self, ImportCommand.self, ListCommand.self, ShowCommand.self, ChangesCommand.self, ApplyCommand.self, MoveCommand.self, CheckCommand.self, DeleteCommand.self, CopyCommand.self, ServeCommand.self, DiffCommand.self, ValidateCommand.self,
@@ -13,12 +13,12 @@ public struct CatalogCommand: ParsableCommand {
 
     /// Accepted here too, so that `catalog --db x.sqlite show shelf` works as well as
     /// `catalog show shelf --db x.sqlite`.
-    @OptionGroup public var global: GlobalOptions
+    @OptionGroup package var global: GlobalOptions
 
-    public init() {}
+    package init() {}
 
     /// Runs the command line and exits: 0 on success, 1 on any user error with one line on stderr.
-    public static func run(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    package static func run(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
         CommandLineTool.run(Self.self, arguments: arguments)
     }
 }
@@ -61,11 +61,11 @@ package enum CommandLineTool {
 }
 
 /// Options every command accepts, before or after its name.
-public struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The database: a SQLite file, or a postgres:// URL (default: $CATALOG_DB, else ./catalog.sqlite).", valueName: "path"))
-    public var db: String?
+    package var db: String?
 
-    public init() {}
+    package init() {}
 }
 
 extension GlobalOptions {

@@ -10,7 +10,7 @@ import CatalogStore
 
 extension Documents {
     /// `Documents.write(result)` as compact JSON bytes.
-    public static func compactWrite(_ result: WriteResult) -> [UInt8] {
+    package static func compactWrite(_ result: WriteResult) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
         out.append(contentsOf: #"{"revision":"#.utf8)
@@ -22,7 +22,7 @@ extension Documents {
     }
 
     /// `changeset.jsonValue` as compact JSON bytes (docs/Changesets.md).
-    public static func compactChangeset(_ changeset: Changeset) -> [UInt8] {
+    package static func compactChangeset(_ changeset: Changeset) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64)
         changeset.appendCompactJSON(to: &out)

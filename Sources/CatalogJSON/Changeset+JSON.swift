@@ -8,7 +8,7 @@ import CatalogStore
 
 extension Changeset {
     /// The JSON of docs/Changesets.md with keys in the documented order and empty lists left out.
-    public var jsonValue: OrderedJSON {
+    package var jsonValue: OrderedJSON {
         var members: [(String, OrderedJSON)] = [("stages", .array(stages.map(\.jsonValue)))]
         if let fromRevision { members.append(("fromRevision", .integer(fromRevision))) }
         if let toRevision { members.append(("toRevision", .integer(toRevision))) }
@@ -17,7 +17,7 @@ extension Changeset {
 }
 
 extension Stage {
-    public var jsonValue: OrderedJSON {
+    package var jsonValue: OrderedJSON {
         var members: [(String, OrderedJSON)] = []
         if !sections.isEmpty { members.append(("sections", sections.jsonValue { .integer($0) })) }
         if !items.isEmpty { members.append(("items", items.jsonValue { [.integer($0.section), .integer($0.item)] })) }

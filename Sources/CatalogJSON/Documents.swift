@@ -6,9 +6,9 @@ import CatalogStore
 import Foundation
 
 /// The JSON documents the command line prints with `--json` and the HTTP API sends.
-public enum Documents {
+package enum Documents {
     /// `catalog list --json`, `GET /catalogs`: `[{"name", "revision", "sections", "items"}]`.
-    public static func summaries(_ summaries: [CatalogSummary]) -> OrderedJSON {
+    package static func summaries(_ summaries: [CatalogSummary]) -> OrderedJSON {
         .array(summaries.map {
             .object([("name", .string($0.name)), ("revision", .integer($0.revision)),
                      ("sections", .integer($0.sections)), ("items", .integer($0.items))])
@@ -16,12 +16,12 @@ public enum Documents {
     }
 
     /// What `import`, `apply` and `move` print and the API's writes answer: `{"revision", "changeset"}`.
-    public static func write(_ result: WriteResult) -> OrderedJSON {
+    package static func write(_ result: WriteResult) -> OrderedJSON {
         .object([("revision", .integer(result.revision)), ("changeset", result.changeset.jsonValue)])
     }
 
     /// docs/Layouts.md's layout document: `{"contentSize": [w, h], "elements": [{"kind", "indexPath", "frame", …}]}`.
-    public static func layout(_ layout: Layout, _ elements: [LayoutAttributes]) -> OrderedJSON {
+    package static func layout(_ layout: Layout, _ elements: [LayoutAttributes]) -> OrderedJSON {
         self.layout(layout, elements, describing: nil)
     }
 
@@ -30,7 +30,7 @@ public enum Documents {
     /// `section` (its section's id), a header, footer or decoration its section's `id`, `title`,
     /// item `count` and `capacity`; and a circular layout gives its `fadePoint` (``Layout/fadePoint``),
     /// so that a page animates cells in and out as a collection view would.
-    public static func layout(_ layout: Layout, _ elements: [LayoutAttributes], describing catalog: Catalog?) -> OrderedJSON {
+    package static func layout(_ layout: Layout, _ elements: [LayoutAttributes], describing catalog: Catalog?) -> OrderedJSON {
         var top: [(String, OrderedJSON)] = []
         if let catalog { top.append(("revision", .integer(catalog.revision))) }
         top.append(("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])))
@@ -63,14 +63,14 @@ public enum Documents {
 
     /// Why strict JSON was refused before decoding: not UTF-8 text, or not JSON (with line and
     /// column), or a name twice in one object.
-    public struct StrictJSONError: Error, CustomStringConvertible {
-        public var description: String
+    package struct StrictJSONError: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Checks `data` with the product's strict JSON parser — UTF-8, syntax errors with a line and
     /// column, a name twice in one object refused, as in every document the product reads — so
     /// that a decoder that would keep one of two equal names never sees such a document.
-    public static func checkStrictJSON(_ data: Data) throws(StrictJSONError) {
+    package static func checkStrictJSON(_ data: Data) throws(StrictJSONError) {
         guard String(data: data, encoding: .utf8) != nil else { throw StrictJSONError(description: "bytes that are not UTF-8 text") }
         let result = data.withUnsafeBytes { bytes in Result { () throws(JSONParser.Failure) in try JSONParser.parse(bytes) } }
         if case .failure(let failure) = result { throw StrictJSONError(description: failure.message) }
@@ -78,7 +78,7 @@ public enum Documents {
 
     /// A changeset file (`catalog validate`) or an event's changeset (`catalog watch`): strict
     /// JSON first (``checkStrictJSON(_:)``), then the format of docs/Changesets.md.
-    public static func changeset(_ data: Data) throws -> Changeset {
+    package static func changeset(_ data: Data) throws -> Changeset {
         try checkStrictJSON(data)
         return try JSONDecoder().decode(Changeset.self, from: data)
     }
@@ -86,7 +86,7 @@ public enum Documents {
     /// A `LAYOUT.json` document, as the command line's `--config` and the API's `config=` give
     /// it: strict JSON (``checkStrictJSON(_:)``), then every key and value checked
     /// (``LayoutConfiguration``).
-    public static func layoutConfiguration(_ data: Data) throws(LayoutConfigurationError) -> LayoutConfiguration {
+    package static func layoutConfiguration(_ data: Data) throws(LayoutConfigurationError) -> LayoutConfiguration {
         let expected = "a JSON object such as {\"style\": \"flow\"}"
         do {
             try checkStrictJSON(data)

@@ -72,7 +72,7 @@ extension Layout {
     }
 
     /// Traps with the list of broken invariants; debug builds call it after every prepare.
-    public func checkInvariants() {
+    package func checkInvariants() {
         let problems = invariantViolations()
         precondition(problems.isEmpty, "Layout invariants broken: " + problems.joined(separator: "; "))
     }

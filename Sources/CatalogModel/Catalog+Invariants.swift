@@ -140,7 +140,7 @@ extension Catalog {
 
     /// Traps when the catalogue breaks a rule of the model. Tests and debug builds call it after
     /// every mutation, as swift-collections does for its types; release builds skip it.
-    public func checkInvariants() {
+    package func checkInvariants() {
         #if DEBUG
         let found = violations()
         precondition(found.isEmpty, "Catalog invariants broken: \(found)")

@@ -4,13 +4,13 @@ import NIOCore
 /// The request context of `catalog serve`: Hummingbird's basic one plus the client's address,
 /// which the event streams' per-client cap counts by, and its connection, whose
 /// ``ClientPresence`` stops work done for a client that has gone.
-public struct CatalogRequestContext: RequestContext, RemoteAddressRequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct CatalogRequestContext: RequestContext, RemoteAddressRequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The address of the client's end of the connection.
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     let channel: any Channel
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         channel = source.channel

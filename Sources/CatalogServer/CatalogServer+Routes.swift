@@ -7,7 +7,7 @@ extension CatalogServer {
     /// order — read off a router built as the server builds its own (HEAD, which each GET
     /// answers too, left out). `catalog serve --help` lists these, and a test holds the OpenAPI
     /// document to them, so neither keeps a list of its own.
-    public static let routes: [String] = {
+    package static let routes: [String] = {
         guard let store = try? CatalogStore.inMemory() else { return [] }
         let router = Router(context: CatalogRequestContext.self)
         CatalogRoutes(store: store, bodyLimit: 0, limits: .requests, maxLayoutElements: 0,

@@ -7,47 +7,47 @@ import Logging
 import NIOCore
 
 /// How `catalog serve` listens and whom it lets write.
-public struct ServerConfiguration: Sendable {
-    public var host: String
-    public var port: Int
+package struct ServerConfiguration: Sendable {
+    package var host: String
+    package var port: Int
     /// Request bodies larger than this are refused with 413.
-    public var bodyLimit: Int
+    package var bodyLimit: Int
     /// The credentials requests present (``ServerCredentials``): with any, each route needs the
     /// scope ``RouteAccess/table`` gives it (401 without a credential, 403 with too little).
-    public var credentials: ServerCredentials
+    package var credentials: ServerCredentials
     /// With credentials, reads need `read` too.
-    public var protectReads: Bool
+    package var protectReads: Bool
     /// The `Host` names and browser origins answered (421 and 403 for others).
-    public var browser: BrowserPolicy
+    package var browser: BrowserPolicy
     /// When set, the server speaks TLS only (``tlsConfiguration(certificateFile:keyFile:)``).
-    public var tls: TLSConfiguration?
+    package var tls: TLSConfiguration?
     /// Seconds a client has to send a whole request head, from connecting or from its last
     /// answer; a connection that takes longer (trickling headers, or idle) is closed.
-    public var headTimeout: Double
+    package var headTimeout: Double
     /// Seconds a client has to send the rest of a request once its head has arrived.
-    public var bodyTimeout: Double
+    package var bodyTimeout: Double
     /// Connections served at once; further ones wait in the listen queue until one closes.
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// What an imported catalogue or a batch may hold (items, sections, nesting), checked while
     /// its body is parsed.
-    public var limits: DocumentLimits
+    package var limits: DocumentLimits
     /// The most elements a layout answer (attributes or picture) holds; a larger layout is
     /// answered only with `visible=true`.
-    public var maxLayoutElements: Int
+    package var maxLayoutElements: Int
     /// Seconds an event stream may stay silent before a keep-alive comment.
-    public var keepAlive: Double
+    package var keepAlive: Double
     /// Seconds a client may leave the server's writes to it unread (an event stream it no longer
     /// reads) before it is disconnected; it catches up with `Last-Event-ID` when it returns.
-    public var stallTimeout: Double
+    package var stallTimeout: Double
     /// Event streams open at once, in all (below ``maxConnections``, so that streams never take
     /// every connection) and from one client address; past either, a stream is refused with 503
     /// and `Retry-After`.
-    public var maxEventStreams: Int
-    public var maxEventStreamsPerClient: Int
+    package var maxEventStreams: Int
+    package var maxEventStreamsPerClient: Int
     /// The threads layouts are drawn on (tests give a server its own, to hold them).
     var layoutWork = RouteLimits.layoutWork
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
+    package init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 16 << 20,
                 token: String? = nil, credentials: ServerCredentials? = nil, protectReads: Bool = false,
                 browser: BrowserPolicy = BrowserPolicy(), tls: TLSConfiguration? = nil,
                 headTimeout: Double = 10, bodyTimeout: Double = 60, maxConnections: Int = 4_096,
@@ -74,7 +74,7 @@ public struct ServerConfiguration: Sendable {
 
     /// A server's TLS from a PEM certificate chain and its PEM private key; the error says which
     /// file and why.
-    public static func tlsConfiguration(certificateFile: String, keyFile: String) throws(TLSFileError) -> TLSConfiguration {
+    package static func tlsConfiguration(certificateFile: String, keyFile: String) throws(TLSFileError) -> TLSConfiguration {
         let chain: [NIOSSLCertificate]
         do { chain = try NIOSSLCertificate.fromPEMFile(certificateFile) } catch {
             throw TLSFileError(file: certificateFile, reason: "is not a PEM certificate chain (\(error))")
@@ -88,7 +88,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Three quarters of the connections: a quarter stays for every other request.
-    public static func defaultMaxEventStreams(maxConnections: Int) -> Int {
+    package static func defaultMaxEventStreams(maxConnections: Int) -> Int {
         max(1, maxConnections * 3 / 4)
     }
 }
@@ -96,7 +96,7 @@ public struct ServerConfiguration: Sendable {
 /// The HTTP API of docs/HTTP-API.md over a ``CatalogDatabase`` (SQLite's store, or PostgreSQL's
 /// for several instances on one database): catalogues, snapshots with ETags, imports,
 /// batches, moves, change feeds and layouts, with RFC 9457 problem documents for every error.
-public enum CatalogServer {
+package enum CatalogServer {
     /// The application, ready to run (`try await app.runService()` stops on SIGINT or SIGTERM
     /// after the requests in flight, so no accepted write is lost).
     ///
@@ -104,7 +104,7 @@ public enum CatalogServer {
     /// logger above `info` logs no requests (and the server skips that step).
     /// `onServerRunning` receives the port the server listens on (useful with port 0);
     /// `extraRoutes` may add routes (benchmarks add a baseline).
-    public static func application<Store: CatalogDatabase>(store: Store, configuration: ServerConfiguration,
+    package static func application<Store: CatalogDatabase>(store: Store, configuration: ServerConfiguration,
                                    logger: Logger = Logger(label: "catalog.serve"),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                                    extraRoutes: (Router<CatalogRequestContext>) -> Void = { _ in }) -> some ApplicationProtocol {
@@ -154,8 +154,8 @@ public enum CatalogServer {
 }
 
 /// A certificate or key file `--tls-cert`/`--tls-key` cannot use.
-public struct TLSFileError: Error, Sendable, CustomStringConvertible {
-    public var file: String
-    public var reason: String
-    public var description: String { file.isEmpty ? reason : "\(file): \(reason)" }
+package struct TLSFileError: Error, Sendable, CustomStringConvertible {
+    package var file: String
+    package var reason: String
+    package var description: String { file.isEmpty ? reason : "\(file): \(reason)" }
 }

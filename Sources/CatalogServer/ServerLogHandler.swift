@@ -7,14 +7,14 @@ import Logging
 /// Unlike `StreamLogHandler`, metadata is formatted when a line is written, not each time it is
 /// set: the server sets a request id on every request's logger, and formatting it there cost a
 /// few percent of a move's CPU time even when requests were not logged.
-public struct ServerLogHandler: LogHandler {
-    public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
+package struct ServerLogHandler: LogHandler {
+    package var logLevel: Logger.Level = .info
+    package var metadata: Logger.Metadata = [:]
+    package var metadataProvider: Logger.MetadataProvider?
     private let label: String
 
     /// A handler for `LoggingSystem.bootstrap`.
-    public static func standardError(label: String) -> ServerLogHandler {
+    package static func standardError(label: String) -> ServerLogHandler {
         ServerLogHandler(label: label)
     }
 
@@ -22,12 +22,12 @@ public struct ServerLogHandler: LogHandler {
         self.label = label
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         FileHandle.standardError.write(Data(line(for: event, at: Self.timestamp()).utf8))
     }
 
