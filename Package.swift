@@ -92,7 +92,7 @@ let package = Package(
         .target(
             name: "CatalogStore",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogStoreCore",
+                "CatalogModel", "CatalogDiff", "CatalogStoreCore", "CatalogConcurrency",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The C API, for binding the hot insert statement without boxing every value.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "CatalogPostgres",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogStoreCore",
+                "CatalogModel", "CatalogDiff", "CatalogStoreCore", "CatalogConcurrency",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
             ],

@@ -28,13 +28,15 @@ package enum Documents {
     /// The layout document; with `catalog` (the one laid out), its revision too, and each element
     /// says what it shows: a cell its item's `id`, `title` (the text a cell shows first) and
     /// `section` (its section's id), a header, footer or decoration its section's `id`, `title`,
-    /// item `count` and `capacity`; and a circular layout gives its `fadePoint` (``Layout/fadePoint``),
-    /// so that a page animates cells in and out as a collection view would.
+    /// item `count` and `capacity`; a circular layout gives its `fadePoint` (``Layout/fadePoint``),
+    /// so that a page animates cells in and out as a collection view would; and `dependsOnOffset`
+    /// (``Layout/dependsOnContentOffset``) says whether scrolling changes the attributes.
     package static func layout(_ layout: Layout, _ elements: [LayoutAttributes], describing catalog: Catalog?) -> OrderedJSON {
         var top: [(String, OrderedJSON)] = []
         if let catalog { top.append(("revision", .integer(catalog.revision))) }
         top.append(("contentSize", .array([.double(layout.contentSize.width), .double(layout.contentSize.height)])))
         if catalog != nil, let point = layout.fadePoint { top.append(("fadePoint", .array([.double(point.x), .double(point.y)]))) }
+        if catalog != nil { top.append(("dependsOnOffset", .bool(layout.dependsOnContentOffset))) }
         top.append(("elements", .array(elements.map { element in
             var fields: [(String, OrderedJSON)] = [
                 ("kind", .string(element.kind.rawValue)),

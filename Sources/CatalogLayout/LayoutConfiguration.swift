@@ -22,6 +22,16 @@ public enum LayoutStyle: String, Sendable, Hashable, CaseIterable, Codable {
         case .circular, .carousel: false
         }
     }
+
+    /// Whether the style's attributes change as the viewport scrolls (a carousel scales its items
+    /// by their distance from the centre), besides pinned headers and footers, which any style
+    /// may have: see ``Layout/dependsOnContentOffset``.
+    public var dependsOnContentOffset: Bool {
+        switch self {
+        case .carousel: true
+        case .flow, .waterfall, .circular, .shelf: false
+        }
+    }
 }
 
 /// The direction content scrolls in a flow or shelf layout.

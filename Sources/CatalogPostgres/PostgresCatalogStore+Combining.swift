@@ -1,3 +1,4 @@
+import CatalogConcurrency
 import CatalogDiff
 import CatalogModel
 import CatalogStoreCore
@@ -353,14 +354,13 @@ extension PostgresCatalogStore {
 /// rows by the key directly, one round trip fewer. A key goes stale only when its catalogue is
 /// deleted (a catalogue made again under the name has a new key); the read then finds no
 /// catalogue row, and the group runs again locked, reading the key afresh.
-final class CatalogKeys: @unchecked Sendable {
-    private let lock = NSLock()
-    private var keys: [String: Int64] = [:]
+final class CatalogKeys: Sendable {
+    private let keys = Locked<[String: Int64]>([:])
 
     subscript(name: String) -> Int64? {
-        get { lock.withLock { keys[name] } }
+        get { keys.withLock { $0[name] } }
         set {
-            lock.withLock {
+            keys.withLock { keys in
                 if newValue != nil, keys[name] == nil, keys.count >= 4_096 { keys.removeAll(keepingCapacity: true) }
                 keys[name] = newValue
             }

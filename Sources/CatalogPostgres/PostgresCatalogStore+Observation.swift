@@ -1,3 +1,4 @@
+import CatalogConcurrency
 import CatalogDiff
 import CatalogModel
 import CatalogStoreCore
@@ -241,10 +242,9 @@ final class ListenerConnection: @unchecked Sendable {
 }
 
 /// When the listener last read every revision.
-private final class LastRead: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = ContinuousClock.now
+private final class LastRead: Sendable {
+    private let last = Locked(ContinuousClock.now)
 
-    func now() { lock.withLock { last = .now } }
-    var age: Duration { lock.withLock { ContinuousClock.now - last } }
+    func now() { last.withLock { $0 = .now } }
+    var age: Duration { last.withLock { ContinuousClock.now - $0 } }
 }

@@ -1,3 +1,4 @@
+import CatalogConcurrency
 import CatalogStoreCore
 import Foundation
 import GRDB
@@ -12,14 +13,16 @@ import GRDB
 /// the statement sees every write committed before it starts, from this store or any other
 /// connection. The connection opens on first use (most commands never ask); a store held in
 /// memory, or a file that cannot be opened read-only, reads through the store's own connections.
-final class RevisionReader: @unchecked Sendable {
+final class RevisionReader: Sendable {
     private let path: String
     /// The store's writer, for when there is no connection of its own.
     private let fallback: any DatabaseWriter
-    private let lock = NSLock()
-    private var connection: DatabaseQueue?
-    private var unavailable: Bool
-    private var count = 0
+    private struct State {
+        var connection: DatabaseQueue?
+        var unavailable: Bool
+        var count = 0
+    }
+    private let state: Locked<State>
 
     private let options: StoreConfiguration
 
@@ -27,12 +30,12 @@ final class RevisionReader: @unchecked Sendable {
         self.path = path
         self.options = options
         self.fallback = fallback
-        unavailable = path == ":memory:" || path.isEmpty
+        state = Locked(State(unavailable: path == ":memory:" || path.isEmpty))
     }
 
     /// The row key and revision of the catalogue named `name`, or nil when there is none.
     func catalogRow(named name: String) throws -> (pk: Int64, revision: Int)? {
-        lock.withLock { count += 1 }
+        state.withLock { $0.count += 1 }
         guard let connection = openConnection() else {
             return try fallback.unsafeReentrantRead { db in try CatalogStore.catalogRow(named: name, in: db) }
         }
@@ -40,31 +43,31 @@ final class RevisionReader: @unchecked Sendable {
     }
 
     /// How many lookups were made (for tests).
-    var lookUps: Int { lock.withLock { count } }
+    var lookUps: Int { state.withLock { $0.count } }
 
     /// Closes the connection of its own; lookups go through the store's connections from then on
     /// (which fail once the store is closed).
     func close() {
-        lock.withLock {
-            try? connection?.close()
-            connection = nil
-            unavailable = true
+        state.withLock { state in
+            try? state.connection?.close()
+            state.connection = nil
+            state.unavailable = true
         }
     }
 
     /// Whether lookups run on a connection of this reader's own (for tests).
-    var hasOwnConnection: Bool { lock.withLock { connection != nil } }
+    var hasOwnConnection: Bool { state.withLock { $0.connection != nil } }
 
     private func openConnection() -> DatabaseQueue? {
-        lock.withLock {
-            if let connection { return connection }
-            if unavailable { return nil }
+        state.withLock { state in
+            if let connection = state.connection { return connection }
+            if state.unavailable { return nil }
             var configuration = CatalogStore.configuration(options)
             configuration.readonly = true
             configuration.label = "CatalogKit.RevisionReader"
-            connection = try? DatabaseQueue(path: path, configuration: configuration)
-            unavailable = connection == nil
-            return connection
+            state.connection = try? DatabaseQueue(path: path, configuration: configuration)
+            state.unavailable = state.connection == nil
+            return state.connection
         }
     }
 }

@@ -132,9 +132,8 @@ open class CatalogCollectionViewLayout: UICollectionViewLayout {
 
     open override func shouldInvalidateLayout(forBoundsChange newBounds: CGRect) -> Bool {
         guard let layout else { return true }
-        // A new size lays out again; scrolling moves pinned headers and a carousel's scaling.
-        return newBounds.size != collectionView?.bounds.size || layout.configuration.pinHeaders
-            || layout.configuration.pinFooters || layout.style == .carousel
+        // A new size lays out again; so does scrolling, where the layout depends on the offset.
+        return newBounds.size != collectionView?.bounds.size || layout.dependsOnContentOffset
     }
 
     open override func targetContentOffset(forProposedContentOffset proposedContentOffset: CGPoint,

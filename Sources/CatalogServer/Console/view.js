@@ -38,6 +38,7 @@ export class CatalogView {
     this.running = null;         // the loop answering `wanted`
     this.closed = false;
     this.drag = null;
+    this.dependsOnOffset = false; // from the last layout document: scrolling changes its attributes
   }
 
   async start() {
@@ -170,15 +171,16 @@ export class CatalogView {
     this.scrollQueued = true;
     requestAnimationFrame(() => {
       this.scrollQueued = false;
-      // Pinned headers and a carousel's scales depend on the offset; other layouts only need
-      // the elements of the new rect once the page's run out.
+      // Where the layout depends on the offset (the server says so: pinned headers or footers,
+      // a carousel's scales), every scroll asks again; other layouts only need the elements of
+      // the new rect once the page's run out.
       const { scrollLeft: x, scrollTop: y } = this.viewport;
       const { width, height } = this.device;
       const [lx, ly, lw, lh] = this.loaded ?? [0, 0, 0, 0];
       const margin = 0.25;
       const covered = x - width * margin >= lx && y - height * margin >= ly
         && x + width * (1 + margin) <= lx + lw && y + height * (1 + margin) <= ly + lh;
-      if (!covered || this.config.pinHeaders || this.config.style === "carousel") this.refresh({});
+      if (!covered || this.dependsOnOffset) this.refresh({});
     });
   }
 
@@ -194,6 +196,7 @@ export class CatalogView {
     content.classList.toggle("animating", animate);
     clearTimeout(this.animationEnd);
     if (animate) this.animationEnd = setTimeout(() => content.classList.remove("animating"), ANIMATION_MS + 50);
+    this.dependsOnOffset = layout.dependsOnOffset === true;
     content.style.width = `${layout.contentSize[0]}px`;
     content.style.height = `${layout.contentSize[1]}px`;
     const seen = new Set();
