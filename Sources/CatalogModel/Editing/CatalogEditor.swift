@@ -15,9 +15,12 @@ public struct CatalogEditor<Source: CatalogSource> {
     /// Sections the edit created, and sections it deleted that existed before.
     package private(set) var inserted: Set<String> = []
     package private(set) var deleted: Set<String> = []
-    /// The section order before and after, once a section operation needed it.
+    /// The section order before and after, once a section operation needed it (nil before).
     package private(set) var orderBefore: [String]?
-    package private(set) var order: [String]?
+    package var order: [String]? { orderLoaded ? sectionOrder : nil }
+    /// The section order now, once ``loadOrder()`` read it (empty before).
+    private var sectionOrder: [String] = []
+    private var orderLoaded = false
     /// For items of the sections read: which section holds them now.
     private var itemSections: [String: String] = [:]
 
@@ -62,20 +65,20 @@ public struct CatalogEditor<Source: CatalogSource> {
             try insertSection(section, at: index)
         case .deleteSection(let id):
             try loadOrder()
-            guard let position = order!.firstIndex(of: id) else { throw BatchError(reason: .unknownSection(id)) }
+            guard let position = sectionOrder.firstIndex(of: id) else { throw BatchError(reason: .unknownSection(id)) }
             let section = try load(id)
-            order!.remove(at: position)
+            sectionOrder.remove(at: position)
             for item in section?.items ?? [] { itemSections[item.id] = nil }
             sections[id] = nil
             if inserted.remove(id) == nil { deleted.insert(id) }
         case .moveSection(let id, let index):
             try loadOrder()
-            guard let position = order!.firstIndex(of: id) else { throw BatchError(reason: .unknownSection(id)) }
-            guard index >= 0, index < order!.count else {
-                throw BatchError(reason: .indexOutOfRange(index: index, count: order!.count, what: "the sections"))
+            guard let position = sectionOrder.firstIndex(of: id) else { throw BatchError(reason: .unknownSection(id)) }
+            guard index >= 0, index < sectionOrder.count else {
+                throw BatchError(reason: .indexOutOfRange(index: index, count: sectionOrder.count, what: "the sections"))
             }
-            order!.remove(at: position)
-            order!.insert(id, at: index)
+            sectionOrder.remove(at: position)
+            sectionOrder.insert(id, at: index)
         case .updateSection(let id, let fields):
             guard var section = try load(id) else { throw BatchError(reason: .unknownSection(id)) }
             if let title = fields.title { section.title = title }
@@ -110,12 +113,12 @@ public struct CatalogEditor<Source: CatalogSource> {
         if let newOrder = patch.order {
             try loadOrder()
             let kept = Set(newOrder)
-            for id in order! where !kept.contains(id) {
+            for id in sectionOrder where !kept.contains(id) {
                 release(try load(id), id)
                 sections[id] = nil
                 if inserted.remove(id) == nil { deleted.insert(id) }
             }
-            order = newOrder
+            sectionOrder = newOrder
         }
         for section in patch.sections {
             if let old = try load(section.id) {
@@ -209,11 +212,11 @@ public struct CatalogEditor<Source: CatalogSource> {
 
     private mutating func insertSection(_ section: Section, at index: Int) throws {
         try loadOrder()
-        guard index >= 0, index <= order!.count else {
-            throw BatchError(reason: .indexOutOfRange(index: index, count: order!.count, what: "the sections"))
+        guard index >= 0, index <= sectionOrder.count else {
+            throw BatchError(reason: .indexOutOfRange(index: index, count: sectionOrder.count, what: "the sections"))
         }
         guard !section.id.isEmpty else { throw BatchError(reason: .invalidField("id", detail: "expected a non-empty string")) }
-        if order!.contains(section.id) { throw BatchError(reason: .duplicateSectionID(section.id)) }
+        if sectionOrder.contains(section.id) { throw BatchError(reason: .duplicateSectionID(section.id)) }
         if let capacity = section.capacity {
             guard Section.capacities.contains(capacity) else {
                         throw BatchError(reason: .invalidField("capacity", detail: "expected \(Section.capacityExpectation), found \(capacity)"))
@@ -232,7 +235,7 @@ public struct CatalogEditor<Source: CatalogSource> {
                 throw BatchError(reason: .duplicateItemID(item.id))
             }
         }
-        order!.insert(section.id, at: index)
+        sectionOrder.insert(section.id, at: index)
         sections[section.id] = section
         inserted.insert(section.id)
         for item in section.items { itemSections[item.id] = section.id }
@@ -277,18 +280,19 @@ public struct CatalogEditor<Source: CatalogSource> {
     }
 
     private mutating func loadOrder() throws {
-        if order == nil {
+        if !orderLoaded {
             let ids = try source.sectionOrder()
             orderBefore = ids
-            order = ids
+            sectionOrder = ids
+            orderLoaded = true
         }
     }
 
     /// The section after `id` in the current order.
     private mutating func sectionID(after id: String) throws -> String? {
-        if let order {
-            guard let position = order.firstIndex(of: id), position + 1 < order.count else { return nil }
-            return order[position + 1]
+        if orderLoaded {
+            guard let position = sectionOrder.firstIndex(of: id), position + 1 < sectionOrder.count else { return nil }
+            return sectionOrder[position + 1]
         }
         // The order is the source's: positions still hold.
         guard let position = originals[id]?.position else { return nil }
