@@ -69,7 +69,7 @@ package struct FanoutBenchmark: Sendable {
         try CatalogStore(path: database).replace(catalog)
         let executable = serverExecutable
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
-        let server = try ServerChild(executable: executable, database: database, folder: folder, subscribers: subscribers)
+        let server = try ServerProcess.fanout(executable: executable, database: database, folder: folder, subscribers: subscribers)
         defer { server.stop() }
         let book = catalog.sections[0].items[0].id, shelf = catalog.sections[0].id
         log("live: event stream, 1 subscriber, \(movesPerSecond) moves/s asked for \(Int(seconds)) s")
@@ -120,7 +120,7 @@ package struct FanoutBenchmark: Sendable {
 
     /// Subscribes `subscribers` sockets from the current revision, then moves `book` back and
     /// forth within `shelf`, one move at a time, for `seconds`, and reads every stream meanwhile.
-    private func measure(server: ServerChild, subscribers: Int, book: String, shelf: String) throws -> Outcome {
+    private func measure(server: ServerProcess, subscribers: Int, book: String, shelf: String) throws -> Outcome {
         let writer = try MoveWriter(port: server.port)
         let start = try writer.move(book: book, toShelf: shelf, index: 0)
         let reader = try StreamReader(port: server.port, subscribers: subscribers, since: start)
@@ -160,45 +160,15 @@ package struct FanoutBenchmark: Sendable {
     }
 }
 
-/// `catalog serve` on a database file, in a process of its own, on a free port.
-final class ServerChild {
-    let process = Process()
-    let port: Int
-
-    /// Room for `subscribers` streams from this one address, twice over: a run's streams are
-    /// open while the last run's are still being closed.
-    init(executable: URL, database: String, folder: URL, subscribers: Int) throws {
-        process.executableURL = executable
-        process.arguments = ["serve", "--port", "0", "--db", database, "--log-level", "warning",
-                             "--max-connections", "\(4 * subscribers + 256)", "--max-event-streams", "\(3 * subscribers + 128)",
-                             "--max-event-streams-per-client", "\(3 * subscribers + 128)"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw FanoutError.connect("cannot start \(executable.path): \(error)")
-        }
-        // "catalog serve: listening on http://127.0.0.1:PORT (database …)"
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let address = text.split(separator: "http://").dropFirst().first?.prefix(while: { $0 != " " }),
-              let port = address.split(separator: ":").last.flatMap({ Int($0) }) else {
-            process.terminate()
-            throw FanoutError.connect("catalog serve did not start: \(text)")
-        }
-        self.port = port
-    }
-
-    func stop() {
-        if process.isRunning { process.interrupt() }
-        process.waitUntilExit()
+extension ServerProcess {
+    /// `catalog serve` on a database file with room for `subscribers` streams from this one
+    /// address, twice over: a run's streams are open while the last run's are still being closed.
+    static func fanout(executable: URL, database: String, folder: URL, subscribers: Int) throws -> ServerProcess {
+        try ServerProcess(executable: executable,
+                          arguments: ["--db", database, "--log-level", "warning",
+                                      "--max-connections", "\(4 * subscribers + 256)", "--max-event-streams", "\(3 * subscribers + 128)",
+                                      "--max-event-streams-per-client", "\(3 * subscribers + 128)"],
+                          folder: folder)
     }
 }
 

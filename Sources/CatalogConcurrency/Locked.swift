@@ -8,16 +8,19 @@ import Foundation
 /// locked state holds a `Locked` of a struct of it, and is `Sendable` without `@unchecked`. The
 /// lock is not recursive: `body` must not call `withLock` on the same value.
 package final class Locked<State> {
-    private let lock = NSLock()
-    private var state: State
+    // Inlinable, so that each use is specialised for its state where it is called: an
+    // unspecialised generic call across modules costs hundreds of instructions a lock.
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var state: State
 
+    @inlinable
     package init(_ state: State) {
         self.state = state
     }
 
     /// Runs `body` with the state, holding the lock; what it returns or throws is returned or
     /// thrown.
-    @inline(__always)
+    @inlinable
     package func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
         lock.lock()
         defer { lock.unlock() }

@@ -96,11 +96,10 @@ extension PostgresCatalogStore {
     private static func replace(_ catalog: Catalog, record: ImportRecord?, snapshots: SnapshotCache, on connection: PostgresConnection,
                                 logger: Logger, wrote: (Int) -> Void) async throws -> WriteResult {
         let name = catalog.name
-        try await connection.query("""
-            INSERT INTO catalog (name, revision)
-            VALUES (\(name), coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = \(name)), 0))
-            ON CONFLICT (name) DO NOTHING
-            """, logger: logger)
+        var binds = PostgresBindings()
+        binds.append(name)
+        // A new catalogue goes on from the revisions of a deleted one of the same name.
+        try await connection.query(PostgresQuery(unsafeSQL: StoreSQL.insertCatalog(name: "$1"), binds: binds), logger: logger)
         guard let (catalogPK, previousRevision) = try await catalogRow(named: name, on: connection, logger: logger, locking: true) else {
             throw StoreError.database("the catalogue \(name) vanished while it was written")
         }

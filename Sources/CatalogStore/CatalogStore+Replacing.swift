@@ -72,13 +72,8 @@ struct CatalogWriter {
         let existing = try CatalogStore.catalogRow(named: catalog.name, in: db)
         let old = try existing.map { try CatalogStore.loadCatalog(pk: $0.pk, named: catalog.name, revision: $0.revision, in: db) }
             ?? Catalog(name: catalog.name)
-        // A new catalogue goes on from the revisions of a deleted one of the same name, past the
-        // revision its deletion counts as (migration 0007): a name's revisions never repeat.
-        try db.execute(sql: """
-            INSERT INTO catalog (name, revision)
-            VALUES (?, coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = ?), 0))
-            ON CONFLICT (name) DO NOTHING
-            """, arguments: [catalog.name, catalog.name])
+        // A new catalogue goes on from the revisions of a deleted one of the same name.
+        try db.execute(sql: StoreSQL.insertCatalog(name: "?1"), arguments: [catalog.name])
         let (catalogPK, previousRevision) = try CatalogStore.catalogRow(named: catalog.name, in: db)!
 
         try db.execute(sql: "DELETE FROM item WHERE catalog_pk = ?", arguments: [catalogPK])

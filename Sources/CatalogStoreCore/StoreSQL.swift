@@ -20,4 +20,16 @@ package enum StoreSQL {
         let whens = kinds.dropLast().map { "WHEN '\($0.rawValue)' THEN '\($0.sectionKind.rawValue)'" }
         return "CASE \(column) \(whens.joined(separator: " ")) ELSE '\(last.sectionKind.rawValue)' END"
     }
+
+    /// Makes the row of the catalogue named by `parameter` unless it is there. A catalogue made
+    /// under the name of a deleted one goes on from the revision its deletion counts as (the
+    /// retired revision plus one; migration 0007 of each backend), so a name's revisions never
+    /// repeat; a name never used starts at 0.
+    package static func insertCatalog(name parameter: String) -> String {
+        """
+        INSERT INTO catalog (name, revision)
+        VALUES (\(parameter), coalesce((SELECT revision + 1 FROM retired_catalog WHERE name = \(parameter)), 0))
+        ON CONFLICT (name) DO NOTHING
+        """
+    }
 }

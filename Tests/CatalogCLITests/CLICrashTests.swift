@@ -31,14 +31,20 @@ struct CLICrashTests {
         return #"{"operations": [\#(operations.joined(separator: ",\n"))]}"#
     }
 
+    /// A database `file` in the runner's folder holding the big catalogue, the batch file, and
+    /// `show --json` of the catalogue before the batch.
+    static func prepare(_ cli: CLIRunner, _ file: String) throws -> (path: String, batch: String, before: String) {
+        let path = cli.folder.appendingPathComponent(file).path
+        _ = try cli.succeed(["import", try cli.file("big.json", Self.catalogue()), "--db", path])
+        let batch = try cli.file("batch.json", Self.batch())
+        return (path, batch, try cli.succeed(["show", "big", "--json", "--db", path]))
+    }
+
     @Test("SIGKILL during apply, 50 times: the database is sound and holds all of the batch or none of it")
     func killedApplies() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
-        let base = cli.folder.appendingPathComponent("base.sqlite").path
-        _ = try cli.succeed(["import", try cli.file("big.json", Self.catalogue()), "--db", base])
-        let batch = try cli.file("batch.json", Self.batch())
-        let before = try cli.succeed(["show", "big", "--json", "--db", base])
+        let (base, batch, before) = try Self.prepare(cli, "base.sqlite")
 
         // One uninterrupted run: the state after, and how long the command takes.
         let reference = cli.folder.appendingPathComponent("reference.sqlite").path
@@ -87,10 +93,7 @@ struct CLICrashTests {
     func killedBeforeItsCommit() throws {
         let cli = try CLIRunner()
         defer { cli.cleanUp() }
-        let path = cli.folder.appendingPathComponent("held.sqlite").path
-        _ = try cli.succeed(["import", try cli.file("big.json", Self.catalogue()), "--db", path])
-        let batch = try cli.file("batch.json", Self.batch())
-        let before = try cli.succeed(["show", "big", "--json", "--db", path])
+        let (path, batch, before) = try Self.prepare(cli, "held.sqlite")
 
         let holder = try DatabaseQueue(path: path)
         // The lock is held for the whole of one database access (GRDB ends none with a
