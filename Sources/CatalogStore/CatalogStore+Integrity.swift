@@ -42,8 +42,14 @@ extension CatalogStore {
         if let problem = StoreRules.nonCanonicalID(in: catalogs.map(\.1), catalog: nil) { throw problem }
         for (pk, name) in catalogs {
             for table in ["section", "item"] {
-                let ids = try String.fetchAll(db, sql: "SELECT id FROM \(table) WHERE catalog_pk = ?", arguments: [pk])
-                if let problem = StoreRules.nonCanonicalID(in: ids, catalog: name) { throw problem }
+                // Streamed: the ids are read whole only to report a problem found.
+                let sql = "SELECT id FROM \(table) WHERE catalog_pk = ?"
+                let ids = try String.fetchCursor(db, sql: sql, arguments: [pk])
+                var canonical = true
+                while canonical, let id = try ids.next() { canonical = Identifier.isCanonical(id) }
+                if !canonical, let problem = StoreRules.nonCanonicalID(in: try String.fetchAll(db, sql: sql, arguments: [pk]), catalog: name) {
+                    throw problem
+                }
             }
         }
     }

@@ -46,9 +46,7 @@ package final class UpdateCache: Sendable {
 
     /// One key's update; of the callers that ask for it at once, the first computes it holding
     /// the entry's lock, the others wait on it.
-    private final class Entry: Sendable {
-        let update = Locked<CatalogUpdate?>(nil)
-    }
+    private typealias Entry = Locked<CatalogUpdate?>
 
     private let entries = Locked<[Key: Entry]>([:])
     private static let limit = 32
@@ -57,7 +55,7 @@ package final class UpdateCache: Sendable {
         entries.withLock { entries in
             if let entry = entries[key] { return entry }
             if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
-            let entry = Entry()
+            let entry = Entry(nil)
             entries[key] = entry
             return entry
         }
@@ -66,7 +64,7 @@ package final class UpdateCache: Sendable {
     /// The update kept for `key`, else `compute`'s, then kept (also under the revision it
     /// actually reached, which a later write may have taken past `key.to`).
     package func update(for key: Key, compute: () throws(StoreError) -> CatalogUpdate) throws(StoreError) -> CatalogUpdate {
-        let (update, computed) = try entry(for: key).update.withLock { (kept) throws(StoreError) -> (CatalogUpdate, Bool) in
+        let (update, computed) = try entry(for: key).withLock { (kept) throws(StoreError) -> (CatalogUpdate, Bool) in
             if let kept { return (kept, false) }
             let update = try compute()
             kept = update
@@ -80,11 +78,11 @@ package final class UpdateCache: Sendable {
 
     /// The update kept for `key`, if any.
     package func kept(_ key: Key) -> CatalogUpdate? {
-        entries.withLock { $0[key] }.flatMap { entry in entry.update.withLock { $0 } }
+        entries.withLock { $0[key] }.flatMap { entry in entry.withLock { $0 } }
     }
 
     package func keep(_ update: CatalogUpdate, for key: Key) {
-        entry(for: key).update.withLock { $0 = update }
+        entry(for: key).withLock { $0 = update }
     }
 }
 

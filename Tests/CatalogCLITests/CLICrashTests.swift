@@ -31,6 +31,17 @@ struct CLICrashTests {
         return #"{"operations": [\#(operations.joined(separator: ",\n"))]}"#
     }
 
+    /// `catalog apply big BATCH --db PATH` started, its output discarded.
+    static func startApply(_ batch: String, on path: String) throws -> Process {
+        let process = Process()
+        process.executableURL = CLIRunner.executable
+        process.arguments = ["apply", "big", batch, "--db", path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// A database `file` in the runner's folder holding the big catalogue, the batch file, and
     /// `show --json` of the catalogue before the batch.
     static func prepare(_ cli: CLIRunner, _ file: String) throws -> (path: String, batch: String, before: String) {
@@ -59,12 +70,7 @@ struct CLICrashTests {
         for run in 0..<50 {
             let path = cli.folder.appendingPathComponent("run\(run).sqlite").path
             try FileManager.default.copyItem(atPath: base, toPath: path)
-            let process = Process()
-            process.executableURL = CLIRunner.executable
-            process.arguments = ["apply", "big", batch, "--db", path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.startApply(batch, on: path)
             // Anywhere from before the transaction starts to after it commits.
             Thread.sleep(forTimeInterval: Double.random(in: 0...(duration * 1.1)))
             kill(process.processIdentifier, SIGKILL)
@@ -101,12 +107,7 @@ struct CLICrashTests {
         let opened = try holder.inDatabase { db in
             try db.execute(sql: "BEGIN IMMEDIATE")
             defer { try? db.execute(sql: "ROLLBACK") }
-            let process = Process()
-            process.executableURL = CLIRunner.executable
-            process.arguments = ["apply", "big", batch, "--db", path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.startApply(batch, on: path)
             // The signal: the process has the database's log open (it is past parsing and
             // opening, at its write); it cannot commit while the lock is held.
             let opened = try Self.waitUntilOpen(path + "-wal", by: process)
