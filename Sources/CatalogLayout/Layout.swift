@@ -117,13 +117,14 @@ public struct Layout: Sendable {
 
     public var style: LayoutStyle { configuration.style }
 
-    /// Whether the attributes change when only ``contentOffset`` does: pinned headers or footers,
-    /// or a style that depends on it (``LayoutStyle/dependsOnContentOffset``). A view lays the
+    /// Whether the attributes change when only ``contentOffset`` does: pinned headers or footers
+    /// of a style that has them (``LayoutStyle/stacksSections``), or a style that depends on it
+    /// (``LayoutStyle/dependsOnContentOffset``). A view lays the
     /// elements out again as it scrolls exactly when this is true — the UIKit adapter's
     /// `shouldInvalidateLayout(forBoundsChange:)`, and the console, which reads it from the layout
     /// document (`dependsOnOffset`).
     public var dependsOnContentOffset: Bool {
-        style.dependsOnContentOffset || configuration.pinHeaders || configuration.pinFooters
+        style.dependsOnContentOffset || (style.stacksSections && (configuration.pinHeaders || configuration.pinFooters))
     }
     public var numberOfSections: Int { sectionStarts.count - 1 }
     public func numberOfItems(inSection section: Int) -> Int { sectionStarts[section + 1] - sectionStarts[section] }
