@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CatalogModel", targets: ["CatalogModel"]),
         .library(name: "CatalogDiff", targets: ["CatalogDiff"]),
         .library(name: "CatalogLayout", targets: ["CatalogLayout"]),
+        .library(name: "CatalogViews", targets: ["CatalogViews"]),
         .library(name: "CatalogImport", targets: ["CatalogImport"]),
         .library(name: "CatalogStore", targets: ["CatalogStore"]),
         .library(name: "CatalogUIKit", targets: ["CatalogUIKit"]),
@@ -68,6 +69,10 @@ let package = Package(
         // Geometry of collection-view layouts (flow, waterfall, circular, shelf, carousel), rect
         // queries, hit tests, update animations and SVG pictures. Pure: no UIKit, no GRDB, no I/O.
         .target(name: "CatalogLayout", dependencies: ["CatalogModel", "CatalogDiff", "CCatalogSupport"]),
+
+        // Live views (docs/Views.md): a catalogue filtered, sorted, grouped and windowed, evaluated
+        // from scratch or kept up to date write by write. Pure: no GRDB, no I/O.
+        .target(name: "CatalogViews", dependencies: ["CatalogModel", "CatalogDiff"]),
 
         // A UICollectionView target for CollectionUpdater and a UICollectionViewLayout answering
         // from CatalogLayout; only forwarding, compiled where UIKit exists (empty elsewhere).
@@ -210,6 +215,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 path: "Tests/CatalogTestSupport"),
         .testTarget(name: "CatalogDiffTests", dependencies: ["CatalogDiff", "CatalogModel", "CatalogTestSupport"]),
+        .testTarget(name: "CatalogViewsTests", dependencies: ["CatalogViews", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]),
         .testTarget(name: "CatalogSwiftUITests", dependencies: ["CatalogSwiftUI", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogLayoutTests", dependencies: ["CatalogLayout", "CatalogModel", "CatalogDiff"]),
         .testTarget(name: "CatalogImportTests", dependencies: ["CatalogImport", "CatalogTestSupport"], exclude: ["RealWorld"]),
