@@ -88,7 +88,7 @@ let package = Package(
         // What both stores share, without GRDB or PostgreSQL: the protocol the server and the
         // command line call (`CatalogDatabase`), errors, results, the journal's format, observers
         // and the notifier, the caches, and every rule of a write written once (`StoreRules`).
-        .target(name: "CatalogStoreCore", dependencies: ["CatalogModel", "CatalogDiff", "CatalogConcurrency"]),
+        .target(name: "CatalogStoreCore", dependencies: ["CatalogModel", "CatalogDiff", "CatalogViews", "CatalogConcurrency"]),
         // `Locked<State>`: the package's one lock type, a value behind a lock of its own.
         .target(name: "CatalogConcurrency"),
 
@@ -246,7 +246,7 @@ let package = Package(
         // one suite, parameterised by backend.
         .testTarget(
             name: "CatalogDatabaseTests",
-            dependencies: ["CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogTestSupport"]
+            dependencies: ["CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogViews", "CatalogTestSupport"]
         ),
         // README's Swift walk-through, compiled and run.
         .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel",

@@ -26,6 +26,7 @@ public final class PostgresCatalogStore: CatalogDatabase, @unchecked Sendable {
     package let notifier: ChangeNotifier
     /// Updates observers share.
     let updateCache = UpdateCache()
+    package let views = SharedViews()
     /// Whether the server answers (``DatabaseHealth``).
     let health = DatabaseHealth()
     /// Observers' updates, computed one catalogue's at a time.

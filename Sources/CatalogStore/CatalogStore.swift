@@ -25,6 +25,7 @@ public final class CatalogStore: Sendable {
     package let notifier: ChangeNotifier
     /// Updates observers share (``updates(of:from:resetThreshold:)``).
     let updateCache = UpdateCache()
+    package let views = SharedViews()
 
     /// Opens (creating if needed) the database at `path` and migrates it to the latest schema.
     ///

@@ -9,6 +9,8 @@ import Foundation
 package protocol ObservedDatabase: CatalogDatabase {
     /// Wakes observers after commits (this process's at once, others' as the database tells).
     var notifier: ChangeNotifier { get }
+    /// The live views its observers share.
+    var views: SharedViews { get }
     /// The update from `revision` (nil: a reset) to `current` or later. `held` is the catalogue
     /// at `revision` when the observer has it (its last update's): a store may diff from it
     /// instead of rebuilding that revision through the journal.

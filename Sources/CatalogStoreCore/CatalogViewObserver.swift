@@ -1,0 +1,88 @@
+import CatalogConcurrency
+import CatalogDiff
+import CatalogModel
+import CatalogViews
+
+extension CatalogDatabase {
+    /// Every change to a view of the catalogue named `name`, as it happens (docs/Views.md, "Live
+    /// views"): first a reset with the view as it stands — or, when `revision` names one the
+    /// caller already has, the view's changeset from there — then, after each write that changes
+    /// the view, the changeset that turns the view before it into the view after it, stage by
+    /// stage. Writes that leave the view as it was send nothing.
+    ///
+    /// Observers of the same view of one catalogue share one ``/CatalogViews/LiveView`` and one
+    /// computation per write; the view is kept only while someone observes it. The sequence
+    /// throws what ``updates(of:from:resetThreshold:)`` throws, ``/CatalogViews/ViewError``
+    /// when the view names a field the catalogue's items lack or a write leaves a section of the
+    /// view holding several kinds of item.
+    public func updates(of name: String, view: ViewDefinition, from revision: Int? = nil) -> CatalogViewUpdates {
+        CatalogViewUpdates(observer: viewObserver(of: name, view: view, from: revision))
+    }
+
+    /// The observer behind ``updates(of:view:from:)``, for callers that also wait with a time
+    /// limit and need the view's ``ViewAnswer/total``.
+    public func viewObserver(of name: String, view: ViewDefinition, from revision: Int? = nil) -> CatalogViewObserver {
+        CatalogViewObserver(observer: observer(of: name, from: revision, resetThreshold: 10_000), definition: view)
+    }
+}
+
+/// One observer of one view of a catalogue.
+public final class CatalogViewObserver: Sendable {
+    public let definition: ViewDefinition
+    private let observer: CatalogObserver
+    private let key: SharedViews.Key
+    private let entry: Locked<SharedViews.State>
+    /// The view this observer holds: its last answer's.
+    private let held = Locked<Catalog?>(nil)
+
+    init(observer: CatalogObserver, definition: ViewDefinition) {
+        self.observer = observer
+        self.definition = definition
+        key = SharedViews.Key(name: observer.name, definition: definition)
+        entry = observer.store.views.subscribe(key)
+    }
+
+    deinit { observer.store.views.unsubscribe(key) }
+
+    public var name: String { observer.name }
+
+    /// The next answer: at once if the catalogue is past this observer's revision and the view
+    /// changed, otherwise after the next write that changes it. Nil when `timeout` passes first
+    /// or the observation is cancelled.
+    public func next(waitingAtMost timeout: Duration? = nil) async throws -> ViewAnswer? {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            let remaining = deadline.map { $0 - ContinuousClock.now }
+            if let remaining, remaining <= .zero { return nil }
+            guard let update = try await observer.next(waitingAtMost: remaining) else { return nil }
+            let have = held.withLock { $0 }
+            let answer = try SharedViews.answer(update, held: have, definition: definition, in: entry)
+            held.withLock { $0 = answer.update.catalog }
+            if have != nil, let changeset = answer.update.changeset, changeset.isEmpty { continue }
+            return answer
+        }
+    }
+
+    /// Ends the observation from anywhere (see ``CatalogObserver/cancel()``).
+    public func cancel() { observer.cancel() }
+}
+
+/// The updates of one view of a catalogue as an `AsyncSequence` (``CatalogDatabase/updates(of:view:from:)``).
+public struct CatalogViewUpdates: AsyncSequence, Sendable {
+    public typealias Element = CatalogUpdate
+    let observer: CatalogViewObserver
+
+    public func makeAsyncIterator() -> Iterator { Iterator(observer: observer) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let observer: CatalogViewObserver
+
+        public mutating func next() async throws -> CatalogUpdate? {
+            guard let answer = try await observer.next() else {
+                observer.cancel()
+                return nil
+            }
+            return answer.update
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import CatalogConcurrency
+import CatalogDiff
+import CatalogModel
+import CatalogViews
+
+/// A view's answer to one write: the view's update and how many items match.
+public struct ViewAnswer: Sendable, Hashable {
+    /// The view after the write, the changeset from the view before it (nil: a reset), and a
+    /// catalogue per stage.
+    public var update: CatalogUpdate
+    /// The number of items the view's filter keeps, before its window.
+    public var total: Int
+}
+
+/// The live views of one database, one per catalogue and definition: the observers of the same
+/// view share one ``LiveView`` and each write's answer, computed once. A view nobody observes is
+/// dropped.
+package final class SharedViews: Sendable {
+    package struct Key: Hashable, Sendable {
+        var name: String
+        var definition: ViewDefinition
+    }
+
+    /// One view's state: the live view, where it stands, and the latest answers by the
+    /// revision they start from.
+    package struct State: Sendable {
+        var live: LiveView?
+        var answers: [Int: ViewAnswer] = [:]
+        var observers = 0
+    }
+
+    private let entries = Locked<[Key: Locked<State>]>([:])
+    private static let keptAnswers = 8
+
+    package init() {}
+
+    /// The state of `key`'s view, counting one more observer of it.
+    package func subscribe(_ key: Key) -> Locked<State> {
+        entries.withLock { entries in
+            let entry = entries[key] ?? Locked(State())
+            entries[key] = entry
+            entry.withLock { $0.observers += 1 }
+            return entry
+        }
+    }
+
+    /// One observer fewer of `key`'s view; the view goes with the last.
+    package func unsubscribe(_ key: Key) {
+        entries.withLock { entries in
+            guard let entry = entries[key] else { return }
+            if entry.withLock({ state -> Bool in
+                state.observers -= 1
+                return state.observers == 0
+            }) { entries[key] = nil }
+        }
+    }
+
+    /// The number of views kept (for tests and metrics).
+    package var count: Int { entries.withLock { $0.count } }
+
+    /// The view's answer to the catalogue's `update`, for an observer that holds `held` (the
+    /// view at the update's starting revision; nil before its first answer). Holding the view's
+    /// lock: observers in step wait for one computation and share it.
+    package static func answer(_ update: CatalogUpdate, held: Catalog?, definition: ViewDefinition,
+                               in entry: Locked<State>) throws(ViewError) -> ViewAnswer {
+        try entry.withLock { (state: inout State) throws(ViewError) -> ViewAnswer in
+            // A reset, or an observer with nothing yet and no catalogue before the write to
+            // evaluate the view it would hold: the view as it stands.
+            var held = held
+            if held == nil, update.changeset != nil, let previous = update.previous {
+                held = try definition.evaluate(on: previous).catalog
+            }
+            guard let changeset = update.changeset, let from = changeset.fromRevision, let held else {
+                if state.live?.source.revision != update.revision || state.live?.source != update.catalog {
+                    state.live = try LiveView(definition, of: update.catalog)
+                    state.answers = [:]
+                }
+                let live = state.live!
+                return ViewAnswer(update: .reset(live.result.catalog), total: live.result.total)
+            }
+            if let kept = state.answers[from], kept.update.revision == update.revision { return kept }
+            if state.live?.source.revision == from {
+                // The shared view stands where this write starts: the incremental step, once.
+                let answer = ViewAnswer(update: try state.live!.apply(update), total: state.live!.result.total)
+                if state.answers.count >= keptAnswers { state.answers = [:] }
+                state.answers[from] = answer
+                return answer
+            }
+            // The shared view stands elsewhere (an observer behind the others, or resuming):
+            // bring it to this revision, then diff the views.
+            if state.live?.source.revision != update.revision {
+                state.live = try LiveView(definition, of: update.catalog)
+                state.answers = [:]
+            }
+            let live = state.live!
+            let next = live.result.catalog
+            guard var diff = try? Changeset(from: held, to: next) else {
+                return ViewAnswer(update: .reset(next), total: live.result.total)
+            }
+            (diff.fromRevision, diff.toRevision) = (from, update.revision)
+            var answer = CatalogUpdate(revision: update.revision, catalog: next, changeset: diff, stages: diff.stagedCatalogs(from: held, to: next))
+            answer.previous = held
+            return ViewAnswer(update: answer, total: live.result.total)
+        }
+    }
+}
