@@ -152,7 +152,7 @@ let package = Package(
         .target(
             name: "CatalogServer",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogJSON", "CatalogViews",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Server"])),
@@ -235,7 +235,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CatalogServerTests",
-            dependencies: ["CatalogServer", "CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogTestSupport",
+            dependencies: ["CatalogServer", "CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogViews", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),

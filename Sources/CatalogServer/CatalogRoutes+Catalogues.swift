@@ -4,6 +4,7 @@ import CatalogJSON
 import CatalogLayout
 import CatalogModel
 import CatalogStore
+import CatalogViews
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -24,6 +25,16 @@ extension CatalogRoutes {
             return Response(status: .notModified, headers: headers)
         }
         let store = self.store
+        if let view = try ViewParameters.definition(of: request) {
+            // A view: the catalogue's document of the view, with `total`, kept per revision.
+            let (current, body) = try await cache.body(for: "view \(name)\u{0}\(ViewParameters.key(view))", revision: revision) {
+                let catalog = try await store.catalog(named: name)
+                return (catalog.revision, ByteBuffer(string: ViewParameters.document(try ViewParameters.evaluate(view, on: catalog))))
+            }
+            var response = buffer(body, type: "application/json")
+            response.headers[.eTag] = "\"\(current)\""
+            return response
+        }
         let (current, body) = try await cache.body(for: "snapshot \(name)", revision: revision) {
             // A write may land between the two reads: the snapshot says which revision it is.
             let catalog = try await store.catalog(named: name)

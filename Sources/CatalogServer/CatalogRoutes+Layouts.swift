@@ -39,7 +39,10 @@ extension CatalogRoutes {
             }
             return parts
         }
-        let offset = try numbers("offset", 2, "x,y such as 0,120").map { Point(x: $0[0], y: $0[1]) } ?? .zero
+        // `offset=x,y` scrolls; a single integer is a view's window (``ViewParameters``).
+        let view = try ViewParameters.definition(of: request, offsetIsScroll: true)
+        let scrolled = query["offset"].map { $0.contains(",") } ?? false
+        let offset = try (scrolled ? numbers("offset", 2, "x,y such as 0,120") : nil).map { Point(x: $0[0], y: $0[1]) } ?? .zero
         let viewport = Size(width: try number("width"), height: try number("height"))
         let rect = try numbers("rect", 4, "x,y,width,height such as 0,0,390,2532, the size not negative", valid: { $0[2] >= 0 && $0[3] >= 0 })
             .map { Rect(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) }
@@ -49,11 +52,12 @@ extension CatalogRoutes {
         let picture = request.headers[.accept]?.contains("image/svg+xml") == true
         let revision = try await store.revision(of: name)
         let (store, limit, layoutWork, preparedLayouts) = (self.store, maxLayoutElements, self.layoutWork, self.preparedLayouts)
-        let preparedKey = "\(name)\u{0}\(configuration)\u{0}\(viewport)"
+        let preparedKey = "\(name)\u{0}\(configuration)\u{0}\(viewport)" + (view.map { "\u{0}" + ViewParameters.key($0) } ?? "")
         let key = "\(preparedKey)\u{0}\(offset)\u{0}\(visible)\u{0}\(picture)\u{0}\(String(describing: rect))\u{0}\(describe)"
         let (_, body) = try await layouts.body(for: key, revision: revision) {
             let prepared = try await preparedLayouts.value(for: preparedKey, revision: revision) {
-                let catalog = try await store.catalog(named: name)
+                let stored = try await store.catalog(named: name)
+                let catalog = try view.map { try ViewParameters.evaluate($0, on: stored).catalog } ?? stored
                 return try await layoutWork.run {
                     let input = LayoutInput(catalog)
                     return PreparedLayout(catalog: catalog, input: input,

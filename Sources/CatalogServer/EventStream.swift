@@ -3,6 +3,7 @@ import CatalogImport
 import CatalogJSON
 import CatalogModel
 import CatalogStore
+import CatalogViews
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -55,6 +56,14 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         if let since, since > current {
             throw StoreError.revisionNotReached(catalog: name, requested: since, current: current)
         }
+        if let view = try ViewParameters.definition(of: request) {
+            guard !withSections, device == nil else {
+                throw Problem(status: .badRequest, kind: "invalid-parameter",
+                              detail: "a view's stream is for showing: it carries no sections (include) and no device's writes (Catalog-Client-ID); follow the catalogue itself",
+                              path: withSections ? "include" : "Catalog-Client-ID")
+            }
+            return try await viewResponse(request, name: name, view: view, since: since, current: current, client: client)
+        }
         let identity = try await store.identity()
         let slot = try slot(for: client)
         // Changes from a revision only on the history the client holds.
@@ -79,6 +88,67 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                         if let last { try await writer.write(last) }
                         break loop
                     }
+                }
+            } onGracefulShutdown: {
+                observer.cancel()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// The stream of a view of the catalogue: its snapshot (or its changeset from `since`),
+    /// then a change event for each write that changes the view, each with `total`. A view the
+    /// catalogue cannot show (an unknown field, several kinds in one section) is refused with a
+    /// 400 before the stream starts.
+    func viewResponse(_ request: Request, name: String, view: ViewDefinition, since: Int?, current: Int, client: String) async throws -> Response {
+        let observer = store.viewObserver(of: name, view: view, from: since)
+        var pending: ViewAnswer?
+        if since == current {
+            _ = try ViewParameters.evaluate(view, on: try await store.catalog(named: name))
+        } else {
+            do {
+                pending = try await observer.next(waitingAtMost: keepAlive)
+            } catch let error as ViewError {
+                throw Problem.view(error)
+            }
+        }
+        let identity = try await store.identity()
+        let slot = try slot(for: client)
+        let (keepAlive, encoded, key, store, initial) = (self.keepAlive, self.encoded, ViewParameters.key(view), self.store, pending)
+        return Response(status: .ok, headers: headers(identity: identity), body: ResponseBody { writer in
+            var pending = initial
+            defer {
+                observer.cancel()
+                withExtendedLifetime(slot) {}
+            }
+            try await withGracefulShutdownHandler {
+                try await writer.write(ByteBuffer(string: ": catalog \(name)\n\n"))
+                var first = since == nil
+                while !Task.isCancelled && !observer.isCancelled {
+                    let answer: ViewAnswer?
+                    do {
+                        if let next = pending {
+                            (answer, pending) = (next, nil)
+                        } else {
+                            answer = try await observer.next(waitingAtMost: keepAlive)
+                        }
+                    } catch StoreError.unknownCatalog {
+                        try await writer.write(EventStreamDocuments.deletedEvent(name, revision: (try? await store.retiredCatalogs())?[name]))
+                        break
+                    } catch is ViewError {
+                        // The catalogue can no longer show the view: the stream ends, and the
+                        // client that reconnects is told why.
+                        break
+                    } catch StoreError.unavailable {
+                        break
+                    }
+                    guard let answer else {
+                        if Task.isCancelled || observer.isCancelled { break }
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        continue
+                    }
+                    try await writer.write(encoded.event(answer, first: first, view: key))
+                    first = false
                 }
             } onGracefulShutdown: {
                 observer.cancel()
@@ -182,6 +252,26 @@ enum EventStreamDocuments {
         return buffer
     }
 
+    /// A view's event: as ``event(_:first:since:)`` of the view's update, each document with
+    /// `total` (the items the view's filter keeps) as its last member.
+    static func event(_ answer: ViewAnswer, first: Bool) -> ByteBuffer {
+        let update = answer.update
+        let kind: String, data: [UInt8]
+        if let changeset = update.changeset {
+            kind = "changes"
+            data = Documents.compactChangeset(changeset).dropLast() + Array(",\"total\":\(answer.total)}".utf8)
+        } else {
+            kind = first ? "snapshot" : "reset"
+            data = Array(ViewParameters.document(ViewResult(catalog: update.catalog, total: answer.total)).utf8)
+        }
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(data.count + 48)
+        buffer.writeString("event: \(kind)\nid: \(update.revision)\ndata: ")
+        buffer.writeBytes(data)
+        buffer.writeString("\n\n")
+        return buffer
+    }
+
     /// A changeset's JSON object with the members of `patch` appended: the changeset's closing
     /// brace and the patch document's opening one dropped, and the two joined.
     static func withSections(_ changeset: [UInt8], _ patch: SectionPatch, of catalog: Catalog) -> [UInt8] {
@@ -205,6 +295,8 @@ final class EncodedEvents: @unchecked Sendable {
         var to: Int
         var first: Bool
         var sections: Bool
+        /// The view's key (``ViewParameters/key(_:)``); nil for the catalogue itself.
+        var view: String? = nil
     }
 
     private let lock = NSLock()
@@ -218,6 +310,21 @@ final class EncodedEvents: @unchecked Sendable {
                       first: update.changeset == nil && first, sections: update.changeset != nil && previous != nil)
         if let kept = lock.withLock({ entries[key] }) { return kept }
         let bytes = EventStreamDocuments.event(update, first: first, since: previous)
+        lock.withLock {
+            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
+            entries[key] = bytes
+        }
+        return bytes
+    }
+
+    /// The event of a view's `answer` (``ViewParameters/key(_:)`` names the view): encoded once
+    /// for every stream of that view in step.
+    func event(_ answer: ViewAnswer, first: Bool, view: String) -> ByteBuffer {
+        let update = answer.update
+        let key = Key(name: update.catalog.name, from: update.changeset?.fromRevision, to: update.revision,
+                      first: update.changeset == nil && first, sections: false, view: view)
+        if let kept = lock.withLock({ entries[key] }) { return kept }
+        let bytes = EventStreamDocuments.event(answer, first: first)
         lock.withLock {
             if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
             entries[key] = bytes

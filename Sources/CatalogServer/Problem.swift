@@ -2,6 +2,7 @@ import CatalogImport
 import CatalogLayout
 import CatalogModel
 import CatalogStore
+import CatalogViews
 import Foundation
 import Hummingbird
 
@@ -61,6 +62,8 @@ struct Problem: Error {
             }
             self.init(status: syntax ? .badRequest : .unprocessableContent, kind: syntax ? "malformed-body" : "invalid-body",
                       detail: error.message, path: error.path.isEmpty ? nil : error.path)
+        case let error as ViewError:
+            self = .view(error)
         case let error as LayoutConfigurationError:
             self.init(status: .badRequest, kind: "invalid-layout", detail: error.description, path: error.key.isEmpty ? nil : error.key)
         case let error as HTTPError:

@@ -32,8 +32,9 @@ public final class CatalogViewObserver: Sendable {
     private let observer: CatalogObserver
     private let key: SharedViews.Key
     private let entry: Locked<SharedViews.State>
-    /// The view this observer holds: its last answer's.
-    private let held = Locked<Catalog?>(nil)
+    /// The view this observer holds (its last answer's), and the revision of the last answer
+    /// it returned.
+    private let held = Locked<(catalog: Catalog?, sent: Int?)>((nil, nil))
 
     init(observer: CatalogObserver, definition: ViewDefinition) {
         self.observer = observer
@@ -46,6 +47,9 @@ public final class CatalogViewObserver: Sendable {
 
     public var name: String { observer.name }
 
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { observer.isCancelled }
+
     /// The next answer: at once if the catalogue is past this observer's revision and the view
     /// changed, otherwise after the next write that changes it. Nil when `timeout` passes first
     /// or the observation is cancelled.
@@ -55,10 +59,16 @@ public final class CatalogViewObserver: Sendable {
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return nil }
             guard let update = try await observer.next(waitingAtMost: remaining) else { return nil }
-            let have = held.withLock { $0 }
-            let answer = try SharedViews.answer(update, held: have, definition: definition, in: entry)
-            held.withLock { $0 = answer.update.catalog }
+            let (have, sent) = held.withLock { ($0.catalog, $0.sent) }
+            var answer = try SharedViews.answer(update, held: have, definition: definition, in: entry)
+            held.withLock { $0.catalog = answer.update.catalog }
             if have != nil, let changeset = answer.update.changeset, changeset.isEmpty { continue }
+            // After writes the view did not show, the view the caller has is the one it was
+            // last sent (the same items, the same content): the change goes from there.
+            if let sent, answer.update.changeset != nil {
+                answer.update.changeset?.fromRevision = sent
+            }
+            held.withLock { $0.sent = answer.update.revision }
             return answer
         }
     }
