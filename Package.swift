@@ -193,7 +193,7 @@ let package = Package(
         .target(
             name: "CatalogCLI",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogPostgres", "CatalogLayout", "CatalogJSON", "CatalogServer", "CatalogClient",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogPostgres", "CatalogLayout", "CatalogJSON", "CatalogServer", "CatalogClient", "CatalogViews",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Server"])),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Server"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),

@@ -3,6 +3,7 @@ import CatalogDiff
 import CatalogJSON
 import CatalogModel
 import CatalogStore
+import CatalogViews
 
 struct ChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,11 +21,29 @@ struct ChangesCommand: ParsableCommand {
     @Flag(help: "Print the changeset JSON (docs/Changesets.md) with fromRevision and toRevision.")
     var json = false
 
+    @OptionGroup var view: ViewOptions
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let (catalog, since) = (self.catalog, self.since)
-        let changeset = try global.withDatabase(.read) { try await $0.changes(in: catalog, since: since) }
+        let changeset: Changeset
+        if let definition = try view.definition() {
+            // A view's changeset: from the view at `since` to the view now.
+            let (then, now) = try global.withDatabase(.read) { store in
+                let now = try await store.catalog(named: catalog)
+                guard since <= now.revision else {
+                    throw StoreError.revisionNotReached(catalog: catalog, requested: since, current: now.revision)
+                }
+                return (try await store.catalog(named: catalog, at: since), now)
+            }
+            var diff = try Changeset(from: try ViewOptions.evaluate(definition, on: then).catalog,
+                                     to: try ViewOptions.evaluate(definition, on: now).catalog)
+            (diff.fromRevision, diff.toRevision) = (since, now.revision)
+            changeset = diff
+        } else {
+            changeset = try global.withDatabase(.read) { try await $0.changes(in: catalog, since: since) }
+        }
         if json {
             Output.json(changeset.jsonValue)
         } else {

@@ -30,9 +30,6 @@ struct LayoutCommand: ParsableCommand {
     @Option(help: "The viewport height in points.")
     var height: Double
 
-    @Option(help: ArgumentHelp("The scroll position (the viewport's origin), e.g. 0,120.", valueName: "x,y"))
-    var offset: String?
-
     @Flag(help: "Only the elements that intersect the viewport at the offset.")
     var visible = false
 
@@ -42,14 +39,21 @@ struct LayoutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write an SVG picture of the layout to this file.", valueName: "file"))
     var svg: String?
 
+    /// The view to lay out; its `--offset` of two numbers (x,y) is the scroll position (the
+    /// viewport's origin) instead.
+    @OptionGroup var view: ViewOptions
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let configuration = try Self.readConfiguration(config)
-        let model = try loadCatalog()
+        let definition = try view.definition(offsetIsScroll: true)
+        let stored = try loadCatalog()
+        let model = try definition.map { try ViewOptions.evaluate($0, on: stored).catalog } ?? stored
         let input = LayoutInput(model)
+        let scroll = view.offset?.contains(",") == true ? view.offset : nil
         let layout = try Layout(input, configuration: configuration, viewportSize: Size(width: width, height: height),
-                                contentOffset: try Self.parseOffset(offset))
+                                contentOffset: try Self.parseOffset(scroll))
         let elements = visible ? layout.elements(in: layout.visibleRect) : layout.allElements
         if let svg {
             let picture = LayoutPicture(layout: layout, input: input).svg

@@ -2,12 +2,13 @@ import ArgumentParser
 import CatalogImport
 import CatalogModel
 import CatalogStore
+import CatalogViews
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one catalogue's sections and items.",
-        discussion: "With --json the output is the native catalogue format plus `revision`, so it imports again unchanged."
+        discussion: "With --json the output is the native catalogue format plus `revision`, so it imports again unchanged. With --where, --sort, --group, --limit or --offset, a view of the catalogue (docs/Views.md): its sections and items, and with --json also `total`, the items the filter keeps."
     )
 
     @Argument(help: "The catalogue's name.")
@@ -16,11 +17,26 @@ struct ShowCommand: ParsableCommand {
     @Flag(help: "Print the native JSON format (with `revision`).")
     var json = false
 
+    @OptionGroup var view: ViewOptions
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         let name = self.catalog
-        let catalog = try global.withDatabase(.read) { try await $0.catalog(named: name) }
+        let definition = try view.definition()
+        let stored = try global.withDatabase(.read) { try await $0.catalog(named: name) }
+        if let definition {
+            let result = try ViewOptions.evaluate(definition, on: stored)
+            if json {
+                guard case .object(var members) = CatalogExporter.jsonValue(result.catalog, includeRevision: true) else { return }
+                members.append(("total", .integer(result.total)))
+                Output.json(.object(members))
+            } else {
+                print(Self.describe(result.catalog) + "\n\n\(plural(result.total, "item")) match")
+            }
+            return
+        }
+        let catalog = stored
         if json {
             Output.data(CatalogExporter.json(catalog, includeRevision: true))
         } else {

@@ -6,6 +6,7 @@ import CatalogImport
 import CatalogJSON
 import CatalogModel
 import CatalogStore
+import CatalogViews
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -38,10 +39,13 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "One JSON object per line.")
     var json = false
 
+    @OptionGroup var view: ViewOptions
+
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
         if let since, since < 0 { throw CLIError("--since: expected a revision (an integer ≥ 0), found \(since)") }
+        let definition = try view.definition()
         let printer = UpdatePrinter(json: json)
         let follow: @Sendable () async throws -> Void
         if let server {
@@ -50,19 +54,28 @@ struct WatchCommand: ParsableCommand {
             }
             let (catalog, since) = (self.catalog, self.since)
             let token = self.token ?? ProcessInfo.processInfo.environment["CATALOG_TOKEN"]
-            follow = { try await EventStreamFollower(base: base, catalog: catalog, token: token, printer: printer).run(since: since) }
+            let query = view.query()
+            follow = { try await EventStreamFollower(base: base, catalog: catalog, token: token, query: query, printer: printer).run(since: since) }
         } else {
             let store = try global.openDatabase(.read, connections: 2)
             let catalog = self.catalog
-            _ = try waitFor { try await store.revision(of: catalog) }  // an unknown catalogue is an error before anything prints
+            // An unknown catalogue (or a view it cannot show) is an error before anything prints.
+            let stored = try waitFor { try await store.catalog(named: catalog) }
+            if let definition { _ = try ViewOptions.evaluate(definition, on: stored) }
+            let print: @Sendable (CatalogUpdate) -> Void = { printer.print(revision: $0.revision, changeset: $0.changeset, catalog: $0.catalog) }
             let updates = store.updates(of: catalog, from: since, resetThreshold: 10_000)
+            let viewUpdates = definition.map { store.updates(of: catalog, view: $0, from: since) }
             follow = {
                 do {
-                    for try await update in updates {
-                        printer.print(revision: update.revision, changeset: update.changeset, catalog: update.catalog)
+                    if let viewUpdates {
+                        for try await update in viewUpdates { print(update) }
+                    } else {
+                        for try await update in updates { print(update) }
                     }
                 } catch StoreError.unknownCatalog {
                     printer.printDeleted(catalog)  // the catalogue was deleted: the end of its updates
+                } catch let error as ViewError {
+                    throw CLIError(ViewOptions.message(error))
                 }
             }
         }
@@ -131,6 +144,8 @@ struct EventStreamFollower: Sendable {
     let base: URL
     let catalog: String
     let token: String?
+    /// A view's query parameters (``ViewOptions/query(offsetIsScroll:)``), if any.
+    var query: [(String, String)] = []
     let printer: UpdatePrinter
 
     func run(since: Int?) async throws {
@@ -155,7 +170,8 @@ struct EventStreamFollower: Sendable {
 
     private func follow(from lastID: inout Int?) async throws {
         let name = catalog.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? catalog
-        var request = HTTPClientRequest(url: base.absoluteString.trimmingSuffix("/") + "/catalogs/\(name)/events")
+        let parameters = query.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $1)" }.joined(separator: "&")
+        var request = HTTPClientRequest(url: base.absoluteString.trimmingSuffix("/") + "/catalogs/\(name)/events" + (parameters.isEmpty ? "" : "?" + parameters))
         request.headers.add(name: "Accept", value: "text/event-stream")
         if let lastID { request.headers.add(name: "Last-Event-ID", value: String(lastID)) }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }

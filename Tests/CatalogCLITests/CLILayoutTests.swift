@@ -120,7 +120,9 @@ import Testing
             (["--config", broken], #"error: \#(broken): layout configuration: expected a JSON object such as {"style": "flow"}, found line 1, column 19: unexpected end of file, expected a member name in double quotes"#),
             (["--config", "missing.json"], "error: cannot read layout configuration missing.json: no such file or not readable"),
             (["--config", #"{"style": "flow", "columns": 0}"#], #"error: --config: layout configuration key "columns": expected an integer from 1 to 1000"#),
-            (["--config", #"{"style": "flow"}"#, "--offset", "3"], #"error: --offset: expected two numbers x,y such as 0,120, found "3""#),
+            (["--config", #"{"style": "flow"}"#, "--offset", "3,4,5"], #"error: --offset: expected two numbers x,y such as 0,120, found "3,4,5""#),
+            // A single integer is a view's window (docs/Views.md), not a scroll offset: that one is not an integer.
+            (["--config", #"{"style": "flow"}"#, "--offset", "3.5"], #"error: --offset, at 1: expected an integer from 0 to \#(Int.max), found "3.5""#),
             (["--config", #"{"style": "flow", "headerHeight": 1e308, "footerHeight": 1e308}"#],
              #"error: --config: layout configuration key "headerHeight": expected a number from 0 to 1000000"#),
         ]

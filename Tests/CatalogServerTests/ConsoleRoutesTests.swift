@@ -128,9 +128,12 @@ import Testing
                 #expect(elements.first { $0["id"] as? String == "b0" }?["section"] as? String == "c")
             }
             for bad in ["rect=1,2,3", "rect=0,0,-1,5", "rect=a,b,c,d", "rect=0,0,nan,1", "rect=0,,1,1",
-                        "offset=1", "offset=a,b", "offset=1,2,3", "offset=inf,0"] {
+                        "offset=a,b", "offset=1,2,3", "offset=inf,0"] {
                 try await client.execute(uri: base + "&\(bad)", method: .get) { try ServerTests.problem($0, status: 400, kind: "invalid-parameter") }
             }
+            // A single integer is a view's window (docs/Views.md), which must be an integer.
+            try await client.execute(uri: base + "&offset=1", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: base + "&offset=1.5", method: .get) { try ServerTests.problem($0, status: 400, kind: "invalid-view") }
         }
     }
 
