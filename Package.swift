@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "CatalogBenchmarks",
             dependencies: [
-                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CBenchmarkSupport", "CatalogServer",
+                "CatalogModel", "CatalogDiff", "CatalogImport", "CatalogStore", "CatalogLayout", "CatalogViews", "CBenchmarkSupport", "CatalogServer",
                 // The follow suite: a device following `catalog serve`.
                 "CatalogClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -226,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "CatalogClientTests",
             // `catalog sync`: the fault test's devices killed with SIGKILL.
-            dependencies: ["catalog", "CatalogClient", "CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogTestSupport",
+            dependencies: ["catalog", "CatalogClient", "CatalogServer", "CatalogStore", "CatalogModel", "CatalogDiff", "CatalogViews", "CatalogTestSupport",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HummingbirdTesting", package: "hummingbird"),
                            // A certificate made for the TLS test.
@@ -249,7 +249,7 @@ let package = Package(
             dependencies: ["CatalogStore", "CatalogPostgres", "CatalogModel", "CatalogDiff", "CatalogViews", "CatalogTestSupport"]
         ),
         // README's Swift walk-through, compiled and run.
-        .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel",
+        .testTarget(name: "WalkthroughTests", dependencies: ["CatalogImport", "CatalogStore", "CatalogDiff", "CatalogLayout", "CatalogModel", "CatalogViews",
                                                            "CatalogClient", "CatalogServer",
                                                            .product(name: "Hummingbird", package: "hummingbird"),
                                                            .product(name: "HummingbirdTesting", package: "hummingbird")]),

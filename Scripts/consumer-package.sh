@@ -19,7 +19,7 @@ let package = Package(
     dependencies: [.package(path: "$root", traits: [])],
     targets: [
         .executableTarget(name: "App", dependencies: [
-            "CatalogModel", "CatalogDiff", "CatalogLayout", "CatalogImport", "CatalogStore", "CatalogClient",
+            "CatalogModel", "CatalogDiff", "CatalogLayout", "CatalogViews", "CatalogImport", "CatalogStore", "CatalogClient",
             "CatalogUIKit", "CatalogSwiftUI",
         ].map { .product(name: \$0, package: "$(basename "$root")") }),
     ],
@@ -35,6 +35,7 @@ import CatalogModel
 import CatalogStore
 import CatalogSwiftUI
 import CatalogUIKit
+import CatalogViews
 import Foundation
 
 let path = FileManager.default.temporaryDirectory.appendingPathComponent("app-\(ProcessInfo.processInfo.processIdentifier).sqlite").path

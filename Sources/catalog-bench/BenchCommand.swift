@@ -18,10 +18,10 @@ struct BenchCommand: ParsableCommand {
     )
 
     enum Suite: String, ExpressibleByArgument, CaseIterable {
-        case all, `import`, diff, layout, writes, http, live, cluster, follow
+        case all, `import`, diff, layout, writes, http, live, cluster, follow, views
     }
 
-    @Argument(help: "Which suite: all, import, diff, layout, writes, http, live, or cluster.")
+    @Argument(help: "Which suite: all, import, diff, layout, writes, http, live, cluster, follow or views.")
     var suite: Suite = .all
 
     @Option(help: "Items in the benchmark catalogue.")
@@ -29,6 +29,9 @@ struct BenchCommand: ParsableCommand {
 
     @Option(parsing: .upToNextOption, help: "Snapshot sizes for the diff suite (e.g. --diff-sizes 5000 100000).")
     var diffSizes: [Int] = [5_000, 100_000, 1_000_000]
+
+    @Option(parsing: .upToNextOption, help: "Video cards (in 100 sections) for the views suite (e.g. --view-sizes 10000 100000).")
+    var viewSizes: [Int] = [10_000, 100_000, 1_000_000]
 
     @Option(parsing: .upToNextOption, help: "Catalogue sizes for the diff suite's catalogue-level rows, the call users make (e.g. --catalog-diff-sizes 10000).")
     var catalogDiffSizes: [Int] = [10_000, 100_000, 1_000_000]
@@ -154,6 +157,9 @@ struct BenchCommand: ParsableCommand {
         if suite == .all || suite == .live {
             results += try LiveBenchmark(moves: moves, largeBooks: items, runs: runs).run(log: log)
             results += try FanoutBenchmark(subscribers: subscribers, seconds: Double(fanoutSeconds), runs: self.runs ?? 5).run(log: log)
+        }
+        if suite == .all || suite == .views {
+            results += try ViewsBenchmark(sizes: viewSizes, runs: runs).run(log: log)
         }
         if suite == .all || suite == .follow {
             var follow = FollowBenchmark(catalogExecutable: try Self.catalogExecutable())

@@ -95,3 +95,37 @@ func shelvesOnAPhone(_ catalog: Catalog) throws -> (visible: Int, touched: ItemP
     return (visible.count, touched, svg)
 }
 // DOC: end
+
+// DOC: Sources/CatalogStore/CatalogStore.docc/LiveViews.md
+import CatalogViews
+
+/// A video feed grouped by status, most played first, kept live in a collection view.
+@MainActor func feedKeptLive(database: String) async throws -> [String] {
+    func video(_ id: String, plays: Int, _ status: VideoStatus) -> Item {
+        Item(id: id, content: .video(Video(title: id, cover: "\(id).jpg", playCount: plays, status: status)))
+    }
+    let store = try CatalogStore(path: database)
+    try store.replace(Catalog(name: "feed", sections: [
+        Section(id: "today", kind: .videos, items: [video("cats", plays: 900, .published), video("draft", plays: 10, .draft)]),
+        Section(id: "earlier", kind: .videos, items: [video("birds", plays: 500, .published), video("dogs", plays: 300, .recommended)]),
+    ]))
+
+    // What NSFetchedResultsController is for: a filter, sort keys and a section per status.
+    let feed = try ViewDefinition(where: #"status in ["published", "recommended"]"#, sort: "-playCount,title", group: "status")
+    let view = RecordingView()
+    let updater = CollectionUpdater(target: view)
+    var updates = store.updates(of: "feed", view: feed).makeAsyncIterator()
+
+    // First the view as it stands: "published" holds cats and birds, "recommended" dogs.
+    let first = try await updates.next()!
+    updater.receive(first)
+
+    // Birds overtake cats: one write, one move in the view (then birds' new count reloaded at
+    // its new place), nothing recomputed but birds' place.
+    try await store.apply(Batch(operations: [.updateItem(id: "birds", fields: ItemFields(playCount: 1_200))]), to: "feed")
+    let next = try await updates.next()!
+    updater.receive(next)
+    return view.calls + next.catalog.sections.map { "\($0.id): " + $0.items.map(\.id).joined(separator: " ") }
+    // ["reload", "batch: 1 moved, 0 inserted", "batch: 0 moved, 0 inserted", "published: birds cats", "recommended: dogs"]
+}
+// DOC: end

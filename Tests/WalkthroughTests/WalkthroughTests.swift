@@ -93,6 +93,14 @@ struct WalkthroughTests {
         }
     }
 
+    @MainActor @Test func aFeedIsKeptLive() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("views-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let calls = try await feedKeptLive(database: folder.appendingPathComponent("feed.sqlite").path)
+        #expect(calls == ["reload", "batch: 1 moved, 0 inserted", "batch: 0 moved, 0 inserted", "published: birds cats", "recommended: dogs"], "\(calls)")
+    }
+
     @MainActor @Test func changesetsRunStageByStage() throws {
         #expect(try changesetsStageByStage() == ["reload", "batch: 1 moved, 1 inserted"])
     }
@@ -137,6 +145,6 @@ struct DocumentedCodeTests {
                 }
             }
         }
-        #expect(blocks == 6)
+        #expect(blocks == 7)
     }
 }
