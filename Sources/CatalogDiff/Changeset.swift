@@ -35,7 +35,7 @@ public struct Stage: Sendable, Hashable, Codable {
 
     /// Whether the stage only reloads (it deletes, inserts and moves nothing): it changes what
     /// cells show, not which cells there are.
-    var onlyReloads: Bool {
+    package var onlyReloads: Bool {
         sections.deleted.isEmpty && sections.inserted.isEmpty && sections.moved.isEmpty
             && items.deleted.isEmpty && items.inserted.isEmpty && items.moved.isEmpty
     }

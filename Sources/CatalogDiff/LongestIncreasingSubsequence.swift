@@ -94,7 +94,7 @@ struct LongestIncreasingSubsequence {
 }
 
 /// Marks the elements of a longest strictly increasing subsequence of `values`.
-func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
+package func longestIncreasingSubsequence(_ values: [Int]) -> [Bool] {
     var finder = LongestIncreasingSubsequence()
     var scratch = values.map { Int32($0) }
     scratch.withUnsafeMutableBufferPointer { finder.find(in: $0) }

@@ -145,6 +145,10 @@ import Testing
                         let violations = changeset.violations(from: before, to: result.catalog)
                         #expect(violations.isEmpty, "seed \(seed): \(violations)")
                         #expect(answer.stages == changeset.stagedCatalogs(from: before, to: result.catalog))
+                        // The fewest moves: no more than the diff of the two views finds.
+                        let diff = try Changeset(from: before, to: result.catalog)
+                        func moves(_ c: Changeset) -> Int { c.stages.reduce(0) { $0 + $1.items.moved.count } }
+                        #expect(moves(changeset) <= moves(diff), "seed \(seed): \(changeset) against \(diff)")
                         applied += 1
                     } catch {
                         #expect(throws: ViewError.self) { try expected.get() }

@@ -33,10 +33,11 @@ public struct LiveView: Sendable {
         self.definition = definition
         self.filter = definition.filter?.compiled
         self.order = ViewOrder(definition)
-        self.result = try definition.evaluate(on: catalog)
+        var index = ViewIndex()
+        try index.load(catalog, filter: filter, order: order)
+        self.index = index
+        self.result = index.view(of: catalog, definition: definition)
         self.source = catalog
-        self.index = ViewIndex()
-        index.load(catalog, filter: filter, order: order)
     }
 
     /// The view's update for the catalogue's `update`: a reset when the catalogue's update is one
@@ -52,19 +53,32 @@ public struct LiveView: Sendable {
         let stages = update.stages.count == changeset.stages.count
             ? update.stages : changeset.stagedCatalogs(from: source, to: update.catalog)
         let touched = Self.touched(by: changeset, from: source, stages: stages)
-        let groups = try index.apply(touched, from: source, to: update.catalog, filter: filter, order: order)
-        let view = index.view(of: update.catalog, definition: definition, previous: before, touched: groups)
+        let change = try index.apply(touched, to: update.catalog, filter: filter, order: order)
+        let view = index.view(of: update.catalog, definition: definition)
         source = update.catalog
         result = view
-        return Self.update(from: before, to: view.catalog, touched: groups, windowed: definition.limit != nil || definition.offset != 0)
+        let windowed = definition.limit != nil || definition.offset != 0
+        // The direct plan keeps every section of the view as it was: same ids, kinds, titles,
+        // capacities (a section of none kind may change kind as it empties and fills).
+        let sameSections = before.sections.count == view.catalog.sections.count
+            && zip(before.sections, view.catalog.sections).allSatisfy {
+                $0.id == $1.id && $0.kind == $1.kind && $0.title == $1.title && $0.capacity == $1.capacity
+            }
+        guard !windowed, !change.sectionsChanged, sameSections else {
+            return Self.update(from: before, to: view.catalog, touched: change.groups, windowed: windowed)
+        }
+        let planned = Self.plan(from: before, to: view.catalog, change)
+        var answer = CatalogUpdate(revision: view.catalog.revision, catalog: view.catalog, changeset: planned,
+                                   stages: Array(repeating: view.catalog, count: planned.stages.count))
+        answer.previous = before
+        return answer
     }
 
     private mutating func reset(to catalog: Catalog) throws(ViewError) -> CatalogUpdate {
-        let result = try definition.evaluate(on: catalog)
         var index = ViewIndex()
-        index.load(catalog, filter: filter, order: order)
-        self.result = result
+        try index.load(catalog, filter: filter, order: order)
         self.index = index
+        result = index.view(of: catalog, definition: definition)
         source = catalog
         return .reset(result.catalog)
     }
@@ -78,10 +92,16 @@ public struct LiveView: Sendable {
         var sectionsChanged = false
         /// Stored sections reloaded (title or capacity).
         var reloadedSections: Set<String> = []
+        /// Where each touched item is in the catalogue after the write, when the changeset says
+        /// it: no stored section changed and only its first stage reshapes (later stages reload,
+        /// in place). Nil: look for them.
+        var positions: [String: (section: Int, item: Int)]?
     }
 
     static func touched(by changeset: Changeset, from a: Catalog, stages: [Catalog]) -> Touched {
         var touched = Touched()
+        var positions: [String: (section: Int, item: Int)]? =
+            changeset.stages.allSatisfy { $0.sections.isEmpty } && changeset.stages.dropFirst().allSatisfy(\.onlyReloads) ? [:] : nil
         for (k, stage) in changeset.stages.enumerated() {
             let before = k == 0 ? a : stages[k - 1], after = stages[k]
             func old(_ path: ItemPath) {
@@ -93,9 +113,11 @@ public struct LiveView: Sendable {
                 let section = after.sections[path.section]
                 touched.items.insert(section.items[path.item].id)
                 touched.sections.insert(section.id)
+                positions?[section.items[path.item].id] = (path.section, path.item)
             }
             stage.items.deleted.forEach(old)
-            stage.items.reloaded.forEach(old)
+            // A reload keeps its path through its stage: the item is there after it too.
+            stage.items.reloaded.forEach(new)
             stage.items.inserted.forEach(new)
             for move in stage.items.moved { old(move.from); new(move.to) }
             let sections = stage.sections
@@ -120,7 +142,57 @@ public struct LiveView: Sendable {
                 touched.items.formUnion(section.items.map(\.id))
             }
         }
+        touched.positions = positions
         return touched
+    }
+
+    /// The view's changeset from `a` to `b` when no section of the view appeared, went or
+    /// changed, made from the places of the touched items alone (``ViewIndex/Change``): one
+    /// stage of deletes, inserts and moves, then one of reloads at the final paths. Items that
+    /// change sections move; within a section the fewest items move (``fewestMoves(_:oldTouched:newTouched:size:)``).
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* touched items, plus the untouched items that move.
+    static func plan(from a: Catalog, to b: Catalog, _ change: ViewIndex.Change) -> Changeset {
+        var sectionIndex: [String: Int] = [:]
+        for (s, section) in b.sections.enumerated() { sectionIndex[section.id] = s }
+        var before: [String: ViewIndex.Place] = [:], after: [String: ViewIndex.Place] = [:]
+        var oldTouched: [GroupKey: [Int]] = [:], newTouched: [GroupKey: [Int]] = [:]
+        for place in change.before { before[place.id] = place; oldTouched[place.group, default: []].append(place.index) }
+        for place in change.after { after[place.id] = place; newTouched[place.group, default: []].append(place.index) }
+        for key in oldTouched.keys { oldTouched[key]!.sort() }
+        for key in newTouched.keys { newTouched[key]!.sort() }
+        func path(_ place: ViewIndex.Place) -> ItemPath { ItemPath(section: sectionIndex[place.group.id]!, item: place.index) }
+        var moves = Stage(), reloads = Stage()
+        // The touched items in the same section before and after: they stay where they can.
+        var staying: [GroupKey: [(old: Int, new: Int)]] = [:]
+        var moved: [(from: ItemPath, to: ItemPath)] = []
+        for place in change.before where after[place.id] == nil { moves.items.deleted.append(path(place)) }
+        for place in change.after {
+            guard let old = before[place.id] else {
+                moves.items.inserted.append(path(place))
+                continue
+            }
+            if let item = change.oldItems[place.id], !item.hasSameContent(as: b.sections[sectionIndex[place.group.id]!].items[place.index]) {
+                reloads.items.reloaded.append(path(place))
+            }
+            if old.group == place.group {
+                staying[place.group, default: []].append((old.index, place.index))
+            } else {
+                moved.append((path(old), path(place)))
+            }
+        }
+        for (group, pairs) in staying {
+            let s = sectionIndex[group.id]!
+            for (from, to) in Self.fewestMoves(pairs, oldTouched: oldTouched[group]!, newTouched: newTouched[group]!,
+                                               size: b.sections[s].items.count) {
+                moved.append((ItemPath(section: s, item: from), ItemPath(section: s, item: to)))
+            }
+        }
+        moves.items.moved = moved.sorted { $0.from < $1.from }.map { Move(from: $0.from, to: $0.to) }
+        moves.items.deleted.sort()
+        moves.items.inserted.sort()
+        reloads.items.reloaded.sort()
+        return Changeset(stages: [moves, reloads].filter { !$0.isEmpty }, fromRevision: a.revision, toRevision: b.revision)
     }
 
     /// The view's update from `a` to `b`, diffing only the sections of the view in `touched`
@@ -153,6 +225,78 @@ public struct LiveView: Sendable {
                                    stages: stages)
         update.previous = a
         return update
+    }
+}
+
+extension LiveView {
+    /// The moves within one section of the view that keep the most items in place: `pairs` are
+    /// the (old, new) indexes of the touched items that stay in it, `oldTouched` and
+    /// `newTouched` the sorted indexes of every touched item there before and after, `size` its
+    /// item count after. The untouched items keep their order; cut where a touched item sits in
+    /// either order, they form at most 2*k* + 1 runs, each weighed by its length, and a longest
+    /// increasing subsequence by weight over the runs and the staying items keeps the heaviest
+    /// consistent set — what a diff of the whole section would keep — while everything off it
+    /// moves (an untouched run off it item by item).
+    ///
+    /// - Complexity: O(*k* log *k*) for *k* touched items, plus the items of runs that move.
+    static func fewestMoves(_ pairs: [(old: Int, new: Int)], oldTouched: [Int], newTouched: [Int], size: Int) -> [(Int, Int)] {
+        // Where, among the untouched items, each touched one sits: before the untouched item of
+        // that rank (non-decreasing, as the indexes are sorted).
+        let oldCuts = oldTouched.enumerated().map { $1 - $0 }, newCuts = newTouched.enumerated().map { $1 - $0 }
+        let untouched = size - newTouched.count
+        /// How many of the sorted `values` are at most `value`.
+        func atMost(_ value: Int, _ values: [Int]) -> Int {
+            var low = 0, high = values.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[middle] <= value { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        func oldIndex(_ rank: Int) -> Int { rank + atMost(rank, oldCuts) }
+        func newIndex(_ rank: Int) -> Int { rank + atMost(rank, newCuts) }
+        let cuts = Set(oldCuts + newCuts + [0, untouched]).filter { $0 >= 0 && $0 <= untouched }.sorted()
+        struct Element { var old: Int; var new: Int; var weight: Int; var run: Range<Int>? }
+        var elements: [Element] = []
+        for (start, end) in zip(cuts, cuts.dropFirst()) where end > start {
+            elements.append(Element(old: oldIndex(start), new: newIndex(start), weight: end - start, run: start..<end))
+        }
+        for pair in pairs { elements.append(Element(old: pair.old, new: pair.new, weight: 1, run: nil)) }
+        elements.sort { $0.new < $1.new }
+        // The heaviest subsequence increasing in old index, by a Fenwick tree of prefix maxima
+        // over the old indexes' ranks.
+        let ranks = Dictionary(uniqueKeysWithValues: elements.map(\.old).sorted().enumerated().map { ($1, $0 + 1) })
+        var tree = [(weight: Int, element: Int)](repeating: (0, -1), count: elements.count + 1)
+        var best = [Int](repeating: 0, count: elements.count), previous = [Int](repeating: -1, count: elements.count)
+        for (e, element) in elements.enumerated() {
+            var r = ranks[element.old]! - 1, found = (weight: 0, element: -1)
+            while r > 0 {
+                if tree[r].weight > found.weight { found = tree[r] }
+                r -= r & -r
+            }
+            best[e] = found.weight + element.weight
+            previous[e] = found.element
+            r = ranks[element.old]!
+            while r <= elements.count {
+                if best[e] > tree[r].weight { tree[r] = (best[e], e) }
+                r += r & -r
+            }
+        }
+        var kept = [Bool](repeating: false, count: elements.count)
+        var e = best.indices.max { best[$0] < best[$1] } ?? -1
+        while e >= 0 {
+            kept[e] = true
+            e = previous[e]
+        }
+        var moves: [(Int, Int)] = []
+        for (k, element) in elements.enumerated() where !kept[k] {
+            if let run = element.run {
+                for rank in run { moves.append((oldIndex(rank), newIndex(rank))) }
+            } else {
+                moves.append((element.old, element.new))
+            }
+        }
+        return moves
     }
 }
 

@@ -1,55 +1,98 @@
 import CatalogModel
 
-/// The state a ``LiveView`` keeps: where every item of the catalogue stands in the stored order,
-/// and each section of the view as the ids of its items in the view's order.
+/// The state a ``LiveView`` keeps: where every item of the catalogue stands in the stored order
+/// (a label, gapped, so that an insert elsewhere changes no other item's), and each section of the
+/// view as its items in the view's order — the very array the view's section shows.
 struct ViewIndex: Sendable {
-    struct Slot: Sendable {
+    struct Entry: Sendable {
         var item: Item
-        /// The id of the stored section that holds the item.
-        var section: String
-        /// The item's position in that section.
-        var position: UInt64
-        /// The section of the view that holds the item; nil when the filter drops it.
-        var group: GroupKey?
+        /// The item's place in the stored order: increasing through the sections in their order
+        /// and the items in theirs.
+        var label: UInt64
+        /// The stored section that holds the item (``sectionIDs``).
+        var section: UInt32
+        /// Whether the filter keeps the item.
+        var inView: Bool
     }
 
     struct Group: Sendable {
         /// The value of a field group; nil for the absent value and other groupings.
         var value: ViewValue?
         /// The items, in the view's order.
-        var members: [String] = []
+        var members: [Item] = []
     }
 
-    private(set) var slots: [String: Slot] = [:]
-    /// Each stored section's position.
-    private(set) var sectionRanks: [String: UInt64] = [:]
+    /// Where a touched item was in the view before the write, or is after it.
+    struct Place: Sendable {
+        var id: String
+        var group: GroupKey
+        var index: Int
+    }
+
+    /// What a write did to the view: the places of the touched items before and after, the
+    /// items before (to tell a content change), and the sections of the view that changed.
+    struct Change: Sendable {
+        var before: [Place] = []
+        var after: [Place] = []
+        var oldItems: [String: Item] = [:]
+        var groups: Set<GroupKey> = []
+        /// Sections of the view appeared, went or were reloaded: the changeset is the views' diff.
+        var sectionsChanged = false
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+    /// Stored sections by number (numbers are never reused), and the number of each id.
+    private var sectionIDs: [String] = []
+    private var sectionNumbers: [String: UInt32] = [:]
     private(set) var groups: [GroupKey: Group] = [:]
     private(set) var total = 0
     private var grouping: ViewDefinition.Grouping = .storedSections
 
-    mutating func load(_ catalog: Catalog, filter: ViewPredicate?, order: ViewOrder) {
+    /// The gap between neighbouring labels when labels are given afresh.
+    static let spacing: UInt64 = 1 << 24
+
+    private mutating func number(of section: String) -> UInt32 {
+        if let number = sectionNumbers[section] { return number }
+        let number = UInt32(sectionIDs.count)
+        sectionIDs.append(section)
+        sectionNumbers[section] = number
+        return number
+    }
+
+    mutating func load(_ catalog: Catalog, filter: ViewPredicate?, order: ViewOrder) throws(ViewError) {
         grouping = order.grouping
-        for (s, section) in catalog.sections.enumerated() {
-            sectionRanks[section.id] = UInt64(s)
-            if grouping == .storedSections { groups[GroupKey(section.id)] = Group() }
-            for (i, item) in section.items.enumerated() {
-                slots[item.id] = Slot(item: item, section: section.id, position: UInt64(i), group: nil)
-            }
-        }
-        if grouping == .none { groups[GroupKey(ViewGroups.singleSectionID)] = Group() }
+        entries.reserveCapacity(catalog.itemCount)
+        var label: UInt64 = 0
         for section in catalog.sections {
-            for item in section.items where filter?.passes(item, section: section.id) ?? true {
-                let key = groupKey(item, section: section.id, order: order)
-                slots[item.id]!.group = key.key
-                groups[key.key, default: Group(value: key.value)].members.append(item.id)
-                total += 1
+            let s = number(of: section.id)
+            if grouping == .storedSections { groups[GroupKey(section.id)] = Group() }
+            for item in section.items {
+                label += Self.spacing
+                let keep = filter?.passes(item, section: section.id) ?? true
+                entries[item.id] = Entry(item: item, label: label, section: s, inView: keep)
+                if keep {
+                    let key = groupKey(item, section: section.id, order: order)
+                    groups[key.key, default: Group(value: key.value)].members.append(item)
+                    total += 1
+                }
             }
         }
-        for key in groups.keys {
-            var members = groups[key]!.members
-            groups[key]!.members = []
-            members.sort { precedes($0, $1, order) }
-            groups[key]!.members = members
+        if grouping == .none, groups.isEmpty { groups[GroupKey(ViewGroups.singleSectionID)] = Group() }
+        if grouping != .storedSections {
+            for (key, group) in groups {
+                let kinds = Set(group.members.map(\.kind))
+                if kinds.count > 1 {
+                    throw ViewError(.group, at: nil, .mixedKinds(section: key.id, kinds: ItemKind.allCases.filter(kinds.contains)))
+                }
+            }
+        }
+        if !order.keys.isEmpty || grouping != .storedSections {
+            for key in groups.keys {
+                var members = groups[key]!.members
+                groups[key]!.members = []
+                members.sort { precedes($0, $1, order) }
+                groups[key]!.members = members
+            }
         }
     }
 
@@ -63,124 +106,206 @@ struct ViewIndex: Sendable {
         }
     }
 
-    private func rank(_ slot: Slot) -> StoredRank {
-        StoredRank(section: sectionRanks[slot.section] ?? 0, item: slot.position)
+    private func precedes(_ a: Item, _ b: Item, _ order: ViewOrder) -> Bool {
+        let x = entries[a.id]!, y = entries[b.id]!
+        return order.precedes(a, sectionIDs[Int(x.section)], StoredRank(section: 0, item: x.label),
+                              b, sectionIDs[Int(y.section)], StoredRank(section: 0, item: y.label))
     }
 
-    private func precedes(_ a: String, _ b: String, _ order: ViewOrder) -> Bool {
-        let x = slots[a]!, y = slots[b]!
-        return order.precedes(x.item, x.section, rank(x), y.item, y.section, rank(y))
-    }
-
-    /// The index in `members` where `id` goes (or is), by binary search.
-    private func insertionIndex(of id: String, in members: [String], _ order: ViewOrder) -> Int {
+    /// The index in `members` where an item held as `entry` goes (or is), by binary search.
+    private func index(of entry: Entry, in members: [Item], _ order: ViewOrder) -> Int {
+        let section = sectionIDs[Int(entry.section)], rank = StoredRank(section: 0, item: entry.label)
         var low = 0, high = members.count
         while low < high {
             let middle = (low + high) / 2
-            if precedes(members[middle], id, order) { low = middle + 1 } else { high = middle }
+            let other = entries[members[middle].id]!
+            if order.precedes(members[middle], sectionIDs[Int(other.section)], StoredRank(section: 0, item: other.label),
+                              entry.item, section, rank) {
+                low = middle + 1
+            } else {
+                high = middle
+            }
         }
         return low
     }
 
-    /// Re-places the touched items for the catalogue `b` that follows `a`; returns the sections
-    /// of the view whose items changed (or that appeared or went).
-    mutating func apply(_ touched: LiveView.Touched, from a: Catalog, to b: Catalog,
-                        filter: ViewPredicate?, order: ViewOrder) throws(ViewError) -> Set<GroupKey> {
-        // Where each touched item goes, from b (nil when b no longer holds it or the filter drops
-        // it). An item is in b where the changeset put it or, if it did not move, in the stored
-        // section that held it: the touched sections of b hold every touched item b holds.
-        var destinations: [String: (item: Item, section: String, key: GroupKey, value: ViewValue?)?] = [:]
-        destinations.reserveCapacity(touched.items.count)
-        var sectionsToRelabel = touched.sections
-        for id in touched.items {
-            destinations[id] = .some(nil)
-            if let slot = slots[id] { sectionsToRelabel.insert(slot.section) }
-        }
+    /// Re-places the touched items for the catalogue `b` that follows the index's catalogue.
+    mutating func apply(_ touched: LiveView.Touched, to b: Catalog, filter: ViewPredicate?, order: ViewOrder) throws(ViewError) -> Change {
+        var change = Change()
+        // Where each touched item is in b: from the changeset's paths when it has them, else
+        // by looking through the stored sections it touched.
+        let located = touched.positions ?? locate(touched, in: b)
         var sectionsOfB: [String: Int] = [:]
-        for (s, section) in b.sections.enumerated() { sectionsOfB[section.id] = s }
-        var locations: [String: (section: Int, item: Int)] = [:]
-        for id in sectionsToRelabel {
-            guard let s = sectionsOfB[id] else { continue }
-            for (i, item) in b.sections[s].items.enumerated() where touched.items.contains(item.id) {
-                locations[item.id] = (s, i)
-            }
+        if touched.sectionsChanged || touched.positions == nil {
+            for (s, section) in b.sections.enumerated() { sectionsOfB[section.id] = s }
         }
-        for (id, location) in locations {
-            let section = b.sections[location.section], item = section.items[location.item]
+        // Where each goes, and the refusal of several kinds in one section before anything moves.
+        var destinations: [String: (key: GroupKey, value: ViewValue?)] = [:]
+        for (id, position) in located {
+            let section = b.sections[position.section], item = section.items[position.item]
             guard filter?.passes(item, section: section.id) ?? true else { continue }
-            let key = groupKey(item, section: section.id, order: order)
-            destinations[id] = (item, section.id, key.key, key.value)
+            destinations[id] = groupKey(item, section: section.id, order: order)
         }
-        try checkKinds(destinations, touched: touched.items)
+        try checkKinds(destinations, located: located, in: b, touched: touched.items)
 
-        // 1. Out with the touched items, by their places before the write.
-        var changed: Set<GroupKey> = []
+        // 1. The touched items' places before the write, then out with them.
+        var leaving: [GroupKey: [Int]] = [:]
         for id in touched.items {
-            guard let slot = slots[id], let key = slot.group else { continue }
-            let k = insertionIndex(of: id, in: groups[key]!.members, order)
-            precondition(groups[key]!.members[k] == id, "a live view lost the place of \(id)")
-            groups[key]!.members.remove(at: k)
-            total -= 1
-            changed.insert(key)
+            guard let entry = entries[id], entry.inView else { continue }
+            let key = groupKey(entry.item, section: sectionIDs[Int(entry.section)], order: order).key
+            let k = index(of: entry, in: groups[key]!.members, order)
+            precondition(groups[key]!.members[k].id == id, "a live view lost the place of \(id)")
+            change.before.append(Place(id: id, group: key, index: k))
+            change.oldItems[id] = entry.item
+            leaving[key, default: []].append(k)
         }
-        // 2. The stored order of b: the sections' ranks, and the positions in every stored
-        // section that lost or gained an item.
-        if touched.sectionsChanged {
-            sectionRanks = [:]
-            for (s, section) in b.sections.enumerated() { sectionRanks[section.id] = UInt64(s) }
-            if grouping == .storedSections {
-                for key in groups.keys where sectionRanks[key.id] == nil {
-                    groups[key] = nil
-                    changed.insert(key)
-                }
-                for section in b.sections where groups[GroupKey(section.id)] == nil {
-                    groups[GroupKey(section.id)] = Group()
-                    changed.insert(GroupKey(section.id))
-                }
+        for (key, indices) in leaving {
+            for k in indices.sorted(by: >) { groups[key]!.members.remove(at: k) }
+            total -= indices.count
+            change.groups.insert(key)
+        }
+        // 2. The stored order of b for the touched items: new labels between their neighbours'.
+        if touched.sectionsChanged, grouping == .storedSections {
+            // The view's sections are the stored ones: inserted, deleted or moved with them.
+            change.sectionsChanged = true
+            for key in groups.keys where sectionsOfB[key.id] == nil {
+                groups[key] = nil
+                change.groups.insert(key)
+                change.sectionsChanged = true
+            }
+            for section in b.sections where groups[GroupKey(section.id)] == nil {
+                groups[GroupKey(section.id)] = Group()
+                change.groups.insert(GroupKey(section.id))
+                change.sectionsChanged = true
             }
         }
-        for id in touched.items where locations[id] == nil { slots[id] = nil }
-        for id in sectionsToRelabel {
-            guard let s = sectionsOfB[id] else { continue }
-            for (i, item) in b.sections[s].items.enumerated() {
-                if slots[item.id] == nil || touched.items.contains(item.id) {
-                    slots[item.id] = Slot(item: item, section: id, position: UInt64(i), group: nil)
-                } else {
-                    slots[item.id]!.position = UInt64(i)
-                }
-            }
-        }
+        for id in touched.items where located[id] == nil { entries[id] = nil }
+        relabel(located, in: b)
         // 3. In with the touched items the filter keeps, at their places after the write.
         for (id, destination) in destinations {
-            guard let destination else { continue }
-            slots[id]!.group = destination.key
-            let members = groups[destination.key]?.members ?? []
-            let k = insertionIndex(of: id, in: members, order)
-            groups[destination.key, default: Group(value: destination.value)].members.insert(id, at: k)
+            let entry = entries[id]!
+            if groups[destination.key] == nil {
+                groups[destination.key] = Group(value: destination.value)
+                change.sectionsChanged = true
+            }
+            let k = index(of: entry, in: groups[destination.key]!.members, order)
+            groups[destination.key]!.members.insert(entry.item, at: k)
+            entries[id]!.inView = true
             total += 1
-            changed.insert(destination.key)
+            change.groups.insert(destination.key)
+        }
+        for (id, destination) in destinations {
+            let k = index(of: entries[id]!, in: groups[destination.key]!.members, order)
+            change.after.append(Place(id: id, group: destination.key, index: k))
         }
         if case .field = grouping {
-            for key in changed where groups[key]?.members.isEmpty == true { groups[key] = nil }
+            for key in change.groups where groups[key]?.members.isEmpty == true {
+                groups[key] = nil
+                change.sectionsChanged = true
+            }
         }
-        for id in touched.reloadedSections { changed.insert(GroupKey(id)) }
-        return changed
+        if !touched.reloadedSections.isEmpty {
+            change.sectionsChanged = true
+            for id in touched.reloadedSections { change.groups.insert(GroupKey(id)) }
+        }
+        return change
+    }
+
+    /// The positions in `b` of the touched items it holds, found in the stored sections that
+    /// held them or that the changeset touched.
+    private func locate(_ touched: LiveView.Touched, in b: Catalog) -> [String: (section: Int, item: Int)] {
+        var sections = touched.sections
+        for id in touched.items {
+            if let entry = entries[id] { sections.insert(sectionIDs[Int(entry.section)]) }
+        }
+        var located: [String: (section: Int, item: Int)] = [:]
+        for (s, section) in b.sections.enumerated() where sections.contains(section.id) {
+            for (i, item) in section.items.enumerated() where touched.items.contains(item.id) {
+                located[item.id] = (s, i)
+            }
+        }
+        return located
+    }
+
+    /// Gives each located item of `b` its new entry, labelled between its neighbours in the
+    /// stored order (which keep theirs); relabels everything when a gap is used up.
+    private mutating func relabel(_ located: [String: (section: Int, item: Int)], in b: Catalog) {
+        let placed = located.sorted { ($0.value.section, $0.value.item) < ($1.value.section, $1.value.item) }
+        // The label of the item before (s, i) in b's stored order, and of the one after, among
+        // those not being placed (or placed already, before).
+        func neighbour(before s: Int, _ i: Int) -> UInt64 {
+            var (s, i) = (s, i - 1)
+            while true {
+                if i >= 0 { return entries[b.sections[s].items[i].id]?.label ?? 0 }
+                s -= 1
+                if s < 0 { return 0 }
+                i = b.sections[s].items.count - 1
+            }
+        }
+        var k = 0
+        var exhausted = false
+        while k < placed.count {
+            // A run of placed items consecutive in b's stored order.
+            var end = k + 1
+            func next(_ p: (section: Int, item: Int)) -> (section: Int, item: Int)? {
+                var (s, i) = (p.section, p.item + 1)
+                while s < b.sections.count {
+                    if i < b.sections[s].items.count { return (s, i) }
+                    (s, i) = (s + 1, 0)
+                }
+                return nil
+            }
+            var after = next(placed[k].value)
+            while end < placed.count, let a = after, a == placed[end].value {
+                after = next(placed[end].value)
+                end += 1
+            }
+            let lower = neighbour(before: placed[k].value.section, placed[k].value.item)
+            let upper = after.flatMap { entries[b.sections[$0.section].items[$0.item].id]?.label } ?? (lower + Self.spacing * UInt64(end - k + 1))
+            let count = UInt64(end - k)
+            guard upper > lower, upper - lower > count else {
+                exhausted = true
+                break
+            }
+            let step = (upper - lower) / (count + 1)
+            for j in k..<end {
+                let (id, position) = placed[j]
+                let section = b.sections[position.section]
+                let item = section.items[position.item]
+                entries[id] = Entry(item: item, label: lower + step * UInt64(j - k + 1), section: number(of: section.id),
+                                    inView: false)
+            }
+            k = end
+        }
+        if exhausted {
+            // Labels afresh for the whole catalogue, in b's order: the others keep their order.
+            var label: UInt64 = 0
+            for section in b.sections {
+                let s = number(of: section.id)
+                for item in section.items {
+                    label += Self.spacing
+                    if located[item.id] != nil {
+                        entries[item.id] = Entry(item: item, label: label, section: s, inView: false)
+                    } else {
+                        entries[item.id]!.label = label
+                    }
+                }
+            }
+        }
     }
 
     /// Throws when a touched item would join a section of the view holding another kind.
-    private func checkKinds(_ destinations: [String: (item: Item, section: String, key: GroupKey, value: ViewValue?)?],
-                            touched: Set<String>) throws(ViewError) {
+    private func checkKinds(_ destinations: [String: (key: GroupKey, value: ViewValue?)],
+                            located: [String: (section: Int, item: Int)], in b: Catalog, touched: Set<String>) throws(ViewError) {
         guard grouping != .storedSections else { return }
-        var leaving: [GroupKey: Int] = [:]
-        for id in touched { if let key = slots[id]?.group { leaving[key, default: 0] += 1 } }
         var kinds: [GroupKey: Set<ItemKind>] = [:]
-        for case let destination? in destinations.values {
-            kinds[destination.key, default: []].insert(destination.item.kind)
+        for (id, destination) in destinations {
+            let position = located[id]!
+            kinds[destination.key, default: []].insert(b.sections[position.section].items[position.item].kind)
         }
         for (key, var present) in kinds {
-            if let group = groups[key], group.members.count > leaving[key, default: 0],
-               let staying = group.members.first(where: { slots[$0]?.group == key && !touched.contains($0) }) ?? group.members.first {
-                present.insert(slots[staying]!.item.kind)
+            if let staying = groups[key]?.members.first(where: { !touched.contains($0.id) }) {
+                present.insert(staying.kind)
             }
             if present.count > 1 {
                 throw ViewError(.group, at: nil, .mixedKinds(section: key.id, kinds: ItemKind.allCases.filter(present.contains)))
@@ -188,9 +313,9 @@ struct ViewIndex: Sendable {
         }
     }
 
-    /// The view of `b` as the index stands: the sections of the view in order, windowed; a
-    /// section outside `touched` is `previous`'s (with `b`'s title and capacity for a stored one).
-    func view(of b: Catalog, definition: ViewDefinition, previous: Catalog, touched: Set<GroupKey>) -> ViewResult {
+    /// The view of `b` as the index stands: the sections of the view in order, windowed. A
+    /// section's items are its group's members themselves, shared.
+    func view(of b: Catalog, definition: ViewDefinition) -> ViewResult {
         let keys: [GroupKey]
         switch grouping {
         case .storedSections: keys = b.sections.map { GroupKey($0.id) }
@@ -200,8 +325,6 @@ struct ViewIndex: Sendable {
             keys = groups.sorted { order.groupPrecedes($0.value.value, $1.value.value) }.map(\.key)
         }
         let windowed = definition.limit != nil || definition.offset != 0
-        var old: [String: Section] = [:]
-        if !windowed { for section in previous.sections { old[section.id] = section } }
         var skip = definition.offset, room = definition.limit ?? Int.max
         var sections: [Section] = []
         sections.reserveCapacity(keys.count)
@@ -213,20 +336,20 @@ struct ViewIndex: Sendable {
                 let stored = b.sections[g]
                 section = Section(id: stored.id, kind: stored.kind, title: stored.title, capacity: stored.capacity)
             case .none:
-                let kind = group.members.first.map { slots[$0]!.item.kind.sectionKind } ?? b.sections.first?.kind ?? .videos
+                let kind = group.members.first?.kind.sectionKind ?? b.sections.first?.kind ?? .videos
                 section = Section(id: key.id, kind: kind, title: nil, capacity: nil)
             case .field:
-                let kind = group.members.first.map { slots[$0]!.item.kind.sectionKind } ?? .videos
+                let kind = group.members.first?.kind.sectionKind ?? .videos
                 section = Section(id: key.id, kind: kind, title: ViewGroups.title(for: group.value), capacity: nil)
             }
-            if !windowed, !touched.contains(key), let kept = old[key.id] {
-                section.items = kept.items
+            if !windowed {
+                section.items = group.members
             } else {
                 let start = min(skip, group.members.count)
                 skip -= start
                 let count = min(room, group.members.count - start)
                 room -= count
-                section.items = group.members[start..<(start + count)].map { slots[$0]!.item }
+                section.items = Array(group.members[start..<(start + count)])
             }
             if case .field = grouping, section.items.isEmpty { continue }
             sections.append(section)
