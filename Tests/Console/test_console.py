@@ -13,6 +13,7 @@ import os
 import tempfile
 import time
 import unittest
+import urllib.parse
 
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.action_chains import ActionChains
@@ -108,6 +109,39 @@ class ConsoleTests(unittest.TestCase):
             driver.set_window_size(760, 1120)
             time.sleep(0.5)  # the cells' glide (250 ms) ends, so the picture shows them at rest
             driver.save_screenshot(screenshot)
+
+    def test_a_view_is_sorted_and_filtered_live_and_dragging_is_off_while_sorted(self):
+        run_catalog("import", os.path.join(SAMPLE_DATA, "videos.json"), "--db", self.server.database)
+        driver = self.new_browser()
+        driver.get(self.server.url + "#/catalog/videos?style=flow&device=phone")
+        wait(driver, lambda d: d.find_element(By.ID, "live").text == "live", "the event stream never opened")
+        # The bar above the layout: a filter and a sort, shown by the Show button.
+        driver.find_element(By.ID, "view-where").send_keys('status = "published"')
+        driver.find_element(By.ID, "view-sort").send_keys("-playCount")
+        driver.find_element(By.ID, "view-apply").click()
+        wait(driver, lambda d: "sort=" in d.current_url and d.find_element(By.ID, "live").text == "live", "the view never opened")
+        published = sorted((item for section in self.server.stored("videos")["sections"] for item in section["items"]
+                            if item["status"] == "published"), key=lambda item: -item["playCount"])
+        first = "const cells = [...document.querySelectorAll('.cell')].filter((n) => !n.hidden);" \
+                "cells.sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index)); return cells.map((n) => n.dataset.id);"
+        wait(driver, lambda d: d.execute_script(first)[:3] == [item["id"] for item in published[:3]], "the view is not sorted by plays")
+        self.assertLessEqual(set(driver.execute_script(first)), {item["id"] for item in published}, "a cell the filter drops")
+        self.assertIn("Dragging is off while the view is sorted", driver.find_element(By.ID, "view-message").text)
+        # Live: another client's write makes the least played published video the most played.
+        last = published[-1]["id"]
+        status, _, _ = self.server.request("POST", "/catalogs/videos/batches",
+                                           {"operations": [{"op": "updateItem", "id": last, "fields": {"playCount": 99999999}}]})
+        self.assertEqual(status, 200)
+        wait(driver, lambda d: d.execute_script(first)[:1] == [last], "the view never moved the video to the top")
+        # A filter alone keeps the stored order: dragging stays on.
+        driver.get(self.server.url + "#/catalog/videos?style=flow&device=phone&where=" + urllib.parse.quote('status = "published"'))
+        wait(driver, lambda d: d.find_element(By.ID, "live").text == "live", "the filtered view never opened")
+        self.assertEqual(driver.find_element(By.ID, "view-message").text, "")
+        # A view the server refuses says why under the bar, which stays.
+        driver.get(self.server.url + "#/catalog/videos?style=flow&device=phone&where=" + urllib.parse.quote('playCount contains "x"'))
+        wait(driver, lambda d: "contains needs a text field" in d.find_element(By.ID, "view-message").text,
+             "the refusal was never shown")
+        self.assertEqual(driver.find_element(By.ID, "view-where").get_attribute("value"), 'playCount contains "x"')
 
     def test_a_full_shelf_refuses_with_its_reason_and_offers_displace_or_swap(self):
         run_catalog("import", os.path.join(SAMPLE_DATA, "bookshelf.json"), "--db", self.server.database)

@@ -14,8 +14,9 @@ const main = document.getElementById("main");
 let current = null;
 
 function route() {
-  const hash = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
-  const [path, query = ""] = hash.split("?");
+  // The query is left encoded until URLSearchParams reads it: a view's `where` may hold & or ?.
+  const [rawPath, query = ""] = (location.hash.replace(/^#/, "") || "/").split(/\?(.*)/s);
+  const path = decodeURIComponent(rawPath);
   const parameters = new URLSearchParams(query);
   const parts = path.split("/").filter(Boolean);
   current?.close?.();
@@ -32,6 +33,7 @@ function route() {
       current = new CatalogView(main, name, {
         style: parameters.get("style") || undefined,
         device: parameters.get("device") || undefined,
+        view: { where: parameters.get("where") || "", sort: parameters.get("sort") || "", group: parameters.get("group") || "" },
       });
       run(() => current.start());
     }

@@ -5,6 +5,7 @@
 import { ApiError, catalogPath, follow, may, request } from "./api.js";
 import { el, say, show } from "./dom.js";
 import { askForToken } from "./token.js";
+import { dragOff, storedIndex, viewForm, viewQuery } from "./viewbar.js";
 
 export const DEVICES = {
   phone: { label: "Phone (390×844)", width: 390, height: 844 },
@@ -23,7 +24,7 @@ export const STYLES = {
 const ANIMATION_MS = 250;
 
 export class CatalogView {
-  constructor(main, name, { style, device } = {}) {
+  constructor(main, name, { style, device, view } = {}) {
     this.main = main;
     this.name = name;
     this.styleName = STYLES[style] ? style : "shelf";
@@ -39,6 +40,12 @@ export class CatalogView {
     this.closed = false;
     this.drag = null;
     this.dependsOnOffset = false; // from the last layout document: scrolling changes its attributes
+    this.view = { where: view?.where ?? "", sort: view?.sort ?? "", group: view?.group ?? "" };
+  }
+
+  /** Why dragging is off in this view, or null (``dragOff`` in viewbar.js). */
+  dragOff() {
+    return dragOff(this.view);
   }
 
   async start() {
@@ -46,9 +53,11 @@ export class CatalogView {
       Object.keys(STYLES).map((name) => el("option", { value: name, selected: name === this.styleName }, name)));
     const devices = el("select", { id: "device", "aria-label": "Viewport" },
       Object.entries(DEVICES).map(([name, device]) => el("option", { value: name, selected: name === this.deviceName }, device.label)));
+    const form = viewForm(this.view);
     const reopen = () => {
-      location.hash = `#/catalog/${encodeURIComponent(this.name)}?style=${styles.value}&device=${devices.value}`;
+      location.hash = `#/catalog/${encodeURIComponent(this.name)}?style=${styles.value}&device=${devices.value}${viewQuery(form.view())}`;
     };
+    form.node.addEventListener("submit", (event) => { event.preventDefault(); reopen(); });
     styles.addEventListener("change", reopen);
     devices.addEventListener("change", reopen);
     this.revisionLabel = el("span", { id: "revision" }, "…");
@@ -66,8 +75,14 @@ export class CatalogView {
         el("label", {}, "Layout ", styles),
         el("label", {}, "Viewport ", devices),
         el("a", { href: `#/catalog/${encodeURIComponent(this.name)}/history` }, "History")),
+      form.node,
       this.message,
       this.viewport);
+    const off = this.dragOff();
+    if (off) {
+      this.message.className = "quiet";
+      this.message.textContent = off;
+    }
 
     this.viewport.addEventListener("scroll", () => this.scrolled(), { passive: true });
     this.content.addEventListener("pointerdown", (event) => this.pointerDown(event));
@@ -76,10 +91,20 @@ export class CatalogView {
     this.content.addEventListener("pointercancel", () => this.endDrag());
     this.content.addEventListener("keydown", (event) => this.keyDown(event));
 
-    await this.refresh({});
+    try {
+      await this.refresh({});
+    } catch (error) {
+      // A view the server refuses: say why under the fields, which stay for a better one.
+      if (!(error instanceof ApiError) || error.kind !== "invalid-view") throw error;
+      this.message.className = "problem";
+      this.message.textContent = error.message;
+      this.liveLabel.textContent = "not shown";
+      return;
+    }
     const drawn = performance.now();
     window.catalogConsole.firstScreen ??= drawn;
-    this.stopFollowing = follow(catalogPath(this.name, "/events"), {
+    const query = viewQuery(this.view);
+    this.stopFollowing = follow(catalogPath(this.name, "/events" + (query ? "?" + query.slice(1) : "")), {
       lastEventId: this.revision,
       onOpen: () => { this.liveLabel.textContent = "live"; this.liveLabel.className = "live"; },
       onEvent: (event) => this.received(event),
@@ -135,7 +160,7 @@ export class CatalogView {
       });
       let layout;
       try {
-        ({ data: layout } = await request("GET", catalogPath(this.name, `/layout?${query}`)));
+        ({ data: layout } = await request("GET", catalogPath(this.name, `/layout?${query}${viewQuery(this.view)}`)));
       } catch (error) {
         if (error instanceof ApiError && error.status === 401 && this.revision != null && await askForToken(error)) {
           this.refresh(wanted);
@@ -329,6 +354,11 @@ export class CatalogView {
 
   /** Whether the tab's token may move books here (catalogs:write); says so when it may not. */
   mayMove() {
+    const off = this.dragOff();
+    if (off) {
+      say(off, "problem");
+      return false;
+    }
     if (may("write", this.name)) return true;
     say(`Moving books in “${this.name}” needs a token with catalogs:write on it.`, "problem");
     return false;
@@ -516,7 +546,7 @@ export class CatalogView {
     let shelf = null;
     for (const [key, element] of this.elements) {
       if (element.kind === "cell" && element.id !== dragged.id && inside(element.frame)) {
-        return { section: element.section, index: element.indexPath[1], title: this.sectionTitle(element.section), node: this.nodes.get(key) };
+        return { section: element.section, index: element.indexPath[1], before: element.id, title: this.sectionTitle(element.section), node: this.nodes.get(key) };
       }
       if ((element.kind === "decoration" || element.kind === "header") && inside(element.frame) && (!shelf || element.kind === "decoration")) {
         shelf = { element, key };
@@ -532,7 +562,8 @@ export class CatalogView {
   }
 
   async move(book, target, policy) {
-    const body = JSON.stringify({ item: book.id, toSection: target.section, index: target.index, policy });
+    const index = await storedIndex(this.name, this.view, this.elements, book, target);
+    const body = JSON.stringify({ item: book.id, toSection: target.section, index, policy });
     const words = `“${book.title}” to “${target.title}”`;
     say(`Moving ${words}…`);
     try {

@@ -20,64 +20,14 @@ extension ViewDefinition {
     /// - Throws: ``ViewError`` when a section of the view would hold items of several kinds.
     /// - Complexity: O(*n* + *m* log *m*) for *n* items of which *m* match.
     public func evaluate(on catalog: Catalog) throws(ViewError) -> ViewResult {
-        let filter = self.filter?.compiled
-        let order = ViewOrder(self)
-        var matching: [(section: Int, item: Int)] = []
-        for (s, section) in catalog.sections.enumerated() {
-            for (i, item) in section.items.enumerated() where filter?.passes(item, section: section.id) ?? true {
-                matching.append((s, i))
-            }
-        }
-        let total = matching.count
-        func item(_ m: (section: Int, item: Int)) -> Item { catalog.sections[m.section].items[m.item] }
-        func sectionID(_ m: (section: Int, item: Int)) -> String { catalog.sections[m.section].id }
-        func rank(_ m: (section: Int, item: Int)) -> StoredRank { StoredRank(section: UInt64(m.section), item: UInt64(m.item)) }
-
-        // The groups, each a list of matching items in the view's order.
-        var groups: [(value: ViewValue?, members: [(section: Int, item: Int)])]
-        switch grouping {
-        case .storedSections:
-            groups = catalog.sections.indices.map { _ in (nil, []) }
-            for m in matching { groups[m.section].members.append(m) }
-        case .none:
-            groups = [(nil, matching)]
-        case .field:
-            var index: [ViewValue?: Int] = [:]
-            groups = []
-            for m in matching {
-                let value = order.groupValue(item(m), section: sectionID(m))
-                if let k = index[value] {
-                    groups[k].members.append(m)
-                } else {
-                    index[value] = groups.count
-                    groups.append((value, [m]))
-                }
-            }
-            groups.sort { order.groupPrecedes($0.value, $1.value) }
-        }
-        if !sort.isEmpty {
-            for g in groups.indices {
-                groups[g].members.sort { a, b in
-                    order.precedes(item(a), sectionID(a), rank(a), item(b), sectionID(b), rank(b))
-                }
-            }
-        }
-
-        // The kind of each section: a stored section's own; a field group's single kind.
+        let (groups, total) = try orderedGroups(of: catalog)
         var kinds: [SectionKind] = []
-        for group in groups {
+        for (g, group) in groups.enumerated() {
             switch grouping {
-            case .storedSections: kinds.append(catalog.sections[kinds.count].kind)
-            case .none, .field:
-                let present = Set(group.members.map { item($0).kind })
-                let title = grouping == .none ? ViewGroups.singleSectionID : ViewGroups.sectionID(for: group.value)
-                if present.count > 1 {
-                    throw ViewError(.group, at: nil, .mixedKinds(section: title, kinds: ItemKind.allCases.filter(present.contains)))
-                }
-                kinds.append(present.first?.sectionKind ?? catalog.sections.first?.kind ?? .videos)
+            case .storedSections: kinds.append(catalog.sections[g].kind)
+            case .none, .field: kinds.append(group.members.first?.kind.sectionKind ?? (grouping == .none ? catalog.sections.first?.kind : nil) ?? .videos)
             }
         }
-
         // The window, over the flattened order.
         var skip = offset, room = limit ?? Int.max
         var sections: [Section] = []
@@ -86,7 +36,7 @@ extension ViewDefinition {
             skip -= start
             let count = min(room, group.members.count - start)
             room -= count
-            let items = group.members[start..<(start + count)].map(item)
+            let items = start == 0 && count == group.members.count ? group.members : Array(group.members[start..<(start + count)])
             switch grouping {
             case .storedSections:
                 let stored = catalog.sections[g]
@@ -101,6 +51,74 @@ extension ViewDefinition {
             }
         }
         return ViewResult(catalog: Catalog(name: catalog.name, revision: catalog.revision, sections: sections), total: total)
+    }
+
+    /// The view's sections before the window: for each, the value of its field group (nil for
+    /// the absent value and the other groupings) and its items in the view's order — every
+    /// stored section, in order, for `group=section`; the field groups in their order; or the one
+    /// section. Also the number of items the filter keeps.
+    ///
+    /// Sort keys are read once per item into columns, and each section's items sorted by their
+    /// places in them: ties fall to the stored order, which is the order the items were read in.
+    ///
+    /// - Throws: ``ViewError`` when a section of the view would hold items of several kinds.
+    func orderedGroups(of catalog: Catalog) throws(ViewError) -> (groups: [(value: ViewValue?, members: [Item])], total: Int) {
+        let filter = self.filter?.compiled
+        let order = ViewOrder(self)
+        var items: [Item] = [], sectionOf: [Int32] = []
+        for (s, section) in catalog.sections.enumerated() {
+            for item in section.items where filter?.passes(item, section: section.id) ?? true {
+                items.append(item)
+                sectionOf.append(Int32(s))
+            }
+        }
+        func sectionID(_ m: Int) -> String { catalog.sections[Int(sectionOf[m])].id }
+
+        // Each group as the indexes of its items, in stored order.
+        var groups: [(value: ViewValue?, members: [Int32])]
+        switch grouping {
+        case .storedSections:
+            groups = catalog.sections.indices.map { _ in (nil, []) }
+            for m in items.indices { groups[Int(sectionOf[m])].members.append(Int32(m)) }
+        case .none:
+            groups = [(nil, (0..<Int32(items.count)).map { $0 })]
+        case .field:
+            var index: [ViewValue?: Int] = [:]
+            groups = []
+            for m in items.indices {
+                let value = order.groupValue(items[m], section: sectionID(m))
+                if let k = index[value] {
+                    groups[k].members.append(Int32(m))
+                } else {
+                    index[value] = groups.count
+                    groups.append((value, [Int32(m)]))
+                }
+            }
+            groups.sort { order.groupPrecedes($0.value, $1.value) }
+        }
+        if grouping != .storedSections {
+            for group in groups {
+                guard let first = group.members.first.map({ items[Int($0)].kind }),
+                      let other = group.members.first(where: { items[Int($0)].kind != first }).map({ items[Int($0)].kind })
+                else { continue }
+                let id = grouping == .none ? ViewGroups.singleSectionID : ViewGroups.sectionID(for: group.value)
+                let kinds = Set(group.members.map { items[Int($0)].kind }).union([first, other])
+                throw ViewError(.group, at: nil, .mixedKinds(section: id, kinds: ItemKind.allCases.filter(kinds.contains)))
+            }
+        }
+        if !sort.isEmpty {
+            let columns: [[ViewValue?]] = sort.map { key in items.indices.map { items[$0].value(of: key.field, section: sectionID($0)) } }
+            let descending = sort.map(\.descending)
+            for g in groups.indices {
+                groups[g].members.sort { a, b in
+                    for k in columns.indices {
+                        if let first = ViewOrder.precedes(columns[k][Int(a)], columns[k][Int(b)], descending: descending[k]) { return first }
+                    }
+                    return a < b
+                }
+            }
+        }
+        return (groups.map { ($0.value, $0.members.map { items[Int($0)] }) }, items.count)
     }
 
     /// Throws unless every field the view names is one the catalogue's items may have: what a

@@ -34,7 +34,7 @@ public struct LiveView: Sendable {
         self.filter = definition.filter?.compiled
         self.order = ViewOrder(definition)
         var index = ViewIndex()
-        try index.load(catalog, filter: filter, order: order)
+        try index.load(catalog, definition: definition)
         self.index = index
         self.result = index.view(of: catalog, definition: definition)
         self.source = catalog
@@ -76,7 +76,7 @@ public struct LiveView: Sendable {
 
     private mutating func reset(to catalog: Catalog) throws(ViewError) -> CatalogUpdate {
         var index = ViewIndex()
-        try index.load(catalog, filter: filter, order: order)
+        try index.load(catalog, definition: definition)
         self.index = index
         result = index.view(of: catalog, definition: definition)
         source = catalog

@@ -59,40 +59,27 @@ struct ViewIndex: Sendable {
         return number
     }
 
-    mutating func load(_ catalog: Catalog, filter: ViewPredicate?, order: ViewOrder) throws(ViewError) {
-        grouping = order.grouping
+    mutating func load(_ catalog: Catalog, definition: ViewDefinition) throws(ViewError) {
+        grouping = definition.grouping
+        let (ordered, total) = try definition.orderedGroups(of: catalog)
+        self.total = total
         entries.reserveCapacity(catalog.itemCount)
         var label: UInt64 = 0
         for section in catalog.sections {
             let s = number(of: section.id)
-            if grouping == .storedSections { groups[GroupKey(section.id)] = Group() }
             for item in section.items {
                 label += Self.spacing
-                let keep = filter?.passes(item, section: section.id) ?? true
-                entries[item.id] = Entry(item: item, label: label, section: s, inView: keep)
-                if keep {
-                    let key = groupKey(item, section: section.id, order: order)
-                    groups[key.key, default: Group(value: key.value)].members.append(item)
-                    total += 1
-                }
+                entries[item.id] = Entry(item: item, label: label, section: s, inView: false)
             }
         }
-        if grouping == .none, groups.isEmpty { groups[GroupKey(ViewGroups.singleSectionID)] = Group() }
-        if grouping != .storedSections {
-            for (key, group) in groups {
-                let kinds = Set(group.members.map(\.kind))
-                if kinds.count > 1 {
-                    throw ViewError(.group, at: nil, .mixedKinds(section: key.id, kinds: ItemKind.allCases.filter(kinds.contains)))
-                }
+        for (g, group) in ordered.enumerated() {
+            let key: GroupKey = switch grouping {
+            case .storedSections: GroupKey(catalog.sections[g].id)
+            case .none: GroupKey(ViewGroups.singleSectionID)
+            case .field: GroupKey(ViewGroups.sectionID(for: group.value))
             }
-        }
-        if !order.keys.isEmpty || grouping != .storedSections {
-            for key in groups.keys {
-                var members = groups[key]!.members
-                groups[key]!.members = []
-                members.sort { precedes($0, $1, order) }
-                groups[key]!.members = members
-            }
+            for item in group.members { entries[item.id]!.inView = true }
+            groups[key] = Group(value: group.value, members: group.members)
         }
     }
 
@@ -160,7 +147,7 @@ struct ViewIndex: Sendable {
             leaving[key, default: []].append(k)
         }
         for (key, indices) in leaving {
-            for k in indices.sorted(by: >) { groups[key]!.members.remove(at: k) }
+            groups[key]!.members.remove(atSorted: indices.sorted())
             total -= indices.count
             change.groups.insert(key)
         }
@@ -182,17 +169,22 @@ struct ViewIndex: Sendable {
         for id in touched.items where located[id] == nil { entries[id] = nil }
         relabel(located, in: b)
         // 3. In with the touched items the filter keeps, at their places after the write.
+        var arriving: [GroupKey: [(index: Int, item: Item)]] = [:]
         for (id, destination) in destinations {
-            let entry = entries[id]!
             if groups[destination.key] == nil {
                 groups[destination.key] = Group(value: destination.value)
                 change.sectionsChanged = true
             }
-            let k = index(of: entry, in: groups[destination.key]!.members, order)
-            groups[destination.key]!.members.insert(entry.item, at: k)
+            let entry = entries[id]!
+            arriving[destination.key, default: []].append((index(of: entry, in: groups[destination.key]!.members, order), entry.item))
             entries[id]!.inView = true
             total += 1
             change.groups.insert(destination.key)
+        }
+        for (key, var items) in arriving {
+            // Items arriving at the same index keep the view's order among themselves.
+            items.sort { $0.index != $1.index ? $0.index < $1.index : precedes($0.item, $1.item, order) }
+            groups[key]!.members.insert(sorted: items)
         }
         for (id, destination) in destinations {
             let k = index(of: entries[id]!, in: groups[destination.key]!.members, order)
@@ -355,5 +347,49 @@ struct ViewIndex: Sendable {
             sections.append(section)
         }
         return ViewResult(catalog: Catalog(name: b.name, revision: b.revision, sections: sections), total: total)
+    }
+}
+
+extension Array {
+    /// Removes the elements at `indices` (sorted, distinct) in one pass.
+    ///
+    /// - Complexity: O(*n*) for all of them, where removing each in turn is O(*n*) apiece.
+    mutating func remove(atSorted indices: [Int]) {
+        guard let first = indices.first else { return }
+        if indices.count <= 4 {
+            for k in indices.reversed() { remove(at: k) }
+            return
+        }
+        var write = first, next = 0
+        for read in first..<count {
+            if next < indices.count, indices[next] == read {
+                next += 1
+                continue
+            }
+            if write != read { swapAt(write, read) }
+            write += 1
+        }
+        removeLast(count - write)
+    }
+
+    /// Inserts each element before the element now at its index (indexes into the array as it
+    /// stands, sorted), in one pass.
+    ///
+    /// - Complexity: O(*n* + *k*).
+    mutating func insert(sorted insertions: [(index: Int, item: Element)]) {
+        if insertions.count <= 4 {
+            for insertion in insertions.reversed() { insert(insertion.item, at: insertion.index) }
+            return
+        }
+        var merged: [Element] = []
+        merged.reserveCapacity(count + insertions.count)
+        var read = 0
+        for insertion in insertions {
+            merged.append(contentsOf: self[read..<insertion.index])
+            merged.append(insertion.item)
+            read = insertion.index
+        }
+        merged.append(contentsOf: self[read...])
+        self = merged
     }
 }
