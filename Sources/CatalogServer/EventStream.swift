@@ -233,10 +233,10 @@ enum EventStreamDocuments {
         return ByteBuffer(string: "event: acknowledged\ndata: \(data),\"number\":\(number),\"revision\":\(revision)}\n\n")
     }
 
-    /// One event's bytes: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
-    /// With `since` (the catalogue the stream sent before), a change also carries the sections
-    /// that differ from it: `catalog`, `revision`, `sections` (as in a snapshot) and, when the
-    /// order changed, `sectionOrder`, after the changeset's own members.
+    /// One event's bytes (``frame(_:id:_:)``). With `since` (the catalogue the stream sent
+    /// before), a change also carries the sections that differ from it: `catalog`, `revision`,
+    /// `sections` (as in a snapshot) and, when the order changed, `sectionOrder`, after the
+    /// changeset's own members.
     static func event(_ update: CatalogUpdate, first: Bool, since previous: Catalog? = nil) -> ByteBuffer {
         let (kind, data): (String, [UInt8]) = if let changeset = update.changeset {
             ("changes", previous.map { withSections(Documents.compactChangeset(changeset), SectionPatch(from: $0, to: update.catalog), of: update.catalog) }
@@ -244,9 +244,14 @@ enum EventStreamDocuments {
         } else {
             (first ? "snapshot" : "reset", Array(CatalogExporter.json(update.catalog, includeRevision: true, pretty: false)))
         }
+        return frame(kind, id: update.revision, data)
+    }
+
+    /// An event's bytes: `event:`, `id:` and one `data:` line (compact JSON has no line breaks).
+    static func frame(_ kind: String, id: Int, _ data: [UInt8]) -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(data.count + 48)
-        buffer.writeString("event: \(kind)\nid: \(update.revision)\ndata: ")
+        buffer.writeString("event: \(kind)\nid: \(id)\ndata: ")
         buffer.writeBytes(data)
         buffer.writeString("\n\n")
         return buffer
@@ -264,12 +269,7 @@ enum EventStreamDocuments {
             kind = first ? "snapshot" : "reset"
             data = Array(ViewParameters.document(ViewResult(catalog: update.catalog, total: answer.total)).utf8)
         }
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(data.count + 48)
-        buffer.writeString("event: \(kind)\nid: \(update.revision)\ndata: ")
-        buffer.writeBytes(data)
-        buffer.writeString("\n\n")
-        return buffer
+        return frame(kind, id: update.revision, data)
     }
 
     /// A changeset's JSON object with the members of `patch` appended: the changeset's closing
@@ -308,8 +308,13 @@ final class EncodedEvents: @unchecked Sendable {
     func event(_ update: CatalogUpdate, first: Bool, since previous: Catalog? = nil) -> ByteBuffer {
         let key = Key(name: update.catalog.name, from: update.changeset?.fromRevision, to: update.revision,
                       first: update.changeset == nil && first, sections: update.changeset != nil && previous != nil)
+        return kept(key) { EventStreamDocuments.event(update, first: first, since: previous) }
+    }
+
+    /// The bytes kept for `key`, else `make`'s, then kept.
+    private func kept(_ key: Key, _ make: () -> ByteBuffer) -> ByteBuffer {
         if let kept = lock.withLock({ entries[key] }) { return kept }
-        let bytes = EventStreamDocuments.event(update, first: first, since: previous)
+        let bytes = make()
         lock.withLock {
             if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
             entries[key] = bytes
@@ -323,13 +328,7 @@ final class EncodedEvents: @unchecked Sendable {
         let update = answer.update
         let key = Key(name: update.catalog.name, from: update.changeset?.fromRevision, to: update.revision,
                       first: update.changeset == nil && first, sections: false, view: view)
-        if let kept = lock.withLock({ entries[key] }) { return kept }
-        let bytes = EventStreamDocuments.event(answer, first: first)
-        lock.withLock {
-            if entries.count >= limit { entries.removeAll(keepingCapacity: true) }
-            entries[key] = bytes
-        }
-        return bytes
+        return kept(key) { EventStreamDocuments.event(answer, first: first) }
     }
 }
 
