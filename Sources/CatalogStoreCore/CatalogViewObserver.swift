@@ -10,9 +10,9 @@ extension CatalogDatabase {
     /// the view, the changeset that turns the view before it into the view after it, stage by
     /// stage. Writes that leave the view as it was send nothing.
     ///
-    /// Observers of the same view of one catalogue share one ``/CatalogViews/LiveView`` and one
+    /// Observers of the same view of one catalogue share one `LiveView` and one
     /// computation per write; the view is kept only while someone observes it. The sequence
-    /// throws what ``updates(of:from:resetThreshold:)`` throws, ``/CatalogViews/ViewError``
+    /// throws what ``updates(of:from:resetThreshold:)`` throws, `ViewError`
     /// when the view names a field the catalogue's items lack or a write leaves a section of the
     /// view holding several kinds of item.
     public func updates(of name: String, view: ViewDefinition, from revision: Int? = nil) -> CatalogViewUpdates {

@@ -3,7 +3,7 @@ import CatalogModel
 /// What a view shows of a catalogue (docs/Views.md): the items a filter keeps, sorted, grouped
 /// into sections, and a window of them.
 ///
-/// A view of a catalogue is itself a ``Catalog`` (``evaluate(on:)``), so the diff, changesets, the
+/// A view of a catalogue is itself a `Catalog` (``evaluate(on:)``), so the diff, changesets, the
 /// simulator, layouts and collection-view adapters work on it unchanged; ``LiveView`` keeps one up
 /// to date as the catalogue changes.
 ///
@@ -104,8 +104,8 @@ public struct ViewDefinition: Sendable, Hashable {
 // MARK: Text forms
 
 extension ViewDefinition {
-    /// The text form of each parameter, nil where it has its default: what ``init(where:sort:group:limit:offset:)``
-    /// parses back to this view.
+    /// The text form of each parameter, nil where it has its default: what
+    /// `init(where:sort:group:limit:offset:)` parses back to this view.
     public var parameters: [ViewError.Parameter: String] {
         var parameters: [ViewError.Parameter: String] = [:]
         if let filter { parameters[.where] = filter.description }

@@ -1,6 +1,6 @@
 import CatalogModel
 
-/// A field a view's filter, sort or grouping reads from an item: an ``ItemField`` (the id, a
+/// A field a view's filter, sort or grouping reads from an item: an `ItemField` (the id, a
 /// content field, the size's `width` and `height`), the item's `kind`, or `section`, the id of the
 /// stored section that holds it.
 public enum ViewField: Sendable, Hashable {

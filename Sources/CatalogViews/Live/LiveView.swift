@@ -3,7 +3,7 @@ import CatalogModel
 
 /// A view of a catalogue kept up to date write by write (docs/Views.md, "Live views").
 ///
-/// ``apply(_:)`` takes the catalogue's ``CatalogUpdate`` and answers the view's: the view after
+/// ``apply(_:)`` takes the catalogue's `CatalogUpdate` and answers the view's: the view after
 /// the write, and the changeset that turns the view before it into the view after it, stage by
 /// stage, with the catalogue of each stage. An item whose sort key or group changed moves; an
 /// item whose content changed in place is reloaded; an item entering or leaving the filter or the
