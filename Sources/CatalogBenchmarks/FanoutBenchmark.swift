@@ -23,11 +23,21 @@ import Darwin
 /// see every revision in order (a coalesced event covers the revisions since its
 /// `fromRevision`). The case runs `runs` times and reports the median, with the least and most;
 /// the baseline is one subscriber, measured the same way in the same run.
+///
+/// With `views` > 0 the subscribers follow that many distinct views of the catalogue
+/// (docs/Views.md; subscriber *k* the view *k* mod `views`, each `where title != "…"` of its own,
+/// stored order, so that every move changes every view), and the catalogue holds `items` books.
+/// Each run also reads the server's CPU time from `/proc` (Linux): its CPU per event delivered to
+/// a subscriber.
 package struct FanoutBenchmark: Sendable {
     package var subscribers: Int
     package var movesPerSecond: Int
     package var seconds: Double
     package var runs: Int
+    /// Books in the catalogue (in 10 shelves).
+    package var items = 1_000
+    /// Distinct views the subscribers follow; 0: the catalogue's own stream.
+    package var views = 0
     /// `catalog`, to run as the server; by default the binary beside this process's own.
     package var serverExecutable: URL?
 
@@ -51,6 +61,8 @@ package struct FanoutBenchmark: Sendable {
         var behind: Int
         /// The share of its time the reader spent reading and parsing (from subscribing to the end).
         var readerBusy: Double
+        /// The server's CPU time during the run, in milliseconds (nil where `/proc` is missing).
+        var serverCPU: Double?
     }
 
     package func run(log: @escaping @Sendable (String) -> Void = { _ in }) throws -> [BenchmarkResult] {
@@ -64,8 +76,8 @@ package struct FanoutBenchmark: Sendable {
         setrlimit(Self.fileLimit, &limit)
 
         let database = folder.appendingPathComponent("fanout.sqlite").path
-        var catalog = Catalog.generated(name: "shelf", items: 1_000, sections: 10, kind: .bookshelf, seed: 9)
-        for s in catalog.sections.indices { catalog.sections[s].capacity = 1_000 }
+        var catalog = Catalog.generated(name: "shelf", items: items, sections: 10, kind: .bookshelf, seed: 9)
+        for s in catalog.sections.indices { catalog.sections[s].capacity = max(1_000, items) }
         try CatalogStore(path: database).replace(catalog)
         let executable = serverExecutable
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("catalog")
@@ -82,7 +94,8 @@ package struct FanoutBenchmark: Sendable {
         for outcome in many + [one] where outcome.outOfOrder > 0 || outcome.behind > 0 {
             throw FanoutError.missedRevisions(outOfOrder: outcome.outOfOrder, behind: outcome.behind)
         }
-        let label = "event stream, \(subscribers.abbreviated) subscribers, one-at-a-time writer asking \(movesPerSecond)/s"
+        let streams = views > 0 ? "\(views) views of \(items.abbreviated) books" : "\(items.abbreviated) books"
+        let label = "event stream, \(subscribers.abbreviated) subscribers on \(streams), one-at-a-time writer asking \(movesPerSecond)/s"
         func spread(_ values: [Double], _ unit: String) -> String {
             let sorted = values.sorted()
             return "median of \(values.count), min \(Self.format(sorted.first ?? .nan))\(unit), max \(Self.format(sorted.last ?? .nan))\(unit)"
@@ -103,6 +116,14 @@ package struct FanoutBenchmark: Sendable {
             name: "\(label): time a move took the writer (\(spread(many.map { Double($0.moves) / seconds }, " moves/s")))",
             medianMS: Clock.median(perMove), baseline: "1 subscriber",
             baselineMedianMS: seconds * 1000 / Double(max(1, one.moves)), items: 1))
+        // The server's CPU per event a subscriber received, in microseconds (shown as ms).
+        let perEvent = many.compactMap { outcome in outcome.serverCPU.map { $0 * 1000 / Double(max(1, outcome.events)) } }
+        if !perEvent.isEmpty, let oneCPU = one.serverCPU {
+            results.append(BenchmarkResult(
+                suite: "live", name: "\(label): server CPU per event delivered, µs (\(spread(perEvent, " µs")))",
+                medianMS: Clock.median(perEvent) / 1000, baseline: "1 subscriber",
+                baselineMedianMS: oneCPU / Double(max(1, one.events)), items: 1))
+        }
         return results
     }
 
@@ -123,7 +144,10 @@ package struct FanoutBenchmark: Sendable {
     private func measure(server: ServerProcess, subscribers: Int, book: String, shelf: String) throws -> Outcome {
         let writer = try MoveWriter(port: server.port)
         let start = try writer.move(book: book, toShelf: shelf, index: 0)
-        let reader = try StreamReader(port: server.port, subscribers: subscribers, since: start)
+        let queries = (0..<max(1, views)).map { k in
+            views == 0 ? "" : "&where=" + "title != \"view \(k)\"".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        let reader = try StreamReader(port: server.port, subscribers: subscribers, since: start, queries: queries)
         let thread = Thread { reader.readUntilStopped() }
         thread.start()
         // Every stream answered before the first move.
@@ -136,6 +160,7 @@ package struct FanoutBenchmark: Sendable {
         }
 
         let interval = 1.0 / Double(movesPerSecond)
+        let cpuBefore = Self.cpuMilliseconds(of: server.process.processIdentifier)
         let began = DispatchTime.now().uptimeNanoseconds
         let end = began + UInt64(seconds * 1e9)
         var revision = start
@@ -150,13 +175,27 @@ package struct FanoutBenchmark: Sendable {
         }
         let catchUp = Date().addingTimeInterval(10)
         while reader.subscribersAt(revision) < subscribers, Date() < catchUp { Thread.sleep(forTimeInterval: 0.02) }
+        let cpuAfter = Self.cpuMilliseconds(of: server.process.processIdentifier)
         reader.stop()
         while !reader.finished { Thread.sleep(forTimeInterval: 0.005) }
         // One more move, so that the server writes to the streams just closed, finds them
         // gone and frees their places before the next run subscribes.
         _ = try writer.move(book: book, toShelf: shelf, index: moves % 2 == 0 ? 1 : 0)
         Thread.sleep(forTimeInterval: 0.5)
-        return reader.outcome(moves: moves, last: revision)
+        var outcome = reader.outcome(moves: moves, last: revision)
+        if let cpuBefore, let cpuAfter { outcome.serverCPU = cpuAfter - cpuBefore }
+        return outcome
+    }
+
+    /// A process's user and system CPU time in milliseconds, from `/proc/PID/stat` (nil elsewhere).
+    static func cpuMilliseconds(of pid: Int32) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (user + system) / ticks * 1000
     }
 }
 
@@ -263,11 +302,13 @@ private final class StreamReader: @unchecked Sendable {
     private var busy: UInt64 = 0
     private var span: UInt64 = 0
 
-    init(port: Int, subscribers: Int, since revision: Int) throws {
+    /// `queries[k % queries.count]` is appended to subscriber *k*'s request (a view's parameters).
+    init(port: Int, subscribers: Int, since revision: Int, queries: [String] = [""]) throws {
         fds = []
-        for _ in 0..<subscribers {
+        for k in 0..<subscribers {
             let fd = try MoveWriter.open(port: port)
-            let request = Array("GET /catalogs/shelf/events?since=\(revision) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            let query = queries[k % queries.count]
+            let request = Array("GET /catalogs/shelf/events?since=\(revision)\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
             _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
@@ -299,7 +340,7 @@ private final class StreamReader: @unchecked Sendable {
         lock.withLock {
             return FanoutBenchmark.Outcome(latencies: latencies, moves: moves, events: events, outOfOrder: outOfOrder,
                                            behind: last.filter { $0 != revision }.count,
-                                           readerBusy: span > 0 ? Double(busy) / Double(span) : 0)
+                                           readerBusy: span > 0 ? Double(busy) / Double(span) : 0, serverCPU: nil)
         }
     }
 

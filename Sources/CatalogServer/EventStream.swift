@@ -104,7 +104,13 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         let observer = store.viewObserver(of: name, view: view, from: since)
         var pending: ViewAnswer?
         if since == current {
-            _ = try ViewParameters.evaluate(view, on: try await store.catalog(named: name))
+            // Nothing to send until the next write: the fields are checked now (a view the
+            // catalogue cannot show later ends the stream).
+            do {
+                try view.check(against: try await store.catalog(named: name))
+            } catch let error as ViewError {
+                throw Problem.view(error)
+            }
         } else {
             do {
                 pending = try await observer.next(waitingAtMost: keepAlive)

@@ -64,43 +64,50 @@ package final class SharedViews: Sendable {
     package static func answer(_ update: CatalogUpdate, held: Catalog?, definition: ViewDefinition,
                                in entry: Locked<State>) throws(ViewError) -> ViewAnswer {
         try entry.withLock { (state: inout State) throws(ViewError) -> ViewAnswer in
-            // A reset, or an observer with nothing yet and no catalogue before the write to
-            // evaluate the view it would hold: the view as it stands.
-            var held = held
-            if held == nil, update.changeset != nil, let previous = update.previous {
-                held = try definition.evaluate(on: previous).catalog
-            }
-            guard let changeset = update.changeset, let from = changeset.fromRevision, let held else {
-                if state.live?.source.revision != update.revision || state.live?.source != update.catalog {
-                    state.live = try LiveView(definition, of: update.catalog)
-                    state.answers = [:]
+            if let changeset = update.changeset, let from = changeset.fromRevision {
+                // Observers in step: the answer from `from` is computed once.
+                if let kept = state.answers[from], kept.update.revision == update.revision { return kept }
+                if state.live?.source.revision == from {
+                    // The shared view stands where this write starts: the incremental step.
+                    let answer = ViewAnswer(update: try state.live!.apply(update), total: state.live!.result.total)
+                    keep(answer, from: from, in: &state)
+                    return answer
                 }
-                let live = state.live!
-                return ViewAnswer(update: .reset(live.result.catalog), total: live.result.total)
+                // The shared view stands elsewhere (an observer behind the others, or resuming):
+                // the view this observer holds — at `from`, the same for every observer there —
+                // diffed with the view at this revision.
+                var held = held
+                if held == nil, let previous = update.previous { held = try definition.evaluate(on: previous).catalog }
+                if let held {
+                    if state.live?.source.revision != update.revision {
+                        state.live = try LiveView(definition, of: update.catalog)
+                        state.answers = [:]
+                    }
+                    let live = state.live!
+                    let next = live.result.catalog
+                    if var diff = try? Changeset(from: held, to: next) {
+                        (diff.fromRevision, diff.toRevision) = (from, update.revision)
+                        var answer = CatalogUpdate(revision: update.revision, catalog: next, changeset: diff,
+                                                   stages: diff.stagedCatalogs(from: held, to: next))
+                        answer.previous = held
+                        let viewAnswer = ViewAnswer(update: answer, total: live.result.total)
+                        keep(viewAnswer, from: from, in: &state)
+                        return viewAnswer
+                    }
+                }
             }
-            if let kept = state.answers[from], kept.update.revision == update.revision { return kept }
-            if state.live?.source.revision == from {
-                // The shared view stands where this write starts: the incremental step, once.
-                let answer = ViewAnswer(update: try state.live!.apply(update), total: state.live!.result.total)
-                if state.answers.count >= keptAnswers { state.answers = [:] }
-                state.answers[from] = answer
-                return answer
-            }
-            // The shared view stands elsewhere (an observer behind the others, or resuming):
-            // bring it to this revision, then diff the views.
-            if state.live?.source.revision != update.revision {
+            // A reset, or nothing to start a changeset from: the view as it stands.
+            if state.live?.source.revision != update.revision || state.live?.source != update.catalog {
                 state.live = try LiveView(definition, of: update.catalog)
                 state.answers = [:]
             }
             let live = state.live!
-            let next = live.result.catalog
-            guard var diff = try? Changeset(from: held, to: next) else {
-                return ViewAnswer(update: .reset(next), total: live.result.total)
-            }
-            (diff.fromRevision, diff.toRevision) = (from, update.revision)
-            var answer = CatalogUpdate(revision: update.revision, catalog: next, changeset: diff, stages: diff.stagedCatalogs(from: held, to: next))
-            answer.previous = held
-            return ViewAnswer(update: answer, total: live.result.total)
+            return ViewAnswer(update: .reset(live.result.catalog), total: live.result.total)
         }
+    }
+
+    private static func keep(_ answer: ViewAnswer, from revision: Int, in state: inout State) {
+        if state.answers.count >= keptAnswers { state.answers = [:] }
+        state.answers[revision] = answer
     }
 }

@@ -107,12 +107,11 @@ extension ViewDefinition {
             }
         }
         if !sort.isEmpty {
-            let columns: [[ViewValue?]] = sort.map { key in items.indices.map { items[$0].value(of: key.field, section: sectionID($0)) } }
-            let descending = sort.map(\.descending)
+            let columns = sort.map { key in SortColumn(key, items.indices.lazy.map { items[$0].value(of: key.field, section: sectionID($0)) }) }
             for g in groups.indices {
                 groups[g].members.sort { a, b in
-                    for k in columns.indices {
-                        if let first = ViewOrder.precedes(columns[k][Int(a)], columns[k][Int(b)], descending: descending[k]) { return first }
+                    for column in columns {
+                        if let first = column.precedes(Int(a), Int(b)) { return first }
                     }
                     return a < b
                 }
@@ -136,3 +135,54 @@ extension ViewDefinition {
         }
     }
 }
+
+/// One sort key's values for the items being sorted, read once and held by type, so that the
+/// sort compares integers, lengths or strings in place (no value copied out per comparison).
+enum SortColumn {
+    case integers([Int], present: [Bool], descending: Bool)
+    case numbers([Double], present: [Bool], descending: Bool)
+    case texts([String], present: [Bool], descending: Bool)
+    case values([ViewValue?], descending: Bool)
+
+    init(_ key: ViewDefinition.SortKey, _ values: some Collection<ViewValue?>) {
+        let present = values.map { $0 != nil }
+        switch key.field.valueType {
+        case .number where values.allSatisfy({ if case .number? = $0 { false } else { true } }):
+            self = .integers(values.map { if case .integer(let x)? = $0 { x } else { 0 } }, present: present, descending: key.descending)
+        case .number where values.allSatisfy({ if case .integer? = $0 { false } else { true } }):
+            self = .numbers(values.map { if case .number(let x)? = $0 { x } else { 0 } }, present: present, descending: key.descending)
+        case .text, .name:
+            self = .texts(values.map { if case .text(let x)? = $0 { x } else { "" } }, present: present, descending: key.descending)
+        default:
+            self = .values(Array(values), descending: key.descending)
+        }
+    }
+
+    /// As ``ViewOrder/precedes(_:_:descending:)`` for the values of items `a` and `b`.
+    @inline(__always)
+    func precedes(_ a: Int, _ b: Int) -> Bool? {
+        switch self {
+        case .integers(let values, let present, let descending):
+            return Self.order(values[a], values[b], present[a], present[b], descending)
+        case .numbers(let values, let present, let descending):
+            return Self.order(values[a], values[b], present[a], present[b], descending)
+        case .texts(let values, let present, let descending):
+            return Self.order(values[a], values[b], present[a], present[b], descending)
+        case .values(let values, let descending):
+            return ViewOrder.precedes(values[a], values[b], descending: descending)
+        }
+    }
+
+    @inline(__always)
+    private static func order<T: Comparable>(_ x: T, _ y: T, _ hasX: Bool, _ hasY: Bool, _ descending: Bool) -> Bool? {
+        switch (hasX, hasY) {
+        case (false, false): return nil
+        case (false, true): return false
+        case (true, false): return true
+        case (true, true):
+            if x == y { return nil }
+            return descending ? y < x : x < y
+        }
+    }
+}
+
