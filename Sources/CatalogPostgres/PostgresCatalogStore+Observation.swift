@@ -29,6 +29,10 @@ extension PostgresCatalogStore: ObservedDatabase {
         CatalogObserver(store: self, name: Identifier.canonical(name), from: revision, resetThreshold: resetThreshold)
     }
 
+    package func keptUpdate(of name: String, from revision: Int) -> CatalogUpdate? {
+        updateCache.kept(UpdateCache.Key(name: name, from: revision, to: revision + 1))
+    }
+
     package func update(of name: String, since revision: Int?, having held: Catalog?, current: Int,
                         resetThreshold: Int) async throws(StoreError) -> CatalogUpdate {
         if let revision, let kept = updateCache.kept(UpdateCache.Key(name: name, from: revision, to: current)) { return kept }

@@ -106,8 +106,11 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
         if since == current {
             // Nothing to send until the next write: the fields are checked now (a view the
             // catalogue cannot show later ends the stream).
+            // The catalogue now (the store's kept snapshot) starts the shared view, once.
             do {
-                try view.check(against: try await store.catalog(named: name))
+                let catalog = try await store.catalog(named: name)
+                try view.check(against: catalog)
+                if catalog.revision == current { try observer.start(at: catalog) }
             } catch let error as ViewError {
                 throw Problem.view(error)
             }

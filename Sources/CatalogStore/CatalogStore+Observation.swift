@@ -35,6 +35,10 @@ extension CatalogStore {
     /// transaction; observers asking for the same one at once share one computation. The
     /// observer's `held` catalogue is not needed here: a local journal rebuilds `revision` at
     /// little cost.
+    package func keptUpdate(of name: String, from revision: Int) -> CatalogUpdate? {
+        updateCache.kept(UpdateCache.Key(name: name, from: revision, to: revision + 1))
+    }
+
     package func update(of name: String, since revision: Int?, having held: Catalog?, current: Int,
                         resetThreshold: Int) throws(StoreError) -> CatalogUpdate {
         guard let revision else { return .reset(try catalog(named: name)) }

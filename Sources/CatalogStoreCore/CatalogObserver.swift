@@ -11,6 +11,10 @@ package protocol ObservedDatabase: CatalogDatabase {
     var notifier: ChangeNotifier { get }
     /// The live views its observers share.
     var views: SharedViews { get }
+    /// The update of one write, from `revision` to the next, when this process made it and kept
+    /// it (``StoreRules/keepAdvanced(by:snapshots:updates:)``): an observer that walks writes
+    /// one at a time takes it instead of a diff of the catalogue.
+    func keptUpdate(of name: String, from revision: Int) -> CatalogUpdate?
     /// The update from `revision` (nil: a reset) to `current` or later. `held` is the catalogue
     /// at `revision` when the observer has it (its last update's): a store may diff from it
     /// instead of rebuilding that revision through the journal.
@@ -51,12 +55,16 @@ package final class UpdateCache: Sendable {
     private typealias Entry = Locked<CatalogUpdate?>
 
     private let entries = Locked<[Key: Entry]>([:])
-    private static let limit = 32
+    private static let limit = 64
 
     private func entry(for key: Key) -> Entry {
         entries.withLock { entries in
             if let entry = entries[key] { return entry }
-            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+            if entries.count >= Self.limit {
+                // The older half goes: observers a write or two behind still find theirs (a live
+                // view's observer walks the writes one at a time through them).
+                for old in entries.keys.sorted(by: { $0.to < $1.to }).prefix(Self.limit / 2) { entries[old] = nil }
+            }
             let entry = Entry(nil)
             entries[key] = entry
             return entry
@@ -105,11 +113,15 @@ public final class CatalogObserver: Sendable {
         var cancelled = false
     }
     private let state: Locked<State>
+    /// Whether updates come one write at a time where the store kept them (a live view's
+    /// observer), rather than one update covering every write missed.
+    package let stepwise: Bool
     /// The notifier's failed polls before this observer started: a later one ends it.
     private let failuresBefore: Int
 
-    package init(store: any ObservedDatabase, name: String, from revision: Int?, resetThreshold: Int) {
+    package init(store: any ObservedDatabase, name: String, from revision: Int?, resetThreshold: Int, stepwise: Bool = false) {
         self.store = store
+        self.stepwise = stepwise
         self.name = name
         self.resetThreshold = max(0, resetThreshold)
         state = Locked(State(requested: revision))
@@ -145,6 +157,12 @@ public final class CatalogObserver: Sendable {
                 continue
             }
             if have != current {
+                // One write at a time, while this process kept each: what a live view needs
+                // (the items each write named), where a diff of the catalogue would cost it all.
+                if stepwise, let have, let kept = store.keptUpdate(of: name, from: have), kept.revision == have + 1 {
+                    state.withLock { ($0.revision, $0.held) = (kept.revision, kept.catalog) }
+                    return kept
+                }
                 let update = try await store.update(of: name, since: have, having: catalog, current: current, resetThreshold: resetThreshold)
                 // Never an update that brings nothing: each one moves the observer on.
                 if update.revision != have {

@@ -22,7 +22,12 @@ extension CatalogDatabase {
     /// The observer behind ``updates(of:view:from:)``, for callers that also wait with a time
     /// limit and need the view's ``ViewAnswer/total``.
     public func viewObserver(of name: String, view: ViewDefinition, from revision: Int? = nil) -> CatalogViewObserver {
-        CatalogViewObserver(observer: observer(of: name, from: revision, resetThreshold: 10_000), definition: view)
+        // Writes one at a time where this process kept them: a live view needs only the items
+        // each names.
+        let observer = (self as? any ObservedDatabase).map {
+            CatalogObserver(store: $0, name: name, from: revision, resetThreshold: 10_000, stepwise: true)
+        } ?? observer(of: name, from: revision, resetThreshold: 10_000)
+        return CatalogViewObserver(observer: observer, definition: view)
     }
 }
 
@@ -59,7 +64,17 @@ public final class CatalogViewObserver: Sendable {
             let remaining = deadline.map { $0 - ContinuousClock.now }
             if let remaining, remaining <= .zero { return nil }
             guard let update = try await observer.next(waitingAtMost: remaining) else { return nil }
-            let (have, sent) = held.withLock { ($0.catalog, $0.sent) }
+            var (have, sent) = held.withLock { ($0.catalog, $0.sent) }
+            // Resuming from a revision: the shared view is started there (from the catalogue at
+            // that revision, once for every observer resuming there), so that the first answer
+            // is a change, not the whole view again.
+            if have == nil, let from = update.changeset?.fromRevision, !SharedViews.canAnswer(update, in: entry) {
+                do {
+                    have = try SharedViews.seed(entry, definition: definition, at: try await observer.store.catalog(named: name, at: from))
+                } catch StoreError.revisionTooOld {
+                    // The journal no longer reaches it: the first answer is the whole view.
+                }
+            }
             var answer = try SharedViews.answer(update, held: have, definition: definition, in: entry)
             held.withLock { $0.catalog = answer.update.catalog }
             if have != nil, let changeset = answer.update.changeset, changeset.isEmpty { continue }
@@ -71,6 +86,17 @@ public final class CatalogViewObserver: Sendable {
             held.withLock { $0.sent = answer.update.revision }
             return answer
         }
+    }
+
+    /// Starts from `catalog`, the catalogue at the revision the observer starts from (a
+    /// server's stream resuming at the current revision reads it from the store's kept
+    /// snapshot): the shared view is started there if it has none, so that the first write
+    /// is answered incrementally, once for every observer of the view.
+    ///
+    /// - Throws: `ViewError` as `LiveView.init(_:of:)` does.
+    public func start(at catalog: Catalog) throws(ViewError) {
+        let view = try SharedViews.seed(entry, definition: definition, at: catalog)
+        held.withLock { $0.catalog = view }
     }
 
     /// Ends the observation from anywhere (see ``CatalogObserver/cancel()``).

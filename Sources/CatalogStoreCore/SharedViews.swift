@@ -106,6 +106,25 @@ package final class SharedViews: Sendable {
         }
     }
 
+    /// Whether the view's state answers `update` without the view before it: an answer kept,
+    /// or the shared view standing where the update starts.
+    package static func canAnswer(_ update: CatalogUpdate, in entry: Locked<State>) -> Bool {
+        guard let from = update.changeset?.fromRevision else { return true }
+        return entry.withLock { state in
+            state.answers[from]?.update.revision == update.revision || state.live?.source.revision == from
+        }
+    }
+
+    /// Starts the shared view at `catalog` when it has none, and answers the view of `catalog`
+    /// (the shared one's when it stands there).
+    package static func seed(_ entry: Locked<State>, definition: ViewDefinition, at catalog: Catalog) throws(ViewError) -> Catalog {
+        try entry.withLock { (state: inout State) throws(ViewError) -> Catalog in
+            if state.live == nil { state.live = try LiveView(definition, of: catalog) }
+            if let live = state.live, live.source.revision == catalog.revision { return live.result.catalog }
+            return try definition.evaluate(on: catalog).catalog
+        }
+    }
+
     private static func keep(_ answer: ViewAnswer, from revision: Int, in state: inout State) {
         if state.answers.count >= keptAnswers { state.answers = [:] }
         state.answers[revision] = answer

@@ -98,6 +98,33 @@ import Testing
         }
     }
 
+    /// An observer behind by several moves this process made (the writes whose updates the
+    /// store keeps) takes them one at a time, each the items its write named, not one diff of
+    /// the whole catalogue.
+    @Test(arguments: Backend.available)
+    func anObserverBehindTakesTheWritesOneAtATime(backend: Backend) async throws {
+        try await withDatabase(backend) { store in
+            try await store.replace([(Self.feed, nil)], progress: nil)
+            let byPlays = try ViewDefinition(sort: "-playCount")
+            let observer = store.viewObserver(of: "feed", view: byPlays)
+            let start = try #require(try await observer.next(waitingAtMost: .seconds(60)))
+            var revisions: [Int] = []
+            // Videos into other stored sections, which the view shows (group=section).
+            for (id, section) in [("v0-0", "s2"), ("v1-2", "s0"), ("v2-1", "s1")] {
+                revisions.append(try await store.move(item: id, toSection: section, index: 0, in: "feed").revision)
+            }
+            var view = start.update.catalog
+            for revision in revisions {
+                let answer = try #require(try await observer.next(waitingAtMost: .seconds(60)))
+                #expect(answer.update.changeset?.fromRevision == view.revision)
+                #expect(answer.update.revision == revision, "one write at a time")
+                #expect(answer.update.changeset?.violations(from: view, to: answer.update.catalog) == [])
+                view = answer.update.catalog
+            }
+            #expect(view == (try byPlays.evaluate(on: try await store.catalog(named: "feed"))).catalog)
+        }
+    }
+
     @Test func aViewNobodyObservesIsDropped() async throws {
         try await withDatabase(.sqlite) { store in
             try await store.replace([(Self.feed, nil)], progress: nil)
