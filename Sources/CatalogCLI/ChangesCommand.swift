@@ -29,18 +29,11 @@ struct ChangesCommand: ParsableCommand {
         let (catalog, since) = (self.catalog, self.since)
         let changeset: Changeset
         if let definition = try view.definition() {
-            // A view's changeset: from the view at `since` to the view now.
-            let (then, now) = try global.withDatabase(.read) { store in
-                let now = try await store.catalog(named: catalog)
-                guard since <= now.revision else {
-                    throw StoreError.revisionNotReached(catalog: catalog, requested: since, current: now.revision)
-                }
-                return (try await store.catalog(named: catalog, at: since), now)
+            do {
+                changeset = try global.withDatabase(.read) { try await $0.changes(in: catalog, since: since, view: definition) }
+            } catch let error as ViewError {
+                throw CLIError(ViewOptions.message(error))
             }
-            var diff = try Changeset(from: try ViewOptions.evaluate(definition, on: then).catalog,
-                                     to: try ViewOptions.evaluate(definition, on: now).catalog)
-            (diff.fromRevision, diff.toRevision) = (since, now.revision)
-            changeset = diff
         } else {
             changeset = try global.withDatabase(.read) { try await $0.changes(in: catalog, since: since) }
         }

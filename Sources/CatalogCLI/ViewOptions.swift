@@ -50,9 +50,8 @@ struct ViewOptions: ParsableArguments {
     }
 
     /// The view's query parameters, for a server's URL.
-    func query(offsetIsScroll: Bool = false) -> [(String, String)] {
-        let offset = offsetIsScroll && self.offset?.contains(",") == true ? nil : self.offset
-        return [("where", filter), ("sort", sort), ("group", group), ("limit", limit), ("offset", offset)]
+    func query() -> [(String, String)] {
+        [("where", filter), ("sort", sort), ("group", group), ("limit", limit), ("offset", offset)]
             .compactMap { name, value in value.map { (name, $0) } }
     }
 }

@@ -144,7 +144,7 @@ struct EventStreamFollower: Sendable {
     let base: URL
     let catalog: String
     let token: String?
-    /// A view's query parameters (``ViewOptions/query(offsetIsScroll:)``), if any.
+    /// A view's query parameters (``ViewOptions/query()``), if any.
     var query: [(String, String)] = []
     let printer: UpdatePrinter
 

@@ -24,15 +24,8 @@ extension CatalogRoutes {
         if let view = try ViewParameters.definition(of: request) {
             // A view's changeset: the view at `since` to the view now.
             let (_, body) = try await cache.body(for: "view changes \(name) \(since)\u{0}\(ViewParameters.key(view))", revision: revision) {
-                let now = try await store.catalog(named: name)
-                guard since <= now.revision else {
-                    throw StoreError.revisionNotReached(catalog: name, requested: since, current: now.revision)
-                }
-                let then = try await store.catalog(named: name, at: since)
-                let (a, b) = (try ViewParameters.evaluate(view, on: then), try ViewParameters.evaluate(view, on: now))
-                var changeset = try Changeset(from: a.catalog, to: b.catalog)
-                (changeset.fromRevision, changeset.toRevision) = (since, now.revision)
-                return (now.revision, ByteBuffer(bytes: Documents.compactChangeset(changeset)))
+                let changeset = try await store.changes(in: name, since: since, view: view)
+                return (changeset.toRevision ?? revision, ByteBuffer(bytes: Documents.compactChangeset(changeset)))
             }
             return buffer(body, type: "application/json")
         }

@@ -102,30 +102,20 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
     /// 400 before the stream starts.
     func viewResponse(_ request: Request, name: String, view: ViewDefinition, since: Int?, current: Int, client: String) async throws -> Response {
         let observer = store.viewObserver(of: name, view: view, from: since)
-        var pending: ViewAnswer?
-        if since == current {
-            // Nothing to send until the next write: the fields are checked now (a view the
-            // catalogue cannot show later ends the stream).
-            // The catalogue now (the store's kept snapshot) starts the shared view, once.
-            do {
-                let catalog = try await store.catalog(named: name)
-                try view.check(against: catalog)
-                if catalog.revision == current { try observer.start(at: catalog) }
-            } catch let error as ViewError {
-                throw Problem.view(error)
-            }
-        } else {
-            do {
-                pending = try await observer.next(waitingAtMost: keepAlive)
-            } catch let error as ViewError {
-                throw Problem.view(error)
-            }
+        // Refusals while a status can say so: the catalogue as it stands (the store's kept
+        // snapshot) is checked against the view's fields and starts the shared view, once for
+        // every stream of it, so that the first write is answered incrementally.
+        do {
+            let catalog = try await store.catalog(named: name)
+            try view.check(against: catalog)
+            try observer.start(at: catalog, holding: since == catalog.revision)
+        } catch let error as ViewError {
+            throw Problem.view(error)
         }
         let identity = try await store.identity()
         let slot = try slot(for: client)
-        let (keepAlive, encoded, key, store, initial) = (self.keepAlive, self.encoded, ViewParameters.key(view), self.store, pending)
+        let (keepAlive, encoded, key, store) = (self.keepAlive, self.encoded, ViewParameters.key(view), self.store)
         return Response(status: .ok, headers: headers(identity: identity), body: ResponseBody { writer in
-            var pending = initial
             defer {
                 observer.cancel()
                 withExtendedLifetime(slot) {}
@@ -136,11 +126,7 @@ struct EventStream<Store: CatalogDatabase>: Sendable {
                 while !Task.isCancelled && !observer.isCancelled {
                     let answer: ViewAnswer?
                     do {
-                        if let next = pending {
-                            (answer, pending) = (next, nil)
-                        } else {
-                            answer = try await observer.next(waitingAtMost: keepAlive)
-                        }
+                        answer = try await observer.next(waitingAtMost: keepAlive)
                     } catch StoreError.unknownCatalog {
                         try await writer.write(EventStreamDocuments.deletedEvent(name, revision: (try? await store.retiredCatalogs())?[name]))
                         break

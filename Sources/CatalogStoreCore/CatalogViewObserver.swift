@@ -19,6 +19,24 @@ extension CatalogDatabase {
         CatalogViewUpdates(observer: viewObserver(of: name, view: view, from: revision))
     }
 
+    /// One staged changeset of a view from revision `since` to now: from the view of the
+    /// catalogue at `since` (rebuilt through the journal) to the view of the catalogue now, as
+    /// `GET …/changes` and `catalog changes` give it with a view's parameters.
+    ///
+    /// - Throws: `StoreError` as ``changes(in:since:)`` does; `ViewError` when the view names a
+    ///   field the catalogue's items lack or a section of it would hold several kinds.
+    public func changes(in name: String, since: Int, view: ViewDefinition) async throws -> Changeset {
+        let now = try await catalog(named: name)
+        guard since <= now.revision else {
+            throw StoreError.revisionNotReached(catalog: name, requested: since, current: now.revision)
+        }
+        try view.check(against: now)
+        let then = try await catalog(named: name, at: since)
+        var changeset = try Changeset(from: try view.evaluate(on: then).catalog, to: try view.evaluate(on: now).catalog)
+        (changeset.fromRevision, changeset.toRevision) = (since, now.revision)
+        return changeset
+    }
+
     /// The observer behind ``updates(of:view:from:)``, for callers that also wait with a time
     /// limit and need the view's ``ViewAnswer/total``.
     public func viewObserver(of name: String, view: ViewDefinition, from revision: Int? = nil) -> CatalogViewObserver {
@@ -70,33 +88,37 @@ public final class CatalogViewObserver: Sendable {
             // is a change, not the whole view again.
             if have == nil, let from = update.changeset?.fromRevision, !SharedViews.canAnswer(update, in: entry) {
                 do {
-                    have = try SharedViews.seed(entry, definition: definition, at: try await observer.store.catalog(named: name, at: from))
+                    have = try SharedViews.seed(entry, definition: definition, at: try await observer.store.catalog(named: name, at: from), answering: true)
                 } catch StoreError.revisionTooOld {
                     // The journal no longer reaches it: the first answer is the whole view.
                 }
             }
             var answer = try SharedViews.answer(update, held: have, definition: definition, in: entry)
-            held.withLock { $0.catalog = answer.update.catalog }
-            if have != nil, let changeset = answer.update.changeset, changeset.isEmpty { continue }
+            let unchanged = have != nil && answer.update.changeset?.isEmpty == true
+            held.withLock {
+                $0.catalog = answer.update.catalog
+                if !unchanged { $0.sent = answer.update.revision }
+            }
+            if unchanged { continue }
             // After writes the view did not show, the view the caller has is the one it was
             // last sent (the same items, the same content): the change goes from there.
             if let sent, answer.update.changeset != nil {
                 answer.update.changeset?.fromRevision = sent
             }
-            held.withLock { $0.sent = answer.update.revision }
             return answer
         }
     }
 
-    /// Starts from `catalog`, the catalogue at the revision the observer starts from (a
-    /// server's stream resuming at the current revision reads it from the store's kept
-    /// snapshot): the shared view is started there if it has none, so that the first write
-    /// is answered incrementally, once for every observer of the view.
+    /// Starts the shared view at `catalog` (a server reads the catalogue as it stands from the
+    /// store's kept snapshot) if it has none, so that the first write is answered
+    /// incrementally, once for every observer of the view; `holding`: `catalog` is at the
+    /// revision this observer starts from, and the observer holds its view.
     ///
-    /// - Throws: `ViewError` as `LiveView.init(_:of:)` does.
-    public func start(at catalog: Catalog) throws(ViewError) {
-        let view = try SharedViews.seed(entry, definition: definition, at: catalog)
-        held.withLock { $0.catalog = view }
+    /// - Throws: `ViewError` as `LiveView.init(_:of:)` does: a section of the view would hold
+    ///   several kinds.
+    public func start(at catalog: Catalog, holding: Bool) throws(ViewError) {
+        let view = try SharedViews.seed(entry, definition: definition, at: catalog, answering: holding)
+        if holding { held.withLock { $0.catalog = view } }
     }
 
     /// Ends the observation from anywhere (see ``CatalogObserver/cancel()``).

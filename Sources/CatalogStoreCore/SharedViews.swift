@@ -79,31 +79,33 @@ package final class SharedViews: Sendable {
                 var held = held
                 if held == nil, let previous = update.previous { held = try definition.evaluate(on: previous).catalog }
                 if let held {
-                    if state.live?.source.revision != update.revision {
-                        state.live = try LiveView(definition, of: update.catalog)
-                        state.answers = [:]
-                    }
-                    let live = state.live!
-                    let next = live.result.catalog
-                    if var diff = try? Changeset(from: held, to: next) {
+                    let next = try view(at: update.catalog, definition: definition, in: &state)
+                    if var diff = try? Changeset(from: held, to: next.catalog) {
                         (diff.fromRevision, diff.toRevision) = (from, update.revision)
-                        var answer = CatalogUpdate(revision: update.revision, catalog: next, changeset: diff,
-                                                   stages: diff.stagedCatalogs(from: held, to: next))
+                        var answer = CatalogUpdate(revision: update.revision, catalog: next.catalog, changeset: diff,
+                                                   stages: diff.stagedCatalogs(from: held, to: next.catalog))
                         answer.previous = held
-                        let viewAnswer = ViewAnswer(update: answer, total: live.result.total)
+                        let viewAnswer = ViewAnswer(update: answer, total: next.total)
                         keep(viewAnswer, from: from, in: &state)
                         return viewAnswer
                     }
                 }
             }
             // A reset, or nothing to start a changeset from: the view as it stands.
-            if state.live?.source.revision != update.revision || state.live?.source != update.catalog {
-                state.live = try LiveView(definition, of: update.catalog)
-                state.answers = [:]
-            }
-            let live = state.live!
-            return ViewAnswer(update: .reset(live.result.catalog), total: live.result.total)
+            let next = try view(at: update.catalog, definition: definition, in: &state)
+            return ViewAnswer(update: .reset(next.catalog), total: next.total)
         }
+    }
+
+    /// The view of `catalog`: the shared view's when it stands there. The shared view moves to
+    /// `catalog` only forwards (or when there is none): an observer behind the others gets a
+    /// view evaluated for it alone, and the observers in step keep their incremental steps.
+    private static func view(at catalog: Catalog, definition: ViewDefinition, in state: inout State) throws(ViewError) -> ViewResult {
+        if let live = state.live, live.source.revision == catalog.revision, live.source == catalog { return live.result }
+        if let live = state.live, live.source.revision > catalog.revision { return try definition.evaluate(on: catalog) }
+        state.live = try LiveView(definition, of: catalog)
+        state.answers = [:]
+        return state.live!.result
     }
 
     /// Whether the view's state answers `update` without the view before it: an answer kept,
@@ -115,11 +117,13 @@ package final class SharedViews: Sendable {
         }
     }
 
-    /// Starts the shared view at `catalog` when it has none, and answers the view of `catalog`
-    /// (the shared one's when it stands there).
-    package static func seed(_ entry: Locked<State>, definition: ViewDefinition, at catalog: Catalog) throws(ViewError) -> Catalog {
+    /// Starts the shared view at `catalog` when it has none; `answering`, answers the view of
+    /// `catalog` (the shared one's when it stands there), else an empty catalogue.
+    package static func seed(_ entry: Locked<State>, definition: ViewDefinition, at catalog: Catalog,
+                             answering: Bool) throws(ViewError) -> Catalog {
         try entry.withLock { (state: inout State) throws(ViewError) -> Catalog in
             if state.live == nil { state.live = try LiveView(definition, of: catalog) }
+            guard answering else { return Catalog(name: catalog.name) }
             if let live = state.live, live.source.revision == catalog.revision { return live.result.catalog }
             return try definition.evaluate(on: catalog).catalog
         }

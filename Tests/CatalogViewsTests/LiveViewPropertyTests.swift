@@ -138,6 +138,7 @@ import Testing
                     let before = view.result.catalog
                     do {
                         let answer = try view.apply(update)
+                        view.checkInvariants()
                         let result = try expected.get()
                         #expect(view.result == result, "seed \(seed), \(definition.parameters)")
                         #expect(answer.catalog == result.catalog)

@@ -74,6 +74,11 @@ public struct LiveView: Sendable {
         return answer
     }
 
+    /// Traps unless the live view's state holds together (``ViewIndex/checkInvariants(_:order:)``).
+    package func checkInvariants() {
+        index.checkInvariants(source, order: order)
+    }
+
     private mutating func reset(to catalog: Catalog) throws(ViewError) -> CatalogUpdate {
         var index = ViewIndex()
         try index.load(catalog, definition: definition)

@@ -122,10 +122,6 @@ struct ViewIndex: Sendable {
         // Where each touched item is in b: from the changeset's paths when it has them, else
         // by looking through the stored sections it touched.
         let located = touched.positions ?? locate(touched, in: b)
-        var sectionsOfB: [String: Int] = [:]
-        if touched.sectionsChanged || touched.positions == nil {
-            for (s, section) in b.sections.enumerated() { sectionsOfB[section.id] = s }
-        }
         // Where each goes, and the refusal of several kinds in one section before anything moves.
         var destinations: [String: (key: GroupKey, value: ViewValue?)] = [:]
         for (id, position) in located {
@@ -140,8 +136,12 @@ struct ViewIndex: Sendable {
         for id in touched.items {
             guard let entry = entries[id], entry.inView else { continue }
             let key = groupKey(entry.item, section: sectionIDs[Int(entry.section)], order: order).key
-            let k = index(of: entry, in: groups[key]!.members, order)
-            precondition(groups[key]!.members[k].id == id, "a live view lost the place of \(id)")
+            var k = index(of: entry, in: groups[key]!.members, order)
+            if k >= groups[key]!.members.count || groups[key]!.members[k].id != id {
+                assertionFailure("a live view lost the place of \(id)")
+                guard let found = groups[key]!.members.firstIndex(where: { $0.id == id }) else { continue }
+                k = found
+            }
             change.before.append(Place(id: id, group: key, index: k))
             change.oldItems[id] = entry.item
             leaving[key, default: []].append(k)
@@ -155,15 +155,14 @@ struct ViewIndex: Sendable {
         if touched.sectionsChanged, grouping == .storedSections {
             // The view's sections are the stored ones: inserted, deleted or moved with them.
             change.sectionsChanged = true
-            for key in groups.keys where sectionsOfB[key.id] == nil {
+            let sectionsOfB = Set(b.sections.map(\.id))
+            for key in groups.keys where !sectionsOfB.contains(key.id) {
                 groups[key] = nil
                 change.groups.insert(key)
-                change.sectionsChanged = true
             }
             for section in b.sections where groups[GroupKey(section.id)] == nil {
                 groups[GroupKey(section.id)] = Group()
                 change.groups.insert(GroupKey(section.id))
-                change.sectionsChanged = true
             }
         }
         for id in touched.items where located[id] == nil { entries[id] = nil }
@@ -282,6 +281,30 @@ struct ViewIndex: Sendable {
                         entries[item.id]!.label = label
                     }
                 }
+            }
+        }
+    }
+
+    /// Traps unless the index holds together: every section of the view strictly in the view's
+    /// order, each member's entry its own and in the view, `total` their count, labels
+    /// increasing through `catalog`'s stored order. Tests call it after every write.
+    func checkInvariants(_ catalog: Catalog, order: ViewOrder) {
+        var count = 0
+        for group in groups.values {
+            for (k, item) in group.members.enumerated() {
+                precondition(entries[item.id]?.inView == true && entries[item.id]?.item == item, "a member without its entry")
+                if k > 0 { precondition(precedes(group.members[k - 1], item, order), "a section out of the view's order") }
+            }
+            count += group.members.count
+        }
+        precondition(count == total, "total is not the members' count")
+        precondition(entries.count == catalog.itemCount, "an entry for an item the catalogue lacks")
+        var last: UInt64 = 0
+        for section in catalog.sections {
+            for item in section.items {
+                let label = entries[item.id]!.label
+                precondition(label > last, "labels out of the stored order")
+                last = label
             }
         }
     }
